@@ -1,0 +1,48 @@
+# cardsim: every target works on a fresh machine with Python 3.11 and make.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
+
+.PHONY: setup test test-fast demo report bench lint clean-cache golden clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+test: setup
+	$(BIN)/ruff check cardsim tests
+	$(BIN)/python -m pytest -q -x tests
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -x -m "not slow" tests
+
+demo: setup
+	$(BIN)/cardsim run scenarios/fubnub.toml --out runs
+	$(BIN)/cardsim report scenarios/fubnub.toml --runs runs --out reports
+
+report: setup
+	@for s in scenarios/*.toml; do \
+		echo "== $$s"; $(BIN)/cardsim report $$s --runs runs --out reports || exit 1; \
+	done
+
+bench: setup
+	$(BIN)/cardsim bench
+
+lint: setup
+	$(BIN)/ruff check cardsim tests
+
+golden: setup
+	$(BIN)/python -m tests.golden_update
+
+clean-cache:
+	rm -rf $(NUMBA_CACHE_DIR)
+	find cardsim -name __pycache__ -type d -prune -exec rm -rf {} +
+
+clean: clean-cache
+	rm -rf $(VENV) runs

@@ -1,0 +1,251 @@
+"""The face every game implements (DESIGN "Layout"; STYLE habit 1).
+
+The runner, analysis, reports and CLI know a game only through a
+:class:`Game` object: its name, variants, rule knobs, policies, output
+tables and a handful of methods. Adding a game touches nothing outside
+``cardsim/games/`` but one line in ``cardsim/games/__init__.py``.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One rule knob: a documented default and the values allowed.
+
+    ``kind`` is one of ``int``, ``float``, ``bool``, ``choice`` (one of
+    ``choices``) or ``names`` (a list of names, each in ``choices``: e.g.
+    action cards to remove). ``odd`` asks for an odd int. ``variants``
+    lists the variants the knob applies to (empty: all).
+    """
+
+    name: str
+    default: Any
+    help: str
+    kind: str = "int"
+    choices: tuple[str, ...] = ()
+    lo: float | None = None
+    hi: float | None = None
+    odd: bool = False
+    variants: tuple[str, ...] = ()
+
+    def allowed(self) -> str:
+        if self.kind in ("choice", "names"):
+            return allowed_list(self.choices)
+        if self.kind == "bool":
+            return "true or false"
+        lo = "-inf" if self.lo is None else _fmt(self.lo)
+        hi = "inf" if self.hi is None else _fmt(self.hi)
+        rng = f"{self.kind} in [{lo}, {hi}]"
+        return rng + (", odd" if self.odd else "")
+
+    def validate(self, value: Any, where: str) -> Any:
+        """Return the value normalised, or raise :class:`ScenarioError` naming ``where``."""
+        bad = f"{where} = {value!r} is not allowed; allowed: {self.allowed()}"
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise ScenarioError(bad)
+            return value
+        if self.kind == "choice":
+            if not isinstance(value, str) or value not in self.choices:
+                raise ScenarioError(bad + did_you_mean(str(value), self.choices))
+            return value
+        if self.kind == "names":
+            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+                raise ScenarioError(f"{where} must be a list of names; allowed names: {self.allowed()}")
+            for v in value:
+                if v not in self.choices:
+                    raise ScenarioError(
+                        f"{where}: unknown name {v!r}{did_you_mean(v, self.choices)}; allowed: {self.allowed()}"
+                    )
+            return tuple(value)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ScenarioError(bad)
+        if self.kind == "int":
+            if isinstance(value, float) and not value.is_integer():
+                raise ScenarioError(bad)
+            value = int(value)
+        else:
+            value = float(value)
+        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
+            raise ScenarioError(bad)
+        if self.odd and value % 2 == 0:
+            raise ScenarioError(bad)
+        return value
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    help: str
+    min_players: int
+    max_players: int
+    default_players: int
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A built-in policy: its dispatch id, documentation and named parameters."""
+
+    name: str
+    pid: int
+    help: str
+    params: tuple[tuple[str, float], ...] = ()
+
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p for p, _ in self.params)
+
+
+@dataclass(frozen=True)
+class SeatPolicy:
+    """The policy one seat plays: name as written, dispatch id, parameter vector.
+
+    ``plugin`` is ``"path.py:name"`` for a user plug-in (``pid`` is then
+    assigned by :mod:`cardsim.policies` above the built-in ids).
+    """
+
+    name: str
+    pid: int
+    params: tuple[float, ...] = ()
+    param_names: tuple[str, ...] = ()
+    plugin: str | None = None
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A validated game set-up: what a kernel needs, and nothing about I/O."""
+
+    game: str
+    variant: str
+    players: int
+    knobs: Mapping[str, Any]
+    seats: tuple[SeatPolicy, ...]
+    plugins: tuple[str, ...] = field(default=())
+
+    def knob(self, name: str) -> Any:
+        return self.knobs[name]
+
+    def pids(self) -> np.ndarray:
+        """int64[seats]: the dispatch id of each seat's policy."""
+        return np.array([s.pid for s in self.seats], dtype=np.int64)
+
+    def params(self, width: int = 8) -> np.ndarray:
+        """float64[seats, width]: each seat's parameter vector, zero padded."""
+        width = max([width] + [len(s.params) for s in self.seats])
+        out = np.zeros((len(self.seats), width), dtype=np.float64)
+        for i, s in enumerate(self.seats):
+            out[i, : len(s.params)] = s.params
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready description (for manifests and reports)."""
+        return {
+            "game": self.game,
+            "variant": self.variant,
+            "players": self.players,
+            "rules": {k: list(v) if isinstance(v, tuple) else v for k, v in self.knobs.items()},
+            "seats": [
+                {"policy": s.plugin or s.name, "params": dict(zip(s.param_names, s.params, strict=True))}
+                for s in self.seats
+            ],
+        }
+
+
+class Game(abc.ABC):
+    """The face of one game. Subclasses fill the class attributes and methods.
+
+    Tables: :meth:`simulate_chunk` returns ``{table name: polars frame}``
+    for games ``start .. start+count-1``; every table has an Int64 ``game``
+    column holding the global game index, so parts of a run concatenate.
+    """
+
+    name: str
+    title: str
+    rules_version: int
+    #: what throughput counts ("hand" or "game") and the table with one row per unit
+    unit: str
+    unit_table: str
+    variants: tuple[Variant, ...]
+    knobs: tuple[Knob, ...]
+    policies: tuple[PolicySpec, ...]
+    #: decision point name -> argument list of a plug-in decision function
+    decisions: Mapping[str, str]
+    #: table name -> {column: description}
+    columns: Mapping[str, Mapping[str, str]]
+    #: games per chunk by default (a task of 1e5-1e6 units)
+    default_chunk: int
+    #: dotted module holding the jitted kernels; rebuilt for plug-ins
+    kernel_module: str
+    #: names of the dispatch functions in ``kernel_module``, one per decision
+    dispatchers: Mapping[str, str]
+    #: default seat policy for ``bench`` and ``trace``
+    default_policy: str
+
+    # -- lookup helpers -------------------------------------------------
+    def variant(self, name: str) -> Variant:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        names = [v.name for v in self.variants]
+        raise ScenarioError(
+            f"variant = {name!r} is not a variant of {self.name}{did_you_mean(name, names)}; "
+            f"allowed: {allowed_list(names)}"
+        )
+
+    def policy(self, name: str) -> PolicySpec:
+        for p in self.policies:
+            if p.name == name:
+                return p
+        names = [p.name for p in self.policies]
+        raise ScenarioError(
+            f"unknown policy {name!r} for {self.name}{did_you_mean(name, names)}; "
+            f"allowed: {allowed_list(names)} or 'file.py:name' for a plug-in"
+        )
+
+    def knobs_for(self, variant: str) -> tuple[Knob, ...]:
+        return tuple(k for k in self.knobs if not k.variants or variant in k.variants)
+
+    def check_setup(self, setup: Setup) -> None:  # noqa: B027 - optional hook
+        """Cross-knob checks beyond each knob's own range; raise ScenarioError."""
+
+    # -- the work ---------------------------------------------------------
+    @abc.abstractmethod
+    def simulate_chunk(
+        self, setup: Setup, key: int, start: int, count: int, debug: bool = False
+    ) -> dict[str, pl.DataFrame]:
+        """Play games ``start..start+count-1`` of stream ``key``; return the tables."""
+
+    @abc.abstractmethod
+    def trace(self, setup: Setup, key: int, start: int, count: int) -> list[dict[str, Any]]:
+        """The events of games ``start..start+count-1``, one dict each (``event`` names the kind)."""
+
+    @abc.abstractmethod
+    def describe_event(self, event: Mapping[str, Any]) -> str:
+        """One human-readable line for a trace event."""
+
+    @abc.abstractmethod
+    def summarize(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
+        """Summary tables (title, frame) for ``cardsim run``; every rate with n and a 95% interval."""
+
+    @abc.abstractmethod
+    def outcomes(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> pl.LazyFrame:
+        """One row per (game, seat): ``game``, ``seat``, ``win`` (1 won, 1/k shared by k, 0 lost,
+        null when the game was unfinished) and ``length`` (hands or turns of that game)."""
+
+    @abc.abstractmethod
+    def minimal_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:
+        """The bench baseline: shuffle, deal and resolve with no policy calls; returns units played."""
