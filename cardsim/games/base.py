@@ -194,6 +194,10 @@ class Game(abc.ABC):
     dispatchers: Mapping[str, str]
     #: default seat policy for ``bench`` and ``trace``
     default_policy: str
+    #: games per timed repetition in ``cardsim bench``
+    bench_count: int = 20000
+    #: the minimal kernel plays ``count * minimal_scale`` games when benched
+    minimal_scale: int = 1
 
     # -- lookup helpers -------------------------------------------------
     def variant(self, name: str) -> Variant:
@@ -245,6 +249,10 @@ class Game(abc.ABC):
     def outcomes(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> pl.LazyFrame:
         """One row per (game, seat): ``game``, ``seat``, ``win`` (1 won, 1/k shared by k, 0 lost,
         null when the game was unfinished) and ``length`` (hands or turns of that game)."""
+
+    def bench_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:
+        """Units played by the full kernel for ``cardsim bench`` (override to time the kernel alone)."""
+        return self.simulate_chunk(setup, key, start, count)[self.unit_table].height
 
     @abc.abstractmethod
     def minimal_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:

@@ -1,0 +1,86 @@
+"""Throughput measured side by side in one process (DESIGN "Numbers it must reach").
+
+For a game: units/s of the full kernel (kernel only, and with its polars
+tables), of the same kernel interpreted (``NUMBA_DISABLE_JIT=1`` in a
+subprocess, on fewer units) and of the game's minimal kernel (shuffle,
+deal, resolve; no policy calls). Figures are ratios from one run, because
+these machines are shared and noisy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+from cardsim.games import get_game
+from cardsim.rng import root_key
+from cardsim.scenario import build_setup
+
+
+@dataclass
+class BenchResult:
+    game: str
+    unit: str
+    full: float
+    tables: float
+    interpreted: float
+    minimal: float
+
+    @property
+    def vs_interpreted(self) -> float:
+        return self.full / self.interpreted
+
+    @property
+    def vs_minimal(self) -> float:
+        return self.full / self.minimal
+
+
+def _rate(fn, count: int, reps: int = 3) -> float:
+    """Median units/s of ``fn(start, count)`` (returns units) over ``reps`` calls."""
+    rates = []
+    for r in range(reps):
+        t = time.perf_counter()
+        units = fn(r * count, count)
+        rates.append(units / (time.perf_counter() - t))
+    return sorted(rates)[len(rates) // 2]
+
+
+def kernel_rate(game_name: str, count: int, reps: int = 3, tables: bool = False) -> float:
+    game = get_game(game_name)
+    setup = build_setup(game)
+    key = root_key(0)
+    if tables:
+        return _rate(lambda s, n: game.simulate_chunk(setup, key, s, n)[game.unit_table].height, count, reps)
+    return _rate(lambda s, n: game.bench_chunk(setup, key, s, n), count, reps)
+
+
+def interpreted_rate(game_name: str, count: int) -> float:
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    code = ("import json,sys; from cardsim.bench import kernel_rate; "
+            f"print(json.dumps(kernel_rate({game_name!r}, {count}, reps=1)))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return float(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def bench(game_name: str, count: int | None = None, interp_count: int | None = None) -> BenchResult:
+    game = get_game(game_name)
+    setup = build_setup(game)
+    key = root_key(0)
+    count = count or game.bench_count
+    interp_count = interp_count or max(1, count // 500)
+    game.bench_chunk(setup, key, 0, 2)  # compile (or load the cache)
+    game.minimal_chunk(setup, key, 0, 2)
+    game.simulate_chunk(setup, key, 0, 2)
+    full, minimal = [], []
+    for r in range(3):  # interleaved, so machine noise hits both alike
+        full.append(_rate(lambda s, n: game.bench_chunk(setup, key, s, n), count, 1))
+        t = time.perf_counter()
+        game.minimal_chunk(setup, key, r * count, count * game.minimal_scale)
+        minimal.append(count * game.minimal_scale / (time.perf_counter() - t))
+    tables = kernel_rate(game_name, count, reps=1, tables=True)
+    interp = interpreted_rate(game_name, interp_count)
+    return BenchResult(game.name, game.unit, sorted(full)[1], tables, interp, sorted(minimal)[1])

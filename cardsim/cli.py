@@ -1,0 +1,207 @@
+"""The ``cardsim`` command line: parses, calls the library, prints (STYLE habit 11).
+
+Every user error (a bad scenario, an unknown policy, a corrupt run
+directory) ends with one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from cardsim.errors import CardsimError
+
+app = typer.Typer(
+    name="cardsim",
+    help="Monte Carlo strategy analysis for FUBNUB, Bad Bad Turtle, Gubs and FOURBID.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def user_errors(fn):
+    """Turn :class:`CardsimError` into one line on stderr and exit code 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except CardsimError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(2) from None
+
+    return wrapper
+
+
+def _print_tables(tables: list[tuple[str, Any]]) -> None:
+    import polars as pl
+
+    with pl.Config(tbl_rows=60, tbl_cols=30, float_precision=4, tbl_hide_dataframe_shape=True,
+                   tbl_width_chars=160, fmt_str_lengths=40):
+        for title, frame in tables:
+            typer.echo(f"\n{title}")
+            typer.echo(str(frame))
+
+
+def _progress(label: str):
+    """A rich progress bar as a ``(done, total)`` callback, and the context that shows it."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   transient=False, disable=not sys.stderr.isatty(), console=None)
+    task = bar.add_task(label, total=None)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    return bar, update
+
+
+def _parse_rules(rules: list[str] | None) -> dict[str, Any]:
+    import tomllib
+
+    out: dict[str, Any] = {}
+    for r in rules or []:
+        if "=" not in r:
+            raise CardsimError(f"--rule {r!r} must look like name=value (a TOML value, e.g. point_cards=7)")
+        k, v = r.split("=", 1)
+        try:
+            out[k.strip()] = tomllib.loads(f"x = {v}")["x"]
+        except tomllib.TOMLDecodeError:
+            out[k.strip()] = v
+    return out
+
+
+# -- games ------------------------------------------------------------------------
+@app.command()
+@user_errors
+def games(
+    game: Annotated[str | None, typer.Argument(help="show one game only")] = None,
+) -> None:
+    """List games, variants, rule knobs (with defaults), policies and output tables."""
+    from cardsim.games import game_names, get_game
+
+    for name in [game] if game else game_names():
+        g = get_game(name)
+        typer.echo(f"{g.name}: {g.title} (rules version {g.rules_version})")
+        typer.echo("  variants:")
+        for v in g.variants:
+            typer.echo(f"    {v.name:<14} {v.min_players}-{v.max_players} players (default {v.default_players}): {v.help}")
+        typer.echo("  knobs ([rules]):")
+        for k in g.knobs:
+            d = list(k.default) if isinstance(k.default, tuple) else k.default
+            only = f" [variants: {', '.join(k.variants)}]" if k.variants else ""
+            typer.echo(f"    {k.name} = {json.dumps(d)}  ({k.allowed()}){only}\n        {k.help}")
+        typer.echo("  policies:")
+        for p in g.policies:
+            params = ", ".join(f"{n}={v:g}" for n, v in p.params)
+            typer.echo(f"    {p.name}{f' ({params})' if params else ''}: {p.help}")
+        typer.echo("  plug-in decisions (define <name>_<decision> with @numba.njit):")
+        for d, args in g.decisions.items():
+            typer.echo(f"    {d}({args})")
+        typer.echo("  tables: " + ", ".join(f"{t} ({len(c)} columns)" for t, c in g.columns.items()))
+        typer.echo("")
+
+
+# -- run --------------------------------------------------------------------------
+@app.command()
+@user_errors
+def run(
+    scenario: Annotated[Path, typer.Argument(help="scenario TOML file")],
+    games: Annotated[int | None, typer.Option("--games", "-n", help="games to play (overrides the scenario)")] = None,
+    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
+    out: Annotated[Path | None, typer.Option(help="run directory (default: RUNS/<name>-<hash>)")] = None,
+    runs: Annotated[Path, typer.Option(help="parent of default run directories")] = Path("runs"),
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")] = None,
+    debug: Annotated[bool, typer.Option(help="check card conservation at every step (slow)")] = False,
+) -> None:
+    """Run a scenario (resuming or extending its run directory) and print the summary."""
+    from cardsim import api
+
+    s = api.load(scenario, games, seed)
+    bar, update = _progress(f"{s.name}: games")
+    with bar:
+        result = api.run(s, out=out, runs=runs, threads=threads, progress=update, debug=debug)
+    typer.echo(f"{s.name}: {s.games} games of {s.game} ({s.setup.variant}), seed {s.seed}, "
+               f"run directory {result.path}")
+    _print_tables(result.summary())
+
+
+# -- trace ------------------------------------------------------------------------
+class Format(str, Enum):
+    text = "text"
+    jsonl = "jsonl"
+
+
+@app.command()
+@user_errors
+def trace(
+    game: Annotated[str, typer.Argument(help="game name (cardsim games)")],
+    seed: Annotated[int, typer.Option(help="root seed")] = 0,
+    policy: Annotated[list[str] | None, typer.Option("--policy", "-p",
+                      help="policy per seat (repeat), or one for all seats")] = None,
+    games: Annotated[int, typer.Option("--games", "-n", min=1, max=1000, help="games to trace")] = 1,
+    start: Annotated[int, typer.Option(min=0, help="first game index (the same game as in a run)")] = 0,
+    variant: Annotated[str | None, typer.Option(help="variant (default: the game's first)")] = None,
+    players: Annotated[int | None, typer.Option(help="number of players")] = None,
+    rule: Annotated[list[str] | None, typer.Option("--rule", "-r", help="knob as name=value (repeat)")] = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="text for people, jsonl for programs")] = Format.text,
+) -> None:
+    """Print games move by move, from the same kernel as the fast runs."""
+    from cardsim.games import get_game
+    from cardsim.rng import root_key
+    from cardsim.scenario import build_setup
+
+    g = get_game(game)
+    pols: Any = None
+    if policy:
+        pols = policy[0] if len(policy) == 1 else list(policy)
+    setup = build_setup(g, variant, players, pols, _parse_rules(rule), base_dir=Path.cwd())
+    for e in g.trace(setup, root_key(seed), start, games):
+        typer.echo(json.dumps(e) if fmt == Format.jsonl else g.describe_event(e))
+
+
+# -- bench ------------------------------------------------------------------------
+@app.command()
+@user_errors
+def bench(
+    game: Annotated[list[str] | None, typer.Argument(help="games to bench (default: all)")] = None,
+    count: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per timed repetition")] = None,
+    interp: Annotated[int | None, typer.Option(min=1, help="games for the interpreted run")] = None,
+    markdown: Annotated[bool, typer.Option(help="print a Markdown table (for the README)")] = False,
+) -> None:
+    """Units per second: full kernel vs the same kernel interpreted vs a minimal kernel."""
+    from cardsim.bench import bench as run_bench
+    from cardsim.games import game_names, get_game
+
+    names = game or game_names()
+    for n in names:
+        get_game(n)
+    rows = [run_bench(n, count, interp) for n in names]
+    if markdown:
+        typer.echo("| game | unit | full kernel /s | with tables /s | interpreted /s | minimal /s | "
+                   "full / interpreted | full / minimal |")
+        typer.echo("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        if markdown:
+            typer.echo(f"| {r.game} | {r.unit} | {r.full:,.0f} | {r.tables:,.0f} | {r.interpreted:,.0f} | "
+                       f"{r.minimal:,.0f} | {r.vs_interpreted:,.0f}x | {r.vs_minimal:.2f} |")
+        else:
+            typer.echo(f"{r.game}: {r.full:,.0f} {r.unit}s/s full kernel ({r.tables:,.0f}/s with tables), "
+                       f"{r.interpreted:,.0f}/s interpreted, {r.minimal:,.0f}/s minimal kernel; "
+                       f"full/interpreted = {r.vs_interpreted:,.0f}x, full/minimal = {r.vs_minimal:.2f}")
+
+
+def main() -> None:  # pragma: no cover
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

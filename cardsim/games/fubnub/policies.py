@@ -1,0 +1,197 @@
+"""FUBNUB built-in policies and their dispatchers (RULES.md "Reference policies").
+
+Decision points and their arguments (also the plug-in interface, see
+``cardsim games fubnub``):
+
+- ``call(hand, pos, point, seat, dealer, rnd, params, rng) -> 1 play / 0 pass``
+- ``swap(hand, pos, point, nswaps, params, rng, out) -> None``: write up to
+  ``nswaps`` hand indices into ``out`` (``-1`` = no swap); swap ``i`` trades
+  ``hand[out[i]]`` for the next undealt card, blind (F7, F10).
+- ``card(hand, n, pos, point, trick, tseat, nplayed, seat, partner, caller,
+  tricks, params, rng) -> index in hand[:n]`` of the card to play (F8).
+
+``hand`` holds card codes (``cards.py``); ``pos[c]`` is card ``c``'s
+position under this hand's point card (0 = highest, F3), so "top k" is
+``pos[c] < k``. ``trick``/``tseat`` hold the ``nplayed`` cards played so
+far in this trick and their seats; ``partner`` is the partner's seat
+(-1 in individual play); ``tricks`` the tricks won per seat this hand.
+``rng`` is the seat's own stream (``cardsim.rng``), ``params`` its vector.
+"""
+
+from __future__ import annotations
+
+from cardsim.games.base import PolicySpec
+from cardsim.jit import njit
+from cardsim.rng import randint, uniform
+
+RANDOM, GREEDY, PARTNER, TACTICIAN = 0, 1, 2, 3
+
+POLICIES = (
+    PolicySpec("random", RANDOM, "uniform over the legal actions at every decision"),
+    PolicySpec(
+        "greedy", GREEDY,
+        "RULES.md reference: play with 2+ of the top 8; dealer swaps the lowest card(s) not in the "
+        "top 12; always plays its highest card",
+    ),
+    PolicySpec(
+        "partner", PARTNER,
+        "RULES.md reference: as greedy, but plays its lowest card when the partner is winning the "
+        "trick or when no card in hand beats the winning card",
+    ),
+    PolicySpec(
+        "tactician", TACTICIAN,
+        "parametric: calls with call_need of the top call_top (round2_need in the second round), "
+        "swaps cards outside the top swap_top, ducks under a partner whose winning card is in the "
+        "top trust_pos (or when playing last), and wins a trick with its cheapest winning card "
+        "when cheap = 1",
+        (("call_top", 8.0), ("call_need", 2.0), ("round2_need", 2.0), ("swap_top", 12.0),
+         ("trust_pos", 6.0), ("cheap", 1.0)),
+    ),
+)
+
+
+# -- helpers ------------------------------------------------------------------
+@njit
+def count_top(hand, n, pos, k):
+    """How many of ``hand[:n]`` are in the top ``k`` cards of the hand's ranking."""
+    m = 0
+    for i in range(n):
+        if pos[hand[i]] < k:
+            m += 1
+    return m
+
+
+@njit
+def highest(hand, n, pos):
+    """Index of the highest card in ``hand[:n]``."""
+    best = 0
+    for i in range(1, n):
+        if pos[hand[i]] < pos[hand[best]]:
+            best = i
+    return best
+
+
+@njit
+def lowest(hand, n, pos):
+    """Index of the lowest card in ``hand[:n]``."""
+    worst = 0
+    for i in range(1, n):
+        if pos[hand[i]] > pos[hand[worst]]:
+            worst = i
+    return worst
+
+
+@njit
+def second_lowest(hand, n, pos, skip):
+    """Index of the lowest card of ``hand[:n]`` other than index ``skip``."""
+    worst = -1
+    for i in range(n):
+        if i != skip and (worst < 0 or pos[hand[i]] > pos[hand[worst]]):
+            worst = i
+    return worst
+
+
+@njit
+def winning_index(trick, nplayed, pos):
+    """Index into ``trick`` of the card currently winning (-1 when empty)."""
+    best = -1
+    for i in range(nplayed):
+        if best < 0 or pos[trick[i]] < pos[trick[best]]:
+            best = i
+    return best
+
+
+@njit
+def cheapest_winner(hand, n, pos, target_pos):
+    """Index of the lowest card beating a card at ``target_pos`` (-1 if none)."""
+    best = -1
+    for i in range(n):
+        p = pos[hand[i]]
+        if p < target_pos and (best < 0 or p > pos[hand[best]]):
+            best = i
+    return best
+
+
+@njit
+def swap_lowest(hand, pos, nswaps, top, out):
+    """Greedy swap (RULES.md greedy): the lowest, then the second lowest card of the
+    dealt hand, each swapped when it is not in the top ``top``."""
+    out[0] = -1
+    out[1] = -1
+    lo = lowest(hand, 5, pos)
+    if pos[hand[lo]] >= top:
+        out[0] = lo
+        if nswaps > 1:
+            lo2 = second_lowest(hand, 5, pos, lo)
+            if pos[hand[lo2]] >= top:
+                out[1] = lo2
+
+
+# -- random -------------------------------------------------------------------
+@njit
+def random_call(rng):
+    return 1 if uniform(rng) < 0.5 else 0
+
+
+@njit
+def random_swap(nswaps, rng, out):
+    out[0] = -1
+    out[1] = -1
+    for i in range(nswaps):
+        out[i] = randint(rng, 6) - 1  # no swap, or any of the 5 cards
+
+
+# -- tactician ------------------------------------------------------------------
+@njit
+def tactician_card(hand, n, pos, trick, tseat, nplayed, seat, partner, params):
+    if nplayed == 0:
+        return highest(hand, n, pos)
+    w = winning_index(trick, nplayed, pos)
+    wpos = pos[trick[w]]
+    last = nplayed == 3
+    if partner >= 0 and tseat[w] == partner and (last or wpos < params[4]):
+        return lowest(hand, n, pos)
+    beat = cheapest_winner(hand, n, pos, wpos)
+    if beat < 0:
+        return lowest(hand, n, pos)
+    if params[5] > 0.5:
+        return beat
+    return highest(hand, n, pos)
+
+
+# -- dispatchers (one per decision point) -----------------------------------------
+@njit
+def decide_call(pid, hand, pos, point, seat, dealer, rnd, params, rng):
+    if pid == GREEDY or pid == PARTNER:
+        return 1 if count_top(hand, 5, pos, 8) >= 2 else 0
+    if pid == TACTICIAN:
+        need = params[1] if rnd == 1 else params[2]
+        return 1 if count_top(hand, 5, pos, params[0]) >= need else 0
+    return random_call(rng)
+
+
+@njit
+def decide_swap(pid, hand, pos, point, nswaps, params, rng, out):
+    if pid == GREEDY or pid == PARTNER:
+        swap_lowest(hand, pos, nswaps, 12, out)
+    elif pid == TACTICIAN:
+        swap_lowest(hand, pos, nswaps, params[3], out)
+    else:
+        random_swap(nswaps, rng, out)
+
+
+@njit
+def decide_card(pid, hand, n, pos, point, trick, tseat, nplayed, seat, partner, caller, tricks, params, rng):
+    if pid == GREEDY:
+        return highest(hand, n, pos)
+    if pid == PARTNER:
+        if nplayed > 0:
+            w = winning_index(trick, nplayed, pos)
+            if partner >= 0 and tseat[w] == partner:
+                return lowest(hand, n, pos)
+            if pos[hand[highest(hand, n, pos)]] > pos[trick[w]]:
+                return lowest(hand, n, pos)
+        return highest(hand, n, pos)
+    if pid == TACTICIAN:
+        return tactician_card(hand, n, pos, trick, tseat, nplayed, seat, partner, params)
+    return randint(rng, n)

@@ -1,0 +1,122 @@
+"""Run directories: a manifest plus parquet parts, written atomically (DESIGN step 5).
+
+Layout of ``runs/<name>-<hash>/``::
+
+    manifest.json          scenario, identity hash, seed, chunk size, versions, chunks done
+    <table>/part-000000.parquet   one part per chunk and table (e.g. hands/, games/)
+
+Every file is written to a temporary name and renamed into place, and a
+chunk counts as done only once all its parts exist and the manifest says
+so; an interrupted run resumes where it stopped and loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from cardsim import __version__
+from cardsim.errors import RunDirError
+
+MANIFEST = "manifest.json"
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_parquet(path: Path, frame: pl.DataFrame) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        frame.write_parquet(tmp, compression="zstd", statistics=True)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def part_name(chunk: int) -> str:
+    return f"part-{chunk:06d}.parquet"
+
+
+class RunDir:
+    """A run directory: its manifest and parquet parts."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / MANIFEST
+
+    def exists(self) -> bool:
+        return self.manifest_path.exists()
+
+    def read_manifest(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.manifest_path.read_text())
+        except FileNotFoundError:
+            raise RunDirError(f"{self.path} is not a run directory (no {MANIFEST})") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise RunDirError(f"{self.manifest_path} is corrupt ({exc}); delete the directory or fix the file") from None
+        for key in ("identity", "hash", "chunk", "done", "tables", "scenario"):
+            if key not in data:
+                raise RunDirError(f"{self.manifest_path} is corrupt: key {key!r} is missing")
+        return data
+
+    def write_manifest(self, data: Mapping[str, Any]) -> None:
+        atomic_write_bytes(self.manifest_path, json.dumps(data, indent=1, sort_keys=True, default=str).encode())
+
+    def create(self, scenario_raw: Mapping[str, Any], identity: Mapping[str, Any], hash_: str, name: str,
+               game: str, chunk: int, tables: list[str]) -> dict[str, Any]:
+        data = {
+            "name": name, "game": game, "hash": hash_, "identity": identity, "scenario": scenario_raw,
+            "chunk": chunk, "games": 0, "done": [], "tables": tables, "cardsim_version": __version__,
+            "seed": identity.get("seed"),
+        }
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.write_manifest(data)
+        return data
+
+    def part(self, table: str, chunk: int) -> Path:
+        return self.path / table / part_name(chunk)
+
+    def has_chunk(self, tables: list[str], chunk: int) -> bool:
+        return all(self.part(t, chunk).exists() for t in tables)
+
+    def write_chunk(self, chunk: int, frames: Mapping[str, pl.DataFrame]) -> None:
+        for table, frame in frames.items():
+            atomic_write_parquet(self.part(table, chunk), frame)
+
+    def scan(self, table: str, chunks: list[int] | None = None) -> pl.LazyFrame:
+        """Lazy scan of a table's parts (only ``chunks`` when given), in chunk order."""
+        files = sorted((self.path / table).glob("part-*.parquet"))
+        if chunks is not None:
+            want = {part_name(c) for c in chunks}
+            files = [f for f in files if f.name in want]
+        if not files:
+            raise RunDirError(f"{self.path} has no parts of table {table!r}")
+        return pl.scan_parquet([str(f) for f in files])
+
+    def tables(self) -> dict[str, pl.LazyFrame]:
+        m = self.read_manifest()
+        done = sorted(m["done"])
+        return {t: self.scan(t, done) for t in m["tables"]}

@@ -1,0 +1,144 @@
+"""Chunked execution of a scenario (DESIGN step 2).
+
+The work is split into chunks of ``scenario.chunk`` games; chunk ``i``
+plays games ``[i*chunk, min((i+1)*chunk, games))``. Every random stream
+in a kernel is keyed by the global game index and the root key
+(:mod:`cardsim.rng`), so the tables depend only on (scenario, seed): not
+on chunk order, thread count, backend or resume history.
+
+Each task plays one chunk and writes its parquet parts; the coordinating
+process alone writes the manifest, after a chunk's parts are in place.
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from cardsim.errors import RunDirError
+from cardsim.games import get_game
+from cardsim.games.base import Setup
+from cardsim.results import RunDir
+from cardsim.rng import root_key
+from cardsim.scenario import Scenario
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    index: int
+    start: int
+    count: int
+
+
+def plan(games: int, chunk: int) -> list[Chunk]:
+    """The chunks of a run of ``games`` games."""
+    return [Chunk(i, s, min(chunk, games - s)) for i, s in enumerate(range(0, games, chunk))]
+
+
+def run_chunk(game_name: str, setup: Setup, key: int, chunk: Chunk, path: str, debug: bool = False) -> tuple[int, int]:
+    """Play one chunk and write its parts under ``path``; returns (chunk index, units played).
+
+    A plain top-level function of explicit arguments, so it can be sent to
+    a Dask worker as it is (the seed travels in ``key``)."""
+    game = get_game(game_name)
+    frames = game.simulate_chunk(setup, key, chunk.start, chunk.count, debug=debug)
+    RunDir(path).write_chunk(chunk.index, frames)
+    return chunk.index, frames[game.unit_table].height
+
+
+def default_run_dir(scenario: Scenario, runs: str | Path = "runs") -> Path:
+    return Path(runs) / f"{scenario.name}-{scenario.hash()}"
+
+
+def open_run(scenario: Scenario, path: Path) -> tuple[RunDir, dict]:
+    """Open (or create) the run directory of ``scenario``; refuse one of another scenario."""
+    rd = RunDir(path)
+    game = get_game(scenario.game)
+    tables = list(game.columns)
+    if rd.exists():
+        m = rd.read_manifest()
+        if m["hash"] != scenario.hash():
+            raise RunDirError(
+                f"{path} holds a run of another scenario (hash {m['hash']}, this one {scenario.hash()}); "
+                f"choose another --out or delete {path}"
+            )
+        if m["chunk"] != scenario.chunk:
+            raise RunDirError(f"{path} was run with chunk = {m['chunk']}, this scenario has chunk = "
+                              f"{scenario.chunk}; use chunk = {m['chunk']} to extend it")
+        if not isinstance(m["done"], dict):
+            raise RunDirError(f"{rd.manifest_path} is corrupt: 'done' must map chunk -> games")
+    else:
+        m = rd.create(dict(scenario.raw), scenario.identity(), scenario.hash(), scenario.name, scenario.game,
+                      scenario.chunk, tables)
+        m["done"] = {}
+        rd.write_manifest(m)
+    return rd, m
+
+
+def pending(rd: RunDir, m: dict, chunks: list[Chunk]) -> list[Chunk]:
+    """Chunks of the plan not finished yet (a finished chunk has its parts and its game count)."""
+    done = m["done"]
+    return [c for c in chunks if done.get(str(c.index)) != c.count or not rd.has_chunk(m["tables"], c.index)]
+
+
+def execute(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,
+            debug: bool = False, chunks: list[Chunk] | None = None, backend: Backend | None = None) -> RunDir:
+    """Run the chunks of ``scenario`` not yet done into ``path``; returns the run directory."""
+    rd, m = open_run(scenario, path)
+    todo_all = chunks if chunks is not None else plan(scenario.games, scenario.chunk)
+    todo = pending(rd, m, todo_all)
+    total = sum(c.count for c in todo_all)
+    finished = total - sum(c.count for c in todo)
+    if progress:
+        progress(finished, total)
+    key = root_key(scenario.seed)
+    backend = backend or LocalBackend(threads)
+    by_index = {c.index: c for c in todo}
+    for index, _units in backend.map(scenario.game, scenario.setup, key, todo, str(rd.path), debug):
+        c = by_index[index]
+        m["done"][str(index)] = c.count
+        m["games"] = max(m.get("games", 0), c.start + c.count)
+        m["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+        rd.write_manifest(m)
+        finished += c.count
+        if progress:
+            progress(finished, total)
+    return rd
+
+
+class Backend(abc.ABC):
+    """Runs chunk tasks and yields ``(chunk index, units)`` as they finish."""
+
+    @abc.abstractmethod
+    def map(self, game: str, setup: Setup, key: int, chunks: list[Chunk], path: str,
+            debug: bool) -> Iterator[tuple[int, int]]:
+        """Run ``run_chunk`` for every chunk; yield results in completion order."""
+
+
+class LocalBackend(Backend):
+    """Threads in this process (kernels release the GIL); at most 2 tasks in flight per thread."""
+
+    def __init__(self, threads: int | None = None):
+        self.threads = threads or min(4, os.cpu_count() or 1)
+
+    def map(self, game, setup, key, chunks, path, debug):
+        if self.threads == 1 or len(chunks) <= 1:
+            for c in chunks:
+                yield run_chunk(game, setup, key, c, path, debug)
+            return
+        with ThreadPoolExecutor(self.threads) as pool:
+            queue = list(reversed(chunks))
+            running: set[Future] = set()
+            while queue or running:
+                while queue and len(running) < 2 * self.threads:
+                    running.add(pool.submit(run_chunk, game, setup, key, queue.pop(), path, debug))
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for f in done:
+                    yield f.result()
