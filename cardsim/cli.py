@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -135,7 +135,7 @@ def run(
 
 
 # -- trace ------------------------------------------------------------------------
-class Format(str, Enum):
+class Format(StrEnum):
     text = "text"
     jsonl = "jsonl"
 

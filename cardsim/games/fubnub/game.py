@@ -130,7 +130,7 @@ class Fubnub(Game):
 
     def simulate_chunk(self, setup: Setup, key: int, start: int, count: int,
                        debug: bool = False) -> dict[str, pl.DataFrame]:
-        rows, hout, hg, gout, _ = self._run(setup, key, start, count, debug, False)
+        _rows, hout, hg, gout, _ = self._run(setup, key, start, count, debug, False)
         return {"hands": hands_frame(hg, hout), "games": games_frame(start, gout)}
 
     def bench_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:
