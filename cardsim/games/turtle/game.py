@@ -1,0 +1,611 @@
+"""Bad, Bad, Turtle's face: variants, knobs, tables, trace decoding and summaries (RULES.md T1-T10)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cardsim.errors import PolicyError, ScenarioError
+from cardsim.games.base import Game, Knob, Setup, Variant
+from cardsim.games.turtle import cards
+from cardsim.games.turtle import rules as R
+from cardsim.games.turtle.policies import POLICIES
+from cardsim.policies import kernel_namespace
+from cardsim.stats import mean_exprs, rate_table, wilson_exprs
+
+ARGS = "seat, obs, legal, params, rng"
+DECISIONS = {"pick": ARGS, "respond": ARGS, "perform": ARGS}
+ENDED = ("turtle", "last_player", "cap")
+REASONS = ("initial", "gecko", "empty_stack", "shuffle", "restart")
+SKIPS = ("Skip", "declined", "unable")
+ANSWERS = {cards.NH_CARD: "overrule_card", cards.NH_HELD: "overrule_held", cards.NO_WAY_PLAY: "discard"}
+CARD_ENUM = pl.Enum(list(cards.ACTION_NAMES))
+CARD_SERIES = pl.Series("card", cards.ACTION_NAMES, dtype=CARD_ENUM)
+
+GAME_COLUMNS = {
+    "game": "global game index",
+    "players": "seats at the table",
+    "winner": "seat that won (turtle or last player standing); -1 when the game was cut at max_turns",
+    "turns": "turns played, skipped and Second Chance turns included",
+    "eliminated": "players out at the end (revealed the gecko, T5)",
+    "restarts": "Restart Game cards carried out",
+    "redeals": "redeals after a gecko (T5) or an emptied stack (T6)",
+    "shuffles": "Shuffle cards carried out (redeals of every stack and discard pile)",
+    "ended_by": "turtle, last_player or cap (unfinished, T9)",
+    **{f"out_s{s}": f"seat {s}'s elimination order (1 = first out), -1 if never out (seats < players)"
+       for s in range(8)},
+    **{f"reveals_s{s}": f"cards seat {s} revealed (seats < players)" for s in range(8)},
+}
+REVEAL_COLUMNS = {
+    "game": "global game index",
+    "card": "the action card revealed (one row per reveal; Double Dip and Recycle Bonus reveals included)",
+    "seat": "seat that revealed it",
+    "turn": "turn number of the reveal",
+    "applied_to": "seat it acted on (another seat after a Shield); -1 if overruled or discarded (T8)",
+    "won": "the revealing seat won the game (null when the game was unfinished)",
+}
+
+
+@dataclass
+class Table:
+    """A constructed situation for rule tests: piles as card names, **top first**.
+
+    ``held`` maps a held card name to its holder; ``pending`` holds effects
+    waiting for the next turn: ``skip``, ``no_reveal``, ``no_trash``,
+    ``partial``, ``rapid``, ``slow`` (0/1) and ``perform`` (a list of
+    performance card names). ``cur`` plays next (``extra``: as a Second
+    Chance turn); ``turn`` turns were already played.
+    """
+
+    stacks: list[list[str]]
+    discards: list[list[str]] = field(default_factory=list)
+    reveals: list[list[str]] = field(default_factory=list)
+    held: dict[str, int] = field(default_factory=dict)
+    alive: list[bool] = field(default_factory=list)
+    out: list[int] = field(default_factory=list)
+    cur: int = 1
+    direction: int = 1
+    extra: bool = False
+    turn: int = 0
+    pending: dict[str, Any] = field(default_factory=dict)
+    known: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Played:
+    """What :meth:`Turtle.play_table` returns: the table after, the events and the outcome."""
+
+    table: Table
+    events: list[dict[str, Any]]
+    winner: int
+    ended_by: str | None
+    turns: int
+    eliminated: int
+    restarts: int
+    redeals: int
+    shuffles: int
+    reveals: pl.DataFrame
+
+
+class Turtle(Game):
+    name = "turtle"
+    title = "Bad, Bad, Turtle"
+    rules_version = 1
+    unit = "game"
+    unit_table = "games"
+    variants = (
+        Variant("full", "the 55-card deck with all 31 action cards acting as their sheet entries say", 2, 8, 4),
+        Variant("young", "younger players (T10): action cards are ignored; only the turtle and the gecko act",
+                2, 8, 4),
+    )
+    knobs = (
+        Knob("max_turns", 1000, "turns (skipped ones included) after which a game is cut and counted "
+             "unfinished (T9)", lo=1, hi=1_000_000),
+        Knob("remove", (), "action cards taken out of the deck before the deal, as the sheet invites "
+             "(the Turtle stays)", kind="names", choices=cards.REMOVABLE),
+        Knob("p_perform", 1.0, "probability that a player asked by a performance card can perform; "
+             "one who cannot, or whose policy declines, skips the turn (T7)", kind="float", lo=0.0, hi=1.0,
+             variants=("full",)),
+        Knob("pick_self", True, "Pick a Player may pick the player who revealed it", kind="bool",
+             variants=("full",)),
+        Knob("shield_continue", "after_target", "after a Shield, play continues with the player after the "
+             "target (after_target: the target is treated as having revealed the card) or with the target "
+             "(target)", kind="choice", choices=("after_target", "target"), variants=("full",)),
+        Knob("shield_turtle", False, "Shield may force a revealed Turtle onto another player", kind="bool",
+             variants=("full",)),
+        Knob("never_happened_held", True, "Never Happened may also overrule a No Way or Shield played on a "
+             "card (\"any action card played\")", kind="bool", variants=("full",)),
+        Knob("refund_to", "top", "where Refund puts the last discarded card back into the stack",
+             kind="choice", choices=("top", "bottom"), variants=("full",)),
+        Knob("restart_revives", False, "Restart Game also brings eliminated players back", kind="bool",
+             variants=("full",)),
+    )
+    policies = POLICIES
+    decisions = DECISIONS
+    dispatchers = {"pick": "decide_pick", "respond": "decide_respond", "perform": "decide_perform"}
+    columns = {"games": GAME_COLUMNS, "reveals": REVEAL_COLUMNS}
+    default_chunk = 100_000
+    kernel_module = "cardsim.games.turtle.rules"
+    default_policy = "eager"
+    bench_count = 50_000
+    minimal_scale = 2
+
+    # -- set-up -----------------------------------------------------------------------
+    def check_setup(self, setup: Setup) -> None:
+        removed = setup.knob("remove")
+        if len(set(removed)) != len(removed):
+            raise ScenarioError(f"rules.remove = {list(removed)!r} names a card twice")
+
+    def _knobs(self, setup: Setup, debug: bool, trace: bool) -> np.ndarray:
+        k = np.zeros(R.NGS - R.G_MAX_TURNS, np.int64)
+        kv = setup.knobs
+        full = setup.variant == "full"
+        k[R.G_MAX_TURNS - R.G_MAX_TURNS] = int(kv["max_turns"])
+        k[R.G_YOUNG - R.G_MAX_TURNS] = 0 if full else 1
+        k[R.G_PICK_SELF - R.G_MAX_TURNS] = int(kv.get("pick_self", True))
+        k[R.G_SHIELD_TARGET - R.G_MAX_TURNS] = int(kv.get("shield_continue", "after_target") == "target")
+        k[R.G_SHIELD_TURTLE - R.G_MAX_TURNS] = int(kv.get("shield_turtle", False))
+        k[R.G_NH_HELD - R.G_MAX_TURNS] = int(kv.get("never_happened_held", True))
+        k[R.G_REFUND_BOTTOM - R.G_MAX_TURNS] = int(kv.get("refund_to", "top") == "bottom")
+        k[R.G_REVIVE - R.G_MAX_TURNS] = int(kv.get("restart_revives", False))
+        k[R.G_DEBUG - R.G_MAX_TURNS] = int(debug)
+        k[R.G_TRACE - R.G_MAX_TURNS] = int(trace)
+        return k
+
+    def _pf(self, setup: Setup) -> np.ndarray:
+        return np.array([float(setup.knobs.get("p_perform", 1.0))], np.float64)
+
+    def deck(self, setup: Setup) -> np.ndarray:
+        """int64[n]: the card codes in play (T1 without the removed cards)."""
+        return np.array(cards.deck_codes(tuple(setup.knob("remove"))), np.int64)
+
+    # -- the kernel call -------------------------------------------------------------------
+    def _run(self, setup: Setup, key: int, start: int, count: int, debug: bool, trace: bool,
+             stacked: Sequence[str] | None = None):
+        ns = kernel_namespace(self, setup.plugins)
+        deck = self.deck(setup)
+        st = np.zeros(0, np.int64)
+        if stacked is not None:
+            st = np.array([cards.card_code(c) for c in stacked], np.int64)
+            if sorted(st.tolist()) != sorted(deck.tolist()):
+                raise ScenarioError("a stacked deck must hold exactly the cards in play, each once")
+        knobs = self._knobs(setup, debug, trace)
+        rvcap = max(64, count * (0 if setup.variant == "young" else 16))
+        evcap = max(64, count * 600) if trace else 0
+        while True:
+            out_g = np.zeros((count, R.NOG), np.int64)
+            out_s = np.zeros((count, 16), np.int64)
+            rv = np.zeros((rvcap, R.NRV), np.int64)
+            ev = np.zeros((evcap, 8), np.int64)
+            cnt = np.zeros(4, np.int64)
+            err = np.zeros(32, np.int64)
+            self._call(setup, err, ns["simulate"], np.uint64(key), np.int64(start), np.int64(count),
+                       np.int64(setup.players), knobs, self._pf(setup), deck, st, setup.pids(), setup.params(),
+                       out_g, out_s, rv, ev, cnt, err)
+            if cnt[1] > rvcap:
+                rvcap = int(cnt[1])
+                continue
+            if trace and cnt[0] > evcap:
+                evcap = int(cnt[0])
+                continue
+            return out_g, out_s, rv[: cnt[1]], ev[: cnt[0]]
+
+    def _call(self, setup: Setup, err: np.ndarray, fn, *args) -> Any:
+        try:
+            return fn(*args)
+        except (ValueError, AssertionError):
+            if err[0] == R.ILLEGAL:
+                self._illegal(setup, err)
+            if err[0] == R.BROKEN:
+                raise AssertionError(
+                    f"card conservation broken in game {err[1]} at turn {err[4]}: "
+                    f"{cards.card_name(err[2])} found {err[3]} times") from None
+            raise
+
+    def _illegal(self, setup: Setup, err: np.ndarray) -> None:
+        g, seat, d, value = (int(x) for x in err[1:5])
+        legal = [i for i in range(cards.LEGAL_LEN) if err[8 + i] == 1]
+        what = {R.D_PICK: "a seat", R.D_RESPOND: "0 pass, 1/2 Never Happened, 3 No Way, 4+t Shield onto t",
+                R.D_PERFORM: "0 skip, 1 perform"}[d]
+        raise PolicyError(
+            f"seat {seat} ({setup.seats[seat].name}) returned {value} at decision "
+            f"'{cards.DECISION_NAMES[d]}' in game {g}; legal: {legal} ({what})"
+        )
+
+    def simulate_chunk(self, setup: Setup, key: int, start: int, count: int,
+                       debug: bool = False) -> dict[str, pl.DataFrame]:
+        out_g, out_s, rv, _ = self._run(setup, key, start, count, debug, False)
+        games = games_frame(start, setup.players, out_g, out_s)
+        return {"games": games, "reveals": reveals_frame(rv, out_g, start)}
+
+    def bench_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:
+        return self._run(setup, key, start, count, False, False)[0].shape[0]
+
+    def minimal_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:
+        R.minimal(np.uint64(key), np.int64(start), np.int64(count), np.int64(setup.players), self.deck(setup))
+        return count
+
+    # -- trace -----------------------------------------------------------------------------------
+    def trace(self, setup: Setup, key: int, start: int, count: int,
+              stacked: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        *_, ev = self._run(setup, key, start, count, True, True, stacked)
+        return [decode_event(row) for row in ev]
+
+    def describe_event(self, event: Mapping[str, Any]) -> str:
+        return describe(event)
+
+    # -- constructed situations (tests) ----------------------------------------------------
+    def play_table(self, setup: Setup, table: Table, turns: int = 1, key: int = 0, game: int = 0,
+                   debug: bool = True) -> Played:
+        """Play ``turns`` more turns (or to the end) from a constructed :class:`Table`."""
+        p = setup.players
+        piles = np.zeros((3 * R.MAXP, R.CAP), np.int64)
+        pn = np.zeros(3 * R.MAXP, np.int64)
+        sv = np.zeros((R.MAXP, R.NSV), np.int64)
+        gs = np.zeros(R.NGS, np.int64)
+        inuse = np.zeros(cards.N_CARDS, np.int64)
+        for s in range(p):
+            for kind, lists in ((R.STK, table.stacks), (R.DIS, table.discards), (R.REV, table.reveals)):
+                names = lists[s] if s < len(lists) else []
+                q = 3 * s + kind
+                for i, name in enumerate(reversed(names)):
+                    piles[q, i] = cards.card_code(name)
+                pn[q] = len(names)
+            sv[s, R.SV_ALIVE] = int(table.alive[s]) if table.alive else 1
+            sv[s, R.SV_OUT] = table.out[s] if table.out else 0
+            sv[s, R.SV_KNOWN] = table.known[s] if table.known else 0
+        for q in range(3 * p):
+            for i in range(pn[q]):
+                inuse[piles[q, i]] += 1
+        gs[R.G_HOLD: R.G_HOLD + 3] = -1
+        for name, seat in table.held.items():
+            k = cards.HELD.index(name)
+            gs[R.G_HOLD + k] = seat
+            inuse[cards.ACTION_BASE + cards.HELD_CODES[k]] += 1
+        if inuse.max() > 1:
+            raise ValueError("a card is placed twice in the table")
+        gs[R.G_GAME] = game
+        gs[R.G_PLAYERS] = p
+        gs[R.G_CUR] = table.cur
+        gs[R.G_REF] = table.cur
+        gs[R.G_DIR] = table.direction
+        gs[R.G_OVERRIDE] = -1
+        gs[R.G_EXTRA] = -1
+        gs[R.G_IS_EXTRA] = int(table.extra)
+        gs[R.G_TURN] = table.turn
+        gs[R.G_WINNER] = -1
+        gs[R.G_ENDED] = -1
+        gs[R.G_CHAIN_SEAT] = -1
+        gs[R.G_NALIVE] = int(sv[:p, R.SV_ALIVE].sum())
+        gs[R.G_ELIM] = int(sv[:p, R.SV_OUT].max(initial=0))
+        pend = table.pending
+        for name, slot in (("skip", R.G_SKIP), ("no_reveal", R.G_NOREVEAL), ("no_trash", R.G_NOTRASH),
+                           ("partial", R.G_PARTIAL), ("rapid", R.G_RAPID), ("slow", R.G_SLOW)):
+            gs[slot] = int(pend.get(name, 0))
+        for i, name in enumerate(pend.get("perform", [])):
+            gs[R.G_PERF + i] = cards.action_code(name)
+        gs[R.G_NPERF] = len(pend.get("perform", []))
+        knobs = self._knobs(setup, debug, True)
+        knobs[0] = table.turn + turns
+        ns = kernel_namespace(self, setup.plugins)
+        ev = np.zeros((20000, 8), np.int64)
+        rv = np.zeros((2000, R.NRV), np.int64)
+        cnt = np.zeros(4, np.int64)
+        err = np.zeros(32, np.int64)
+        self._call(setup, err, ns["play_state"], np.uint64(key), knobs, self._pf(setup), inuse, setup.pids(),
+                   setup.params(), piles, pn, sv, gs, ev, rv, cnt, err)
+
+        def names(q: int) -> list[str]:
+            return [cards.card_name(c) for c in reversed(piles[q, : pn[q]])]
+
+        after = Table(
+            stacks=[names(3 * s + R.STK) for s in range(p)],
+            discards=[names(3 * s + R.DIS) for s in range(p)],
+            reveals=[names(3 * s + R.REV) for s in range(p)],
+            held={cards.HELD[k]: int(gs[R.G_HOLD + k]) for k in range(3) if gs[R.G_HOLD + k] >= 0},
+            alive=[bool(sv[s, R.SV_ALIVE]) for s in range(p)],
+            out=[int(sv[s, R.SV_OUT]) for s in range(p)],
+            cur=int(gs[R.G_CUR]),
+            direction=int(gs[R.G_DIR]),
+            extra=bool(gs[R.G_IS_EXTRA]),
+            turn=int(gs[R.G_TURN]),
+            pending={"skip": int(gs[R.G_SKIP]), "no_reveal": int(gs[R.G_NOREVEAL]),
+                     "no_trash": int(gs[R.G_NOTRASH]), "partial": int(gs[R.G_PARTIAL]),
+                     "rapid": int(gs[R.G_RAPID]), "slow": int(gs[R.G_SLOW]),
+                     "perform": [cards.ACTION_NAMES[gs[R.G_PERF + i]] for i in range(gs[R.G_NPERF])]},
+            known=[int(sv[s, R.SV_KNOWN]) for s in range(p)],
+        )
+        over = gs[R.G_ENDED] >= 0 and gs[R.G_ENDED] != R.ENDED_CAP
+        out_g = np.zeros((1, R.NOG), np.int64)
+        out_g[0, R.OG_WINNER] = gs[R.G_WINNER]
+        return Played(
+            table=after,
+            events=[decode_event(row) for row in ev[: cnt[0]]],
+            winner=int(gs[R.G_WINNER]),
+            ended_by=ENDED[gs[R.G_ENDED]] if over else None,
+            turns=int(gs[R.G_TURN]),
+            eliminated=int(gs[R.G_ELIM]),
+            restarts=int(gs[R.G_RESTARTS]),
+            redeals=int(gs[R.G_REDEALS]),
+            shuffles=int(gs[R.G_SHUFFLES]),
+            reveals=reveals_frame(rv[: cnt[1]], out_g, game),
+        )
+
+    # -- analysis ------------------------------------------------------------------------------
+    def outcomes(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> pl.LazyFrame:
+        games = tables["games"].select("game", "winner", "turns")
+        seats = pl.LazyFrame({"seat": list(range(setup.players))}, schema={"seat": pl.Int8})
+        return games.join(seats, how="cross").select(
+            "game", "seat",
+            pl.when(pl.col("winner") < 0).then(None)
+            .otherwise((pl.col("winner") == pl.col("seat")).cast(pl.Float64)).alias("win"),
+            pl.col("turns").alias("length"),
+        )
+
+    def summarize(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
+        return summarize(tables, setup)
+
+
+# -- frames ------------------------------------------------------------------------------------
+def games_frame(start: int, players: int, g: np.ndarray, s: np.ndarray) -> pl.DataFrame:
+    n = g.shape[0]
+    ended = pl.Series("ended_by", ENDED, dtype=pl.Enum(list(ENDED)))
+    return pl.DataFrame({
+        "game": pl.Series(np.arange(start, start + n), dtype=pl.Int64),
+        "players": pl.Series(np.full(n, players), dtype=pl.Int8),
+        "winner": pl.Series(g[:, R.OG_WINNER], dtype=pl.Int8),
+        "turns": pl.Series(g[:, R.OG_TURNS], dtype=pl.Int32),
+        "eliminated": pl.Series(g[:, R.OG_ELIM], dtype=pl.Int8),
+        "restarts": pl.Series(g[:, R.OG_RESTARTS], dtype=pl.Int32),
+        "redeals": pl.Series(g[:, R.OG_REDEALS], dtype=pl.Int32),
+        "shuffles": pl.Series(g[:, R.OG_SHUFFLES], dtype=pl.Int32),
+        "ended_by": ended.gather(g[:, R.OG_ENDED]),
+        **{f"out_s{k}": pl.Series(s[:, k], dtype=pl.Int8) for k in range(players)},
+        **{f"reveals_s{k}": pl.Series(s[:, 8 + k], dtype=pl.Int32) for k in range(players)},
+    })
+
+
+def reveals_frame(rv: np.ndarray, out_g: np.ndarray, start: int) -> pl.DataFrame:
+    games = rv[:, R.RV_GAME]
+    winner = out_g[games - start, R.OG_WINNER] if rv.shape[0] else np.zeros(0, np.int64)
+    return pl.DataFrame({
+        "game": pl.Series(games, dtype=pl.Int64),
+        "card": CARD_SERIES.gather(rv[:, R.RV_CARD]),
+        "seat": pl.Series(rv[:, R.RV_SEAT], dtype=pl.Int8),
+        "turn": pl.Series(rv[:, R.RV_TURN], dtype=pl.Int32),
+        "applied_to": pl.Series(rv[:, R.RV_APPLIED], dtype=pl.Int8),
+        "_winner": pl.Series(winner, dtype=pl.Int8),
+    }).with_columns(
+        pl.when(pl.col("_winner") >= 0).then(pl.col("_winner") == pl.col("seat")).alias("won")
+    ).drop("_winner")
+
+
+# -- events ------------------------------------------------------------------------------------------
+def _dir(d: int) -> str:
+    return "clockwise" if d > 0 else "counter-clockwise"
+
+
+def decode_event(row: np.ndarray) -> dict[str, Any]:
+    """One kernel event row -> a dict with names as the sheet writes them."""
+    g, kind, seat, a, b, c, d, e = (int(x) for x in row)
+    cn = cards.card_name
+    an = cards.ACTION_NAMES
+    base: dict[str, Any] = {"game": g}
+    if kind == R.EV_START:
+        return {"event": "start", **base, "dealer": seat, "players": a, "cards": b}
+    if kind == R.EV_DEAL:
+        return {"event": "deal", **base, "seat": seat, "cards": a, "reason": REASONS[b]}
+    if kind == R.EV_TURN:
+        return {"event": "turn", **base, "seat": seat, "turn": a, "stack": b, "second_chance": bool(c),
+                "direction": _dir(d)}
+    if kind == R.EV_SKIP:
+        return {"event": "skip", **base, "seat": seat, "reason": SKIPS[a]}
+    if kind == R.EV_PERFORM:
+        return {"event": "perform", **base, "seat": seat, "card": an[a], "able": bool(b), "performed": bool(c)}
+    if kind == R.EV_DISCARD:
+        return {"event": "discard", **base, "seat": seat, "card": cn(a), "stack": b}
+    if kind == R.EV_REVEAL:
+        return {"event": "reveal", **base, "seat": seat, "card": cn(a), "from": "stack" if b == 0 else "discard pile"}
+    if kind == R.EV_EFFECT:
+        out = {"event": "effect", **base, "seat": seat, "card": an[a]}
+        if a == cards.CLEAN_UP:
+            out["moved"] = b
+        elif a == cards.DO_OVER:
+            out.update(moved=b, stack=c)
+        elif a in (cards.DOUBLE_DIP, cards.RECYCLE_BONUS):
+            out["second_reveal"] = bool(b)
+        elif a == cards.REFUND:
+            out.update(card_back=cn(b) if b >= 0 else None, to="bottom" if c else "top")
+        elif a == cards.PEEK:
+            out["known"] = b
+        elif a == cards.PICK_A_PLAYER:
+            out["picked"] = b
+        elif a == cards.REVERSE_DIRECTION:
+            out["direction"] = _dir(b)
+        elif a in (cards.STACK_SWAP_LEFT, cards.STACK_SWAP_RIGHT):
+            out["to"] = "left" if b > 0 else "right"
+        return out
+    if kind == R.EV_NEXT:
+        out = {"event": "next_effect", **base, "seat": seat, "card": an[a]}
+        if a == cards.SLOW_DOWN:
+            out["moved"] = b
+        elif a == cards.NO_TRASH:
+            out["discards"] = b
+        return out
+    if kind == R.EV_HOLD:
+        return {"event": "hold", **base, "seat": seat, "card": an[a]}
+    if kind == R.EV_PLAY:
+        answer = ANSWERS.get(b, "shield")
+        out = {"event": "play_held", **base, "seat": seat, "card": an[a], "answer": answer,
+               "on": an[c], "on_seat": d}
+        if answer == "shield":
+            out["target"] = e
+        if answer == "overrule_held":
+            out["held_by"] = e
+        return out
+    if kind == R.EV_CANCEL:
+        return {"event": "cancel", **base, "seat": seat, "card": an[a],
+                "by": "Never Happened" if b == 1 else "No Way"}
+    if kind == R.EV_ELIM:
+        return {"event": "eliminated", **base, "seat": seat, "order": a}
+    if kind == R.EV_REDEAL:
+        return {"event": "redeal", **base, "reason": REASONS[a], "cards": b, "first": c}
+    if kind == R.EV_WIN:
+        return {"event": "win", **base, "seat": seat, "by": ENDED[a]}
+    if kind == R.EV_CAP:
+        return {"event": "cap", **base, "turns": a}
+    if kind == R.EV_END:
+        return {"event": "end", **base, "winner": seat, "ended_by": ENDED[a], "turns": b}
+    raise ValueError(f"unknown Bad, Bad, Turtle event kind {kind}")
+
+
+_EFFECT_TEXT = {
+    "Dance": "the next player must dance or skip their turn",
+    "Rhyme": "the next player must say a rhyme or skip their turn",
+    "Talk Funny": "the next player must talk funny or skip their turn",
+    "Tell A Joke": "the next player must tell a joke or skip their turn",
+    "Tell a Story": "the next player must tell a story or skip their turn",
+    "Share an Opinion": "the next player must share an opinion or skip their turn",
+    "Sing Something": "the next player must sing or skip their turn",
+    "Skip": "the next player is skipped",
+    "No Reveal": "the next player only discards",
+    "No Trash": "the next player reveals the top of their discard pile, nothing else",
+    "Partial Play": "the next player discards only one card",
+    "Rapid Fire": "the next player does not discard",
+    "Slow Down": "the next player shuffles their reveal pile into their stack first",
+    "Second Chance": "takes another turn right now",
+    "Restart Game": "every card is shuffled and redealt",
+    "Shuffle": "every stack and discard pile is shuffled and redealt",
+}
+
+
+def describe(e: Mapping[str, Any]) -> str:
+    """One line of text for a decoded event."""
+    k = e["event"]
+    who = f"seat {e.get('seat')}"
+    if k == "start":
+        return f"== game {e['game']}: {e['players']} players, {e['cards']} cards, seat {e['dealer']} deals"
+    if k == "deal":
+        return f"{who} is dealt {e['cards']} cards ({e['reason']})"
+    if k == "turn":
+        tag = " (Second Chance)" if e["second_chance"] else ""
+        return f"-- turn {e['turn']}: {who}{tag}, stack {e['stack']}, play {e['direction']}"
+    if k == "skip":
+        why = {"Skip": "skipped", "declined": "declines to perform: turn skipped",
+               "unable": "cannot perform: turn skipped"}[e["reason"]]
+        return f"{who} {why}"
+    if k == "perform":
+        return f"{who} {'performs' if e['performed'] else 'does not perform'} for {e['card']}"
+    if k == "discard":
+        return f"{who} discards {e['card']} ({e['stack']} left in stack)"
+    if k == "reveal":
+        src = "" if e["from"] == "stack" else " from the discard pile"
+        return f"{who} reveals {e['card']}{src}"
+    if k == "effect":
+        c = e["card"]
+        if c == "Clean Up":
+            txt = f"{e['moved']} revealed cards go to the discard pile"
+        elif c == "Do Over":
+            txt = f"{e['moved']} revealed cards back into the stack, reshuffled ({e['stack']} cards)"
+        elif c in ("Double Dip", "Recycle Bonus"):
+            txt = "reveals another card" if e["second_reveal"] else "nothing left to reveal"
+        elif c == "Refund":
+            txt = (f"{e['card_back']} goes back to the {e['to']} of the stack" if e["card_back"]
+                   else "no discarded card to take back")
+        elif c == "Peek":
+            txt = f"looks through the stack ({e['known']} cards) until the next turn"
+        elif c == "Pick a Player":
+            txt = f"seat {e['picked']} gets the next turn"
+        elif c == "Reverse Direction":
+            txt = f"play now goes {e['direction']}"
+        elif c.startswith("Stack Swap"):
+            txt = f"every stack goes to the player on the {e['to']}"
+        else:
+            txt = _EFFECT_TEXT.get(c, "")
+        return f"{c} acts for {who}: {txt}"
+    if k == "next_effect":
+        c = e["card"]
+        extra = f" ({e['moved']} cards)" if c == "Slow Down" else ""
+        if c == "No Trash" and not e["discards"]:
+            extra = " (empty discard pile: nothing to reveal)"
+        return f"{c} applies to {who}{extra}"
+    if k == "hold":
+        return f"{who} sets {e['card']} aside"
+    if k == "play_held":
+        if e["answer"] == "shield":
+            return f"{who} plays Shield: {e['on']} is forced from seat {e['on_seat']} onto seat {e['target']}"
+        if e["answer"] == "discard":
+            return f"{who} plays No Way: seat {e['on_seat']}'s {e['on']} is discarded"
+        if e["answer"] == "overrule_held":
+            return f"{who} plays Never Happened on seat {e['held_by']}'s {e['on']}"
+        return f"{who} plays Never Happened: seat {e['on_seat']}'s {e['on']} is overruled"
+    if k == "cancel":
+        return f"{e['card']} of {who} does not act ({e['by']})"
+    if k == "eliminated":
+        return f"{who} is eliminated (out #{e['order']})"
+    if k == "redeal":
+        return f"redeal ({e['reason']}): {e['cards']} cards shuffled and dealt from seat {e['first']}"
+    if k == "win":
+        return f"{who} wins ({'the Turtle' if e['by'] == 'turtle' else 'last player standing'})"
+    if k == "cap":
+        return f"game cut after {e['turns']} turns (unfinished)"
+    if k == "end":
+        w = e["winner"]
+        res = f"seat {w} wins by {e['ended_by']}" if w >= 0 else "unfinished"
+        return f"== game {e['game']}: {res} after {e['turns']} turns"
+    return str(dict(e))
+
+
+# -- summaries ---------------------------------------------------------------------------------------
+def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
+    games = tables["games"].collect()
+    out: list[tuple[str, pl.DataFrame]] = []
+    n_games = games.height
+    finished = games.filter(pl.col("winner") >= 0)
+    pol = pl.DataFrame({"seat": list(range(setup.players)),
+                        "policy": [s.plugin or s.name for s in setup.seats]},
+                       schema={"seat": pl.Int8, "policy": pl.String})
+    seats = pl.concat([
+        rate_table(finished.with_columns(seat=pl.lit(s, pl.Int8), win=pl.col("winner") == s), ["seat"], "win")
+        for s in range(setup.players)
+    ])
+    out.append((f"Win rate by seat (seat 1 plays first; {n_games - finished.height} unfinished games "
+                "left out), 95% Wilson", pol.join(seats, on="seat")))
+    ends = games.group_by("ended_by").agg(pl.len().alias("k")).with_columns(
+        pl.lit(n_games).alias("n"), pl.col("ended_by").cast(pl.String)).sort("ended_by")
+    out.append(("How games end (turtle / last player standing / cut at max_turns), 95% Wilson",
+                ends.with_columns(wilson_exprs(pl.col("k"), pl.col("n")))))
+    length = pl.concat([
+        games.select(pl.lit(c).alias("per_game"), *mean_exprs(c)) for c in
+        ("turns", "eliminated", "restarts", "redeals", "shuffles")
+    ])
+    out.append(("Game length and events per game (mean, se, 95% CI)", length))
+    if setup.variant == "full":
+        out.append(("Action cards: share of games with a reveal, and the revealing seat's win rate "
+                    "(finished games; 95% Wilson)", card_table(tables["reveals"].collect(), n_games)))
+    return out
+
+
+def card_table(rv: pl.DataFrame, n_games: int) -> pl.DataFrame:
+    """Per action card: reveals, games with one (rate over all games), and the revealer's win rate."""
+    per = rv.group_by("card").agg(
+        pl.len().alias("reveals"),
+        pl.col("game").n_unique().alias("games_with"),
+        (pl.col("applied_to") < 0).sum().alias("stopped"),
+        pl.col("won").count().alias("n_won"),
+        pl.col("won").cast(pl.Float64).sum().alias("k_won"),
+    )
+    allcards = pl.DataFrame({"card": CARD_SERIES})
+    per = allcards.join(per, on="card", how="left").fill_null(0)
+    return per.with_columns(
+        (pl.col("reveals") / n_games).alias("per_game"),
+        *wilson_exprs(pl.col("games_with"), pl.lit(n_games), prefix="games_"),
+        *wilson_exprs(pl.col("k_won"), pl.col("n_won"), prefix="win_"),
+    ).sort("card")
+
+
+GAME = Turtle()
