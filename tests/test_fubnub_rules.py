@@ -203,7 +203,7 @@ def test_F8_tricks_highest_card_wins_winner_leads_next_left_of_dealer_leads_firs
     stack = [draw_deck({0: "Red 1", 1: "Red 2", 2: "Gold 6", 3: "Red 3"})]  # seat 2 deals
     ev = first_hand(trace(stack, pstack=["Twos"], policies="random", rules={"max_hands": 1}))
     plays = of(ev, "play")
-    point = [e for e in ev if e["event"] == "decision" and e["choice"] == "play"][0]["point_card"]
+    point = next(e for e in ev if e["event"] == "decision" and e["choice"] == "play")["point_card"]
     leader = 3
     for t in range(1, 6):
         trick = [p for p in plays if p["trick"] == t]
@@ -393,7 +393,7 @@ def cautious_swap(hand, pos, point, nswaps, params, rng, out):
     out[1] = -1
 
 @numba.njit
-def cautious_card(hand, n, pos, point, trick, tseat, nplayed, seat, partner, caller, tricks, params, rng):
+def cautious_card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
     return 0
 
 cautious_params = {"top": 8.0}
@@ -407,7 +407,7 @@ def bad_swap(hand, pos, point, nswaps, params, rng, out):
     out[0] = 7
 
 @numba.njit
-def bad_card(hand, n, pos, point, trick, tseat, nplayed, seat, partner, caller, tricks, params, rng):
+def bad_card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
     return 0
 '''
 

@@ -21,7 +21,7 @@ POINT_SERIES = pl.Series("point_card", cards.KIND_NAMES, dtype=POINT_ENUM)
 DECISIONS = {
     "call": "hand, pos, point, seat, dealer, rnd, params, rng",
     "swap": "hand, pos, point, nswaps, params, rng, out",
-    "card": "hand, n, pos, point, trick, tseat, nplayed, seat, partner, caller, tricks, params, rng",
+    "card": "hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng",
 }
 DECISION_NAMES = ("call", "swap", "card")
 
@@ -97,7 +97,7 @@ class Fubnub(Game):
         fub = R.FUB_CALLER_LEFT if setup.knob("fub_dealer") == "caller_left" else R.FUB_CALLER_RIGHT
         stack = np.zeros((0, 24), np.int64) if stack is None else np.asarray(stack, np.int64)
         pstack = np.zeros(0, np.int64) if pstack is None else np.asarray(pstack, np.int64)
-        cap = max(64, count * 24)
+        cap = 64 + count * 16  # about 12.5 hands a game; FULL doubles it
         evcap = count * 400 if trace else 1
         while True:
             hout = np.empty((cap, R.NH), np.int16)

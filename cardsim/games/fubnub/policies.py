@@ -7,13 +7,14 @@ Decision points and their arguments (also the plug-in interface, see
 - ``swap(hand, pos, point, nswaps, params, rng, out) -> None``: write up to
   ``nswaps`` hand indices into ``out`` (``-1`` = no swap); swap ``i`` trades
   ``hand[out[i]]`` for the next undealt card, blind (F7, F10).
-- ``card(hand, n, pos, point, trick, tseat, nplayed, seat, partner, caller,
-  tricks, params, rng) -> index in hand[:n]`` of the card to play (F8).
+- ``card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner,
+  caller, tricks, params, rng) -> index in hand[:n]`` of the card to play (F8).
 
 ``hand`` holds card codes (``cards.py``); ``pos[c]`` is card ``c``'s
 position under this hand's point card (0 = highest, F3), so "top k" is
 ``pos[c] < k``. ``trick``/``tseat`` hold the ``nplayed`` cards played so
-far in this trick and their seats; ``partner`` is the partner's seat
+far in this trick and their seats, ``winner`` indexes the card winning it
+so far (-1 before the lead); ``partner`` is the partner's seat
 (-1 in individual play); ``tricks`` the tricks won per seat this hand.
 ``rng`` is the seat's own stream (``cardsim.rng``), ``params`` its vector.
 """
@@ -51,37 +52,42 @@ POLICIES = (
 
 
 # -- helpers ------------------------------------------------------------------
-@njit
+@njit(_nrt=False, inline="always")
 def count_top(hand, n, pos, k):
     """How many of ``hand[:n]`` are in the top ``k`` cards of the hand's ranking."""
     m = 0
     for i in range(n):
-        if pos[hand[i]] < k:
-            m += 1
+        m += pos[hand[i]] < k
     return m
 
 
-@njit
+@njit(_nrt=False, inline="always")
 def highest(hand, n, pos):
     """Index of the highest card in ``hand[:n]``."""
     best = 0
+    bp = pos[hand[0]]
     for i in range(1, n):
-        if pos[hand[i]] < pos[hand[best]]:
+        p = pos[hand[i]]
+        if p < bp:
+            bp = p
             best = i
     return best
 
 
-@njit
+@njit(_nrt=False, inline="always")
 def lowest(hand, n, pos):
     """Index of the lowest card in ``hand[:n]``."""
     worst = 0
+    wp = pos[hand[0]]
     for i in range(1, n):
-        if pos[hand[i]] > pos[hand[worst]]:
+        p = pos[hand[i]]
+        if p > wp:
+            wp = p
             worst = i
     return worst
 
 
-@njit
+@njit(_nrt=False, inline="always")
 def second_lowest(hand, n, pos, skip):
     """Index of the lowest card of ``hand[:n]`` other than index ``skip``."""
     worst = -1
@@ -91,7 +97,7 @@ def second_lowest(hand, n, pos, skip):
     return worst
 
 
-@njit
+@njit(_nrt=False, inline="always")
 def winning_index(trick, nplayed, pos):
     """Index into ``trick`` of the card currently winning (-1 when empty)."""
     best = -1
@@ -101,7 +107,7 @@ def winning_index(trick, nplayed, pos):
     return best
 
 
-@njit
+@njit(_nrt=False, inline="always")
 def cheapest_winner(hand, n, pos, target_pos):
     """Index of the lowest card beating a card at ``target_pos`` (-1 if none)."""
     best = -1
@@ -112,7 +118,7 @@ def cheapest_winner(hand, n, pos, target_pos):
     return best
 
 
-@njit
+@njit(_nrt=False, inline="always")
 def swap_lowest(hand, pos, nswaps, top, out):
     """Greedy swap (RULES.md greedy): the lowest, then the second lowest card of the
     dealt hand, each swapped when it is not in the top ``top``."""
@@ -128,12 +134,12 @@ def swap_lowest(hand, pos, nswaps, top, out):
 
 
 # -- random -------------------------------------------------------------------
-@njit
+@njit(_nrt=False, inline="always")
 def random_call(rng):
     return 1 if uniform(rng) < 0.5 else 0
 
 
-@njit
+@njit(_nrt=False, inline="always")
 def random_swap(nswaps, rng, out):
     out[0] = -1
     out[1] = -1
@@ -141,12 +147,25 @@ def random_swap(nswaps, rng, out):
         out[i] = randint(rng, 6) - 1  # no swap, or any of the 5 cards
 
 
+# -- partner ---------------------------------------------------------------------
+@njit(_nrt=False, inline="always")
+def partner_card(hand, n, pos, trick, tseat, nplayed, partner):
+    """RULES.md partner: the lowest card when the partner is winning the trick or when
+    no card in hand beats the winning card; otherwise the highest."""
+    hi = highest(hand, n, pos)
+    if nplayed == 0:
+        return hi
+    w = winning_index(trick, nplayed, pos)
+    if (partner >= 0 and tseat[w] == partner) or pos[hand[hi]] > pos[trick[w]]:
+        return lowest(hand, n, pos)
+    return hi
+
+
 # -- tactician ------------------------------------------------------------------
-@njit
-def tactician_card(hand, n, pos, trick, tseat, nplayed, seat, partner, params):
+@njit(_nrt=False, inline="always")
+def tactician_card(hand, n, pos, trick, tseat, nplayed, w, partner, params):
     if nplayed == 0:
         return highest(hand, n, pos)
-    w = winning_index(trick, nplayed, pos)
     wpos = pos[trick[w]]
     last = nplayed == 3
     if partner >= 0 and tseat[w] == partner and (last or wpos < params[4]):
@@ -160,7 +179,7 @@ def tactician_card(hand, n, pos, trick, tseat, nplayed, seat, partner, params):
 
 
 # -- dispatchers (one per decision point) -----------------------------------------
-@njit
+@njit(_nrt=False, inline="always")
 def decide_call(pid, hand, pos, point, seat, dealer, rnd, params, rng):
     if pid == GREEDY or pid == PARTNER:
         return 1 if count_top(hand, 5, pos, 8) >= 2 else 0
@@ -170,7 +189,7 @@ def decide_call(pid, hand, pos, point, seat, dealer, rnd, params, rng):
     return random_call(rng)
 
 
-@njit
+@njit(_nrt=False, inline="always")
 def decide_swap(pid, hand, pos, point, nswaps, params, rng, out):
     if pid == GREEDY or pid == PARTNER:
         swap_lowest(hand, pos, nswaps, 12, out)
@@ -180,18 +199,28 @@ def decide_swap(pid, hand, pos, point, nswaps, params, rng, out):
         random_swap(nswaps, rng, out)
 
 
-@njit
-def decide_card(pid, hand, n, pos, point, trick, tseat, nplayed, seat, partner, caller, tricks, params, rng):
+@njit(_nrt=False, inline="always")
+def decide_card(pid, hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
     if pid == GREEDY:
         return highest(hand, n, pos)
     if pid == PARTNER:
-        if nplayed > 0:
-            w = winning_index(trick, nplayed, pos)
-            if partner >= 0 and tseat[w] == partner:
-                return lowest(hand, n, pos)
-            if pos[hand[highest(hand, n, pos)]] > pos[trick[w]]:
-                return lowest(hand, n, pos)
-        return highest(hand, n, pos)
+        # RULES.md partner: lowest when the partner is winning or nothing in hand beats
+        # the winning card; otherwise highest (one pass over the hand)
+        hi = 0
+        lo = 0
+        hp = pos[hand[0]]
+        lp = hp
+        for i in range(1, n):
+            p = pos[hand[i]]
+            if p < hp:
+                hp = p
+                hi = i
+            if p > lp:
+                lp = p
+                lo = i
+        if winner >= 0 and ((partner >= 0 and tseat[winner] == partner) or hp > pos[trick[winner]]):
+            return lo
+        return hi
     if pid == TACTICIAN:
-        return tactician_card(hand, n, pos, trick, tseat, nplayed, seat, partner, params)
+        return tactician_card(hand, n, pos, trick, tseat, nplayed, winner, partner, params)
     return randint(rng, n)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardsim.games.fubnub.cards import position_table
-from cardsim.games.fubnub.policies import decide_call, decide_card, decide_swap, highest
+from cardsim.games.fubnub.policies import decide_call, decide_card, decide_swap
 from cardsim.jit import njit
 from cardsim.rng import DEAL, POLICY, SETUP, seed_stream, shuffle
 
@@ -38,7 +38,7 @@ D_CALL, D_SWAP, D_CARD = 0, 1, 2
 OK, FULL, ILLEGAL = 0, -1, -2
 
 
-@njit
+@njit(_nrt=False)
 def emit(ev, evn, g, kind, seat, a, b, c, d, e):
     """Append one event row; count past the capacity so the wrapper can grow the buffer."""
     i = evn[0]
@@ -54,10 +54,10 @@ def emit(ev, evn, g, kind, seat, a, b, c, d, e):
     evn[0] = i + 1
 
 
-@njit
-def check_cards(hands, nh, undealt, played, npl):
+@njit(_nrt=False)
+def check_cards(hands, nh, undealt, played, npl, seen):
     """Debug: every number card is in exactly one place (a hand, the undealt stack, played)."""
-    seen = np.zeros(24, np.int64)
+    seen[:] = 0
     for s in range(4):
         for i in range(nh[s]):
             seen[hands[s, i]] += 1
@@ -70,7 +70,7 @@ def check_cards(hands, nh, undealt, played, npl):
             raise AssertionError("card conservation broken")
 
 
-@njit
+@njit(_nrt=False)
 def fail(err, g, seat, decision, value):
     err[0] = g
     err[1] = seat
@@ -79,13 +79,13 @@ def fail(err, g, seat, decision, value):
     return ILLEGAL
 
 
-@njit
-def first_dealer(key, g, stack, deck, ev, evn, trace):
+@njit(_nrt=False)
+def first_dealer(key, g, stack, deck, ev, evn, trace, srng):
     """F4: each seat draws one number card (seat 0 first); the highest in natural order deals."""
-    srng = np.empty(1, np.uint64)
     seed_stream(srng, key, g, SETUP, 0)
     if stack.shape[0] > 0:
-        deck[:] = stack[0]
+        for c in range(24):
+            deck[c] = stack[0, c]
     else:
         for c in range(24):
             deck[c] = c
@@ -99,20 +99,18 @@ def first_dealer(key, g, stack, deck, ev, evn, trace):
     return best
 
 
-@njit
+@njit(_nrt=False)
 def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
               ev, evn, hg, hout, row, gout, gi, err, hands, nh, deck, undealt, played, pd, trick, tseat,
-              tricks, swo, drng, prng):
+              tricks, swo, drng, prng, tmp, prng_pt, srng, seen):
     """Play game ``g`` to its end; write its hands from row ``row`` of ``hout`` and its
     summary to ``gout[gi]``. Returns the next free row, or FULL / ILLEGAL."""
     need = (k + 1) // 2  # F11
     for s in range(4):
         seed_stream(prng[s], key, g, POLICY, s)
     # the game's point deck (F2, F11): k cards of the deck, shuffled
-    prng_pt = np.empty(1, np.uint64)
     seed_stream(prng_pt, key, g, POINTS, 0)
     nkinds = kinds.shape[0]
-    tmp = np.empty(nkinds, np.int64)
     if pstack.shape[0] > 0:
         for i in range(nkinds):
             tmp[i] = pstack[i]
@@ -123,7 +121,7 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
     pn = k
     for i in range(k):  # top of the deck is pd[pn - 1]
         pd[i] = tmp[k - 1 - i]
-    dealer = first_dealer(key, g, stack, deck, ev, evn, trace)
+    dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng)
     gout[gi, G_FIRST] = dealer
     double = False
     pts0 = 0
@@ -139,15 +137,15 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
             emit(ev, evn, g, EV_DEALER, dealer, h, 2 if double else 1, 0, 0, 0)
         # F5: shuffle and deal five cards each, one at a time from the dealer's left
         if stack.shape[0] > h + 1:
-            deck[:] = stack[h + 1]
+            for c in range(24):
+                deck[c] = stack[h + 1, c]
         else:
             seed_stream(drng, key, g, DEAL, h)
             for c in range(24):
                 deck[c] = c
             shuffle(drng, deck, 24)
         for i in range(20):
-            s = (dealer + 1 + i) % 4
-            hands[s, i // 4] = deck[i]
+            hands[(dealer + 1 + i) & 3, i >> 2] = deck[i]
         for i in range(4):
             undealt[i] = deck[20 + i]
             nh[i] = 5
@@ -157,7 +155,7 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
                 emit(ev, evn, g, EV_DEAL, s, hands[s, 0], hands[s, 1], hands[s, 2], hands[s, 3], hands[s, 4])
             emit(ev, evn, g, EV_UNDEALT, -1, undealt[0], undealt[1], undealt[2], undealt[3], 0)
         if debug:
-            check_cards(hands, nh, undealt, played, npl)
+            check_cards(hands, nh, undealt, played, npl, seen)
         hout[row, H_HAND] = h
         hout[row, H_DEALER] = dealer
         hout[row, H_DOUBLE] = 1 if double else 0
@@ -170,9 +168,10 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
             p = pd[pn]
             if trace:
                 emit(ev, evn, g, EV_REVEAL, -1, p, r, 0, 0, 0)
+            pos = POS[p]
             for i in range(1, 5):
                 s = (dealer + i) % 4
-                v = decide_call(pids[s], hands[s], POS[p], p, s, dealer, r, params[s], prng[s])
+                v = decide_call(pids[s], hands[s], pos, p, s, dealer, r, params[s], prng[s])
                 if v != 0 and v != 1:
                     return fail(err, g, s, D_CALL, v)
                 if trace:
@@ -228,7 +227,7 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
                 u += 1
         hout[row, H_SWAPS] = u
         if debug:
-            check_cards(hands, nh, undealt, played, npl)
+            check_cards(hands, nh, undealt, played, npl, seen)
         # F8: five tricks, the dealer's left leads the first, the winner the next
         leader = (dealer + 1) % 4
         for s in range(4):
@@ -236,10 +235,11 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
         for t in range(5):
             bestpos = 99
             best = -1
+            wi = -1
             for i in range(4):
-                s = (leader + i) % 4
+                s = (leader + i) & 3  # seats are non-negative: & 3 is % 4
                 n = nh[s]
-                idx = decide_card(pids[s], hands[s], n, pos, p, trick, tseat, i, s, (s + 2) % 4, caller,
+                idx = decide_card(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, (s + 2) & 3, caller,
                                   tricks, params[s], prng[s])
                 if idx < 0 or idx >= n:
                     return fail(err, g, s, D_CARD, idx)
@@ -249,15 +249,17 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
                 nh[s] = n - 1
                 trick[i] = c
                 tseat[i] = s
-                played[npl] = c
-                npl += 1
+                if debug:
+                    played[npl] = c
+                    npl += 1
                 if pos[c] < bestpos:
                     bestpos = pos[c]
                     best = s
+                    wi = i
                 if trace:
                     emit(ev, evn, g, EV_PLAY, s, c, t + 1, 0, 0, 0)
                 if debug:
-                    check_cards(hands, nh, undealt, played, npl)
+                    check_cards(hands, nh, undealt, played, npl, seen)
             tricks[best] += 1
             leader = best
             if trace:
@@ -306,7 +308,7 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
     return row
 
 
-@njit
+@njit(_nrt=False)
 def trick_card(trick, tseat, seat):
     for i in range(4):
         if tseat[i] == seat:
@@ -336,18 +338,36 @@ def simulate(key, start, count, pids, params, kinds, k, fub_rule, max_hands, sta
     swo = np.empty(2, np.int64)
     drng = np.empty(1, np.uint64)
     prng = np.empty((4, 1), np.uint64)
+    tmp = np.empty(kinds.shape[0], np.int64)
+    prng_pt = np.empty(1, np.uint64)
+    srng = np.empty(1, np.uint64)
+    seen = np.zeros(24, np.int64)
     row = 0
     for i in range(count):
         g = start + i
         r0 = row
         row = play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
                         ev, evn, hg, hout, row, gout, i, err, hands, nh, deck, undealt, played, pd, trick,
-                        tseat, tricks, swo, drng, prng)
+                        tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen)
         if row < 0:
             return row
         for j in range(r0, row):
             hg[j] = g
     return row
+
+
+@njit
+def top_card(hand, n, pos):
+    """Index of the highest card of ``hand[:n]`` (the minimal kernel's own copy, left to
+    LLVM to inline, which is this kernel's fastest form)."""
+    best = 0
+    bp = pos[hand[0]]
+    for i in range(1, n):
+        p = pos[hand[i]]
+        if p < bp:
+            bp = p
+            best = i
+    return best
 
 
 @njit
@@ -367,15 +387,15 @@ def minimal(key, start, count):
             deck[c] = c
         shuffle(drng, deck, 24)
         for j in range(20):
-            hands[j % 4, j // 4] = deck[j]
+            hands[j & 3, j >> 2] = deck[j]
         leader = 1
         t0 = 0
         for t in range(5):
             best = -1
             bestpos = 99
             for j in range(4):
-                s = (leader + j) % 4
-                idx = highest(hands[s], 5 - t, pos)
+                s = (leader + j) & 3
+                idx = top_card(hands[s], 5 - t, pos)
                 c = hands[s, idx]
                 hands[s, idx] = hands[s, 4 - t]
                 if pos[c] < bestpos:
