@@ -1,0 +1,125 @@
+"""The CLI as a user runs it: output, exit codes, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from cardsim.cli import app
+
+runner = CliRunner()
+GOOD = """
+[scenario]
+name = "cli"
+game = "fubnub"
+variant = "traditional"
+games = 300
+seed = 1
+
+[seats]
+policies = ["partner", "partner", "partner", "partner"]
+
+[rules]
+point_cards = 7
+"""
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def write(tmp_path, text, name="s.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_games_lists_variants_knobs_policies():
+    r = invoke("games", "fubnub")
+    assert r.exit_code == 0
+    for word in ("traditional", "point_cards", "partner", "greedy", "tactician", "call("):
+        assert word in r.output
+
+
+def test_run_prints_summary_and_writes_run_dir(tmp_path):
+    r = invoke("run", write(tmp_path, GOOD), "--out", tmp_path / "run")
+    assert r.exit_code == 0, r.output
+    assert "Game win rate by team" in r.output and "calling team" in r.output
+    assert (tmp_path / "run" / "manifest.json").exists()
+    assert list((tmp_path / "run" / "hands").glob("*.parquet"))
+    r2 = invoke("run", write(tmp_path, GOOD), "--out", tmp_path / "run", "--games", "100", "--seed", "1")
+    assert r2.exit_code == 0
+
+
+def test_trace_text_and_jsonl():
+    r = invoke("trace", "fubnub", "--seed", "3", "--policy", "greedy")
+    assert r.exit_code == 0 and "deals" in r.output and "trick 1" in r.output
+    j = invoke("trace", "fubnub", "--seed", "3", "-p", "greedy", "-p", "partner", "-p", "random", "-p", "tactician",
+               "--format", "jsonl", "--rule", "point_cards=3")
+    assert j.exit_code == 0
+    events = [json.loads(line) for line in j.output.splitlines()]
+    kinds = {e["event"] for e in events}
+    assert {"deal", "reveal", "decision", "play", "trick", "hand", "game"} <= kinds
+    assert any(e["event"] == "deal" and all(" " in c for c in e["cards"]) for e in events)
+
+
+def test_bench_prints_ratios():
+    r = invoke("bench", "fubnub", "--games", "300", "--interp", "3")
+    assert r.exit_code == 0, r.output
+    assert "full/interpreted" in r.output and "full/minimal" in r.output
+
+
+BAD = [
+    ("unknown game", GOOD.replace('game = "fubnub"', 'game = "fubnb"'), "fubnub"),
+    ("unknown variant", GOOD.replace('"traditional"', '"tradition"'), "traditional"),
+    ("unknown policy", GOOD.replace('["partner", "partner"', '["partnr", "partner"'), "did you mean 'partner'"),
+    ("unknown knob", GOOD.replace("point_cards = 7", "point_card = 7"), "did you mean 'point_cards'"),
+    ("knob out of range", GOOD.replace("point_cards = 7", "point_cards = 17"), "rules.point_cards"),
+    ("knob even", GOOD.replace("point_cards = 7", "point_cards = 6"), "odd"),
+    ("knob wrong type", GOOD.replace("point_cards = 7", 'point_cards = "seven"'), "rules.point_cards"),
+    ("malformed toml", GOOD.replace("games = 300", "games = = 300"), "malformed TOML"),
+    ("seven players", GOOD.replace("seed = 1", "seed = 1\nplayers = 7"), "4-4 players"),
+    ("seat count", GOOD.replace('["partner", "partner", "partner", "partner"]', '["partner", "partner"]'), "players"),
+    ("unknown key", GOOD.replace("seed = 1", "seed = 1\nsed = 2"), "did you mean 'seed'"),
+    ("unknown section", GOOD + "\n[rulez]\nx = 1\n", "[rules]"),
+    ("games negative", GOOD.replace("games = 300", "games = -5"), "scenario.games"),
+    ("missing game", GOOD.replace('game = "fubnub"\n', ""), "scenario.game"),
+    ("policy param", GOOD.replace('["partner", "partner"', '[{name = "tactician", call_nede = 2}, "partner"'), "call_need"),
+    ("garbage bytes", b"\x00\xff\xfe\x81garbage", "not a UTF-8 text file"),
+]
+
+
+@pytest.mark.parametrize(("what", "text", "needle"), BAD, ids=[b[0] for b in BAD])
+def test_bad_scenarios_exit_2_with_one_line(tmp_path, what, text, needle):
+    p = tmp_path / "bad.toml"
+    p.write_bytes(text if isinstance(text, bytes) else text.encode())
+    r = invoke("run", p, "--out", tmp_path / "run")
+    assert r.exit_code == 2, (what, r.output)
+    lines = [line for line in r.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
+    assert needle in lines[0], lines[0]
+    assert "Traceback" not in r.output
+
+
+def test_missing_file_and_bad_trace_args(tmp_path):
+    assert invoke("run", tmp_path / "nope.toml").exit_code == 2
+    r = invoke("trace", "fubnub", "--policy", "nobody")
+    assert r.exit_code == 2 and "unknown policy" in r.output
+    r = invoke("trace", "fubnub", "--rule", "point_cards")
+    assert r.exit_code == 2 and "name=value" in r.output
+    r = invoke("trace", "fubnub", "--players", "3")
+    assert r.exit_code == 2
+
+
+def test_run_dir_of_another_scenario_refused_and_kept(tmp_path):
+    out = tmp_path / "run"
+    assert invoke("run", write(tmp_path, GOOD), "--out", out).exit_code == 0
+    before = sorted(p.name for p in (out / "hands").iterdir())
+    r = invoke("run", write(tmp_path, GOOD.replace("seed = 1", "seed = 2"), "t.toml"), "--out", out)
+    assert r.exit_code == 2 and "another scenario" in r.output
+    assert sorted(p.name for p in (out / "hands").iterdir()) == before
+    (out / "manifest.json").write_text("garbage")
+    r = invoke("run", write(tmp_path, GOOD), "--out", out)
+    assert r.exit_code == 2 and "corrupt" in r.output
