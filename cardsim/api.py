@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from cardsim import scenario as sc
+from cardsim.errors import RunDirError
 from cardsim.games import get_game
 from cardsim.results import RunDir
 from cardsim.runner import Progress, default_run_dir, execute, plan
@@ -38,6 +39,20 @@ class Result:
     def outcomes(self) -> pl.LazyFrame:
         """One row per (game, seat): win (1, 1/k shared, 0; null unfinished) and length."""
         return get_game(self.scenario.game).outcomes(self.tables, self.scenario.setup)
+
+
+def open_run(path: str | Path) -> Result:
+    """The :class:`Result` of an existing run directory (its scenario comes from the manifest)."""
+    rd = RunDir(path)
+    m = rd.read_manifest()
+    try:
+        s = sc.from_dict(m["scenario"], name=m.get("name", "run"))
+    except sc.ScenarioError as exc:
+        raise RunDirError(f"{rd.manifest_path}: its scenario no longer validates: {exc}") from None
+    s = s.with_options(games=max(1, int(m.get("games", s.games))))
+    if s.hash() != m["hash"]:
+        raise RunDirError(f"{rd.path} was made by another rules version or cardsim (hash {m['hash']}, now {s.hash()})")
+    return Result(s, rd)
 
 
 def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None) -> sc.Scenario:

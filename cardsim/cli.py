@@ -199,6 +199,31 @@ def bench(
                        f"full/interpreted = {r.vs_interpreted:,.0f}x, full/minimal = {r.vs_minimal:.2f}")
 
 
+# -- report -----------------------------------------------------------------------
+@app.command()
+@user_errors
+def report(
+    source: Annotated[Path, typer.Argument(help="a scenario TOML (run or resumed first) or a run directory")],
+    out: Annotated[Path, typer.Option(help="reports folder; the report goes to OUT/<name>/")] = Path("reports"),
+    runs: Annotated[Path, typer.Option(help="parent of default run directories")] = Path("runs"),
+    games: Annotated[int | None, typer.Option("--games", "-n", help="games (overrides the scenario)")] = None,
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+) -> None:
+    """Write reports/<name>/index.html (self-contained) and report.md for a scenario or a run."""
+    from cardsim import api
+    from cardsim import report as rep
+
+    if source.is_dir():
+        result = api.open_run(source)
+    else:
+        s = api.load(source, games)
+        bar, update = _progress(f"{s.name}: games")
+        with bar:
+            result = api.run(s, runs=runs, threads=threads, progress=update)
+    path = rep.write(result, out)
+    typer.echo(f"report written to {path / 'index.html'} and {path / 'report.md'}")
+
+
 def main() -> None:  # pragma: no cover
     app()
 

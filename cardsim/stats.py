@@ -66,3 +66,13 @@ def rate_table(frame: pl.DataFrame, by: list[str], success: str) -> pl.DataFrame
     """Group ``frame`` by ``by`` and give n, successes, rate and Wilson interval of boolean/0-1 ``success``."""
     g = frame.group_by(by).agg(pl.len().alias("n"), pl.col(success).cast(pl.Float64).sum().alias("k")).sort(by)
     return g.with_columns(wilson_exprs(pl.col("k"), pl.col("n")))
+
+
+def seat_table(outcomes: pl.DataFrame) -> pl.DataFrame:
+    """Win rate by seat from an outcome table (``game``, ``seat``, ``win``): n finished games,
+    wins (shared wins count 1/k), rate, Wilson interval, and ``fair``: the rate every seat would
+    have if seats did not matter (the mean over seats: 1/players alone, 1/2 in two teams)."""
+    fin = outcomes.drop_nulls("win")
+    g = fin.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("k")).sort("seat")
+    fair = float(fin["win"].mean()) if fin.height else float("nan")
+    return g.with_columns(wilson_exprs(pl.col("k"), pl.col("n"))).with_columns(fair=pl.lit(fair))

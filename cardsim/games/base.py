@@ -250,6 +250,14 @@ class Game(abc.ABC):
         """One row per (game, seat): ``game``, ``seat``, ``win`` (1 won, 1/k shared by k, 0 lost,
         null when the game was unfinished) and ``length`` (hands or turns of that game)."""
 
+    def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+        """The report's one-sentence answer ('' to use the generic seat sentence)."""
+        return ""
+
+    def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
+        """Game-specific report sections: (title, [(caption, matplotlib Figure)], [(title, frame)])."""
+        return []
+
     def bench_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:
         """Units played by the full kernel for ``cardsim bench`` (override to time the kernel alone)."""
         return self.simulate_chunk(setup, key, start, count)[self.unit_table].height

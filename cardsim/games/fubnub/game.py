@@ -16,6 +16,10 @@ from cardsim.games.fubnub.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.stats import mean_exprs, rate_table
 
+
+def pct(row: Mapping[str, Any]) -> str:
+    return f"{100 * row['rate']:.1f}% (95% CI {100 * row['lo']:.1f}-{100 * row['hi']:.1f}%)"
+
 POINT_ENUM = pl.Enum(list(cards.KIND_NAMES))
 POINT_SERIES = pl.Series("point_card", cards.KIND_NAMES, dtype=POINT_ENUM)
 DECISIONS = {
@@ -162,6 +166,52 @@ class Fubnub(Game):
 
     def summarize(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
         return summarize(tables)
+
+    def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+        games = tables["games"].filter(pl.col("winner") >= 0).collect()
+        t0 = rate_table(games.with_columns(team=pl.lit(0), win=pl.col("winner") == 0), ["team"], "win").row(0, named=True)
+        fd = rate_table(games.with_columns(x=pl.lit(0), win=pl.col("winner") == pl.col("first_dealer") % 2),
+                        ["x"], "win").row(0, named=True)
+        called = tables["hands"].filter(pl.col("caller") >= 0).with_columns(
+            x=pl.lit(0), win=pl.col("winner") == pl.col("caller") % 2).collect()
+        ct = rate_table(called, ["x"], "win").row(0, named=True)
+        return (f"Team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games; the first dealer's team wins {pct(fd)}; "
+                f"the calling team wins the point card in {pct(ct)} of {ct['n']:,} played hands.")
+
+    def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
+        from cardsim.report import figures as F
+
+        played = tables["hands"].filter(~pl.col("misdeal")).with_columns(
+            calling_tricks=pl.when(pl.col("caller") % 2 == 0).then(pl.col("tricks_s0") + pl.col("tricks_s2"))
+            .otherwise(pl.col("tricks_s1") + pl.col("tricks_s3"))).collect()
+        dist = played.group_by("calling_tricks").len().sort("calling_tricks").with_columns(
+            share=pl.col("len") / pl.col("len").sum())
+        tricks = F.histogram(played["calling_tricks"], "Tricks won by the calling team per hand", "tricks (of 5)")
+        rel = pl.concat([
+            played.select(position=pl.lit(i), win=pl.col("winner") == ((pl.col("dealer") + i) % 4) % 2)
+            for i in (1, 2, 3, 4)
+        ])
+        by_pos = rate_table(rel, ["position"], "win")
+        pos_fig = F.rate_bars(by_pos, "position", "Point-card win rate by seat position relative to the dealer",
+                              "position (1 = dealer's left, 4 = dealer)", ref=0.5)
+        caller = played.with_columns(caller_pos=((pl.col("caller") - pl.col("dealer") + 3) % 4 + 1),
+                                     win=pl.col("winner") == pl.col("caller") % 2)
+        by_caller = rate_table(caller, ["caller_pos"], "win")
+        caller_fig = F.rate_bars(by_caller, "caller_pos", "Calling team's point-card win rate by caller position",
+                                 "caller position (1 = dealer's left, 4 = dealer)", ref=0.5)
+        by_card = rate_table(caller, ["point_card"], "win")
+        card_fig = F.rate_bars(by_card, "point_card", "Calling team's win rate by point card", "point card", ref=0.5)
+        card_fig.axes[0].tick_params(axis="x", labelrotation=45)
+        return [
+            ("Tricks won by the calling team",
+             [("Tricks won by the calling team (3+ wins the point card; 5 is a sweep)", tricks)],
+             [("Tricks won by the calling team", dist)]),
+            ("Position relative to the dealer",
+             [("Share of played hands whose point card goes to the team of the seat at each position", pos_fig),
+              ("Calling team's win rate by the caller's position", caller_fig)],
+             [("By position", by_pos), ("By caller position", by_caller)]),
+            ("Point cards", [("Calling team's win rate by point card", card_fig)], [("By point card", by_card)]),
+        ]
 
 
 # -- frames -------------------------------------------------------------------------
