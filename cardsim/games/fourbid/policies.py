@@ -33,15 +33,18 @@ from cardsim.rng import randint
 RANDOM, COLLECTOR, BIDDER = 0, 1, 2
 
 BIDDER_PARAMS = (
-    ("first_at", 4.0),
-    ("next_at", 4.0),
-    ("cost_base", 4.0),
-    ("cost_top", 0.0),
+    ("first_at", 5.0),
+    ("next_at", 3.0),
+    ("cost_base", 9.0),
+    ("cost_top", 4.0),
     ("cost_ready", 0.0),
     ("cost_card", 0.0),
     ("out_min", 0.0),
-    ("challenge_at", 15.0),
+    ("challenge_at", 12.0),
 )
+#: the bidder parameters that make it play exactly like ``collector``
+COLLECTOR_EQUIVALENT = {"first_at": 4.0, "next_at": 4.0, "cost_base": 4.0, "cost_top": 0.0, "cost_ready": 0.0,
+                        "cost_card": 0.0, "out_min": 0.0, "challenge_at": 15.0}
 
 POLICIES = (
     PolicySpec("random", RANDOM, "uniform over the legal actions at every decision"),
@@ -54,12 +57,13 @@ POLICIES = (
     ),
     PolicySpec(
         "bidder", BIDDER,
-        "parametric collector: plays the first Indicator of the hand (paying B6's 4) with first_at target "
-        "cards (wilds count), later Indicators 1-3 with next_at; raises while (bid+1) x Indicator <= "
-        "cost_base + cost_top [top discard is target or wild] + cost_ready [winning lets it go out] + "
-        "cost_card x (target cards - 3); goes out when eligible and Earned >= out_min or an opponent has "
-        "3 Indicators down; challenges with Earned >= challenge_at. first_at = next_at = 4, cost_base = 4, "
-        "the other costs 0, out_min = 0, challenge_at = 15 is exactly collector",
+        "parametric collector (same target, acquire and discard choice): plays the first Indicator of the "
+        "hand (paying B6's 4) with first_at target cards (wilds count) and later Indicators 1-3 with "
+        "next_at; raises while (bid+1) x Indicator <= cost_base + cost_top [top discard is target or wild] "
+        "+ cost_ready [winning the turn lets it go out] + cost_card x (target cards - 3); goes out when "
+        "eligible (B8) and Earned >= out_min; challenges with Earned >= challenge_at. Defaults tuned against "
+        "three collectors; first_at = next_at = 4, cost_base = 4, cost_top = 0, challenge_at = 15 (others 0) "
+        "is exactly collector",
         BIDDER_PARAMS,
     ),
 )
@@ -201,13 +205,8 @@ def bidder_discard(seat, hand, nh, cnt, pts, pub, cset, cval, params, rng):
     tc = cnt[tgt] + cnt[nsets]
     k = pub[P_IND + seat] + 1
     if k == 4:
-        if best_with_wilds(cnt, nsets) >= 4:
-            threat = False
-            for o in range(4):
-                if o != seat and pub[P_IND + o] == 3:
-                    threat = True
-            if threat or earned(pts, nsets) >= params[6]:
-                return -1
+        if best_with_wilds(cnt, nsets) >= 4 and earned(pts, nsets) >= params[6]:
+            return -1
     elif pub[P_ANYIND] == 0:
         if tc >= params[0]:
             return -1
