@@ -1,0 +1,1115 @@
+"""Gubs state machine pieces that never ask a policy: set-up, legal plays, card effects.
+
+The game state is a handful of small int arrays (``cards.py`` has the layouts):
+
+- ``pub`` int32[P_SIZE]: everything public (the table: Gub slots, Barricades, Traps,
+  Rings; the discard pile; hand sizes; Letters out; deck size; per-seat summaries);
+- ``hand`` int32[6, NK]: copies of each card in each hand;
+- ``deck`` int32[DECK_MAX]: card codes, bottom first; the top card is ``deck[n - 1]``;
+- ``priv`` int32[V_SIZE]: cards in transit (played, waiting on an interrupt window),
+  Scout knowledge, counters;
+- ``st`` int32[6, NK, 2]: per seat and card, copies drawn and played (the card table);
+- ``ctl`` int64[4]: (game index, trace flag, debug flag, unused).
+
+Functions that ask a policy (interrupt windows, Gargok Plague, Traveling Merchant,
+the turn loop) live in ``rules.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardsim.games.gubs.cards import (
+    BEETLE,
+    CARD_TYPE,
+    CRICKET,
+    CURE,
+    CYCLONE,
+    DECK_MAX,
+    ELDER,
+    EV_DEAL,
+    EV_FREED,
+    EV_MOVE,
+    EV_PROTECTED,
+    EV_REDEAL,
+    EV_SEEN,
+    EV_SHUFFLE,
+    EV_START,
+    EV_TO_DECK,
+    EV_TO_DISCARD,
+    EV_TO_HAND,
+    EV_TRAPPED,
+    FLOOD,
+    FLUTE,
+    FROM_DISCARD,
+    FROM_HAND,
+    FROM_PLAY,
+    GUB,
+    K_CURE_ANY,
+    K_HAND_SIZE,
+    K_LETTERS,
+    K_LHAND,
+    K_PSHUFFLE,
+    K_REDRAW,
+    K_RING_EXACT,
+    K_STACK,
+    K_STOLEN,
+    K_THIEF_ANY,
+    K_THIEF_TO,
+    K_TOAD,
+    LETTER_B,
+    LETTER_G,
+    LETTERS_THIRDS,
+    LIGHTNING,
+    LURE,
+    MAX_GUBS,
+    MAX_RINGS,
+    MAXS,
+    MOTH,
+    MUSHROOM,
+    NK,
+    OP_BEETLE,
+    OP_CURE,
+    OP_CYCLONE,
+    OP_FLUTE,
+    OP_GUB,
+    OP_LIGHT_ELDER,
+    OP_LIGHT_HAND,
+    OP_LURE,
+    OP_PROTECT,
+    OP_RETREAT,
+    OP_RING,
+    OP_SCOUT_DECK,
+    OP_SCOUT_HAND,
+    OP_SLURE,
+    OP_SPEAR_BAR,
+    OP_SPEAR_SPOUT,
+    OP_SPOUT,
+    OP_STOP,
+    OP_THIEF,
+    OP_UNBAR,
+    OP_UNMUSH,
+    P_ASIDE,
+    P_BAR_ALL,
+    P_BARS,
+    P_BM,
+    P_BT,
+    P_BV,
+    P_CUR,
+    P_DECKN,
+    P_DISC,
+    P_ELD,
+    P_ELDER,
+    P_ELDER_SLOT,
+    P_FREE,
+    P_FREE_ALL,
+    P_HANDN,
+    P_HI,
+    P_LETTERS,
+    P_MUSH,
+    P_MUSH_ALL,
+    P_MUSHGUBS,
+    P_NP,
+    P_NRINGS,
+    P_PROT,
+    P_PROT_ALL,
+    P_RINGED,
+    P_RINGED_ALL,
+    P_RINGS_ON,
+    P_RKIND,
+    P_RN,
+    P_RSIDE,
+    P_SCORE,
+    P_SIDE,
+    P_SIZE,
+    P_SPOUT_ALL,
+    P_SPOUTED,
+    P_TOADGUBS,
+    P_TRAP,
+    P_TURN,
+    REDRAW_NONE,
+    REDRAW_SAME,
+    RETREAT,
+    RING1,
+    RING3,
+    SCOUT,
+    SPEAR,
+    SPOUT,
+    STOLEN_DISCARD,
+    STOLEN_RETURN,
+    SUPERLURE,
+    T_EVENT,
+    T_LETTER,
+    THIEF,
+    TOAD,
+    TRAP_RING0,
+    TRAP_SPOUT,
+    V_DECK_VER,
+    V_PEND,
+    V_SCOUT_N,
+    V_SCOUT_VER,
+    V_SIZE,
+)
+from cardsim.jit import njit
+from cardsim.rng import DEAL, EFFECT, randint, seed_stream, shuffle
+
+C_GAME, C_TRACE, C_DEBUG = 0, 1, 2
+#: err[3] marks which failure stopped a chunk (the wrapper raises on it)
+E_POLICY, E_CONSERVE = 1, 2
+D_DRAW, D_PLAY, D_RESPOND, D_PICK = 0, 1, 2, 3
+DECISION_NAMES = ("draw", "play", "respond", "pick")
+
+
+# -- trace ------------------------------------------------------------------------------
+@njit(_nrt=False)
+def emit(ctl, ev, evn, kind, seat, a, b, c, d, e):
+    """Append one trace row (game, kind, seat, a..e) when tracing; count past the capacity."""
+    if ctl[C_TRACE] == 0:
+        return
+    i = evn[0]
+    if i < ev.shape[0]:
+        ev[i, 0] = ctl[C_GAME]
+        ev[i, 1] = kind
+        ev[i, 2] = seat
+        ev[i, 3] = a
+        ev[i, 4] = b
+        ev[i, 5] = c
+        ev[i, 6] = d
+        ev[i, 7] = e
+    evn[0] = i + 1
+
+
+@njit(_nrt=False)
+def seat_at(a, d, n):
+    """Seat ``d`` places after ``a`` (0 <= d < n): ``seat_at(a, d, n)`` without a division."""
+    o = a + d
+    return o - n if o >= n else o
+
+
+@njit(_nrt=False)
+def is_event(card):
+    t = CARD_TYPE[card]
+    return t == T_EVENT or t == T_LETTER
+
+
+# -- summaries --------------------------------------------------------------------------
+@njit(_nrt=False)
+def refresh(pub):
+    """Recompute the per-seat summaries of ``pub`` from the slot and ring tables."""
+    for s in range(MAXS):
+        pub[P_SCORE + s] = 0
+        pub[P_FREE + s] = 0
+        pub[P_PROT + s] = 0
+        pub[P_SPOUTED + s] = 0
+        pub[P_RINGED + s] = 0
+        pub[P_BARS + s] = 0
+        pub[P_MUSH + s] = 0
+        pub[P_MUSHGUBS + s] = 0
+        pub[P_TOADGUBS + s] = 0
+        pub[P_RINGS_ON + s] = 0
+    pub[P_ELDER] = -1
+    pub[P_ELDER_SLOT] = -1
+    hi = 0
+    for i in range(pub[P_HI]):
+        s = pub[P_SIDE + i]
+        if s < 0:
+            continue
+        hi = i + 1
+        if pub[P_ELD + i] != 0:
+            pub[P_ELDER] = s
+            pub[P_ELDER_SLOT] = i
+            pub[P_SCORE + s] += 1
+            continue
+        tr = pub[P_TRAP + i]
+        if tr == 0:
+            pub[P_SCORE + s] += 1
+            m = pub[P_BM + i]
+            t = pub[P_BT + i]
+            b = m + t + pub[P_BV + i]
+            if b == 0:
+                pub[P_FREE + s] += 1
+            else:
+                pub[P_PROT + s] += 1
+                pub[P_BARS + s] += b
+                pub[P_MUSH + s] += m
+                if m > 0:
+                    pub[P_MUSHGUBS + s] += 1
+                if t > 0:
+                    pub[P_TOADGUBS + s] += 1
+        elif tr == TRAP_SPOUT:
+            pub[P_SPOUTED + s] += 1
+        else:
+            pub[P_RINGED + s] += 1
+    pub[P_HI] = hi
+    nr = 0
+    for r in range(MAX_RINGS):
+        s = pub[P_RSIDE + r]
+        if s >= 0:
+            pub[P_RINGS_ON + s] += 1
+            nr += 1
+    pub[P_NRINGS] = nr
+    ma = 0
+    ba = 0
+    pa = 0
+    sa = 0
+    fa = 0
+    ra = 0
+    for s in range(MAXS):
+        ma += pub[P_MUSH + s]
+        ba += pub[P_BARS + s]
+        pa += pub[P_PROT + s]
+        sa += pub[P_SPOUTED + s]
+        fa += pub[P_FREE + s]
+        ra += pub[P_RINGED + s]
+    pub[P_MUSH_ALL] = ma
+    pub[P_BAR_ALL] = ba
+    pub[P_PROT_ALL] = pa
+    pub[P_SPOUT_ALL] = sa
+    pub[P_FREE_ALL] = fa
+    pub[P_RINGED_ALL] = ra
+
+
+@njit(_nrt=False)
+def conserve(pub, hand, deck, priv, cnt, tmp):
+    """Debug (DESIGN "Correctness"): count every card in every place; 0 when each card
+    of ``cnt`` is in exactly one place and the hand/deck counters agree, else the first
+    card code whose count is off plus 1 (or -1 for a counter mismatch)."""
+    for k in range(NK):
+        tmp[k] = 0
+    n = pub[P_NP]
+    for i in range(pub[P_DECKN]):
+        tmp[deck[i]] += 1
+    for s in range(MAXS):
+        tot = 0
+        for k in range(NK):
+            if hand[s, k] < 0:
+                return -1
+            tot += hand[s, k]
+            tmp[k] += hand[s, k]
+        if tot != pub[P_HANDN + s] or (s >= n and tot != 0):
+            return -1
+    for k in range(NK):
+        tmp[k] += pub[P_DISC + k] + priv[V_PEND + k]
+    for j in range(3):
+        tmp[LETTER_G + j] += pub[P_ASIDE + j]
+    for i in range(MAX_GUBS):
+        if pub[P_SIDE + i] < 0:
+            continue
+        tmp[ELDER if pub[P_ELD + i] != 0 else GUB] += 1
+        tmp[MUSHROOM] += pub[P_BM + i]
+        tmp[TOAD] += pub[P_BT + i]
+        tmp[MOTH] += pub[P_BV + i]
+        tr = pub[P_TRAP + i]
+        if tr == TRAP_SPOUT:
+            tmp[SPOUT] += 1
+        elif tr >= TRAP_RING0:
+            r = tr - TRAP_RING0
+            if pub[P_RSIDE + r] != pub[P_SIDE + i]:
+                return -1
+    for r in range(MAX_RINGS):
+        if pub[P_RSIDE + r] >= 0:
+            tmp[pub[P_RKIND + r]] += 1
+    for k in range(NK):
+        if tmp[k] != cnt[k]:
+            return k + 1
+    return 0
+
+
+@njit(_nrt=False)
+def check(pub, hand, deck, priv, cnt, tmp, ctl, err):
+    """Debug mode: raise when a card is lost or duplicated (err = game, code, -1, E_CONSERVE)."""
+    if ctl[C_DEBUG] == 0:
+        return
+    code = conserve(pub, hand, deck, priv, cnt, tmp)
+    if code != 0:
+        err[0] = ctl[C_GAME]
+        err[1] = code
+        err[2] = -1
+        err[3] = E_CONSERVE
+        raise AssertionError("Gubs card conservation broken (see err)")
+
+
+# -- small moves --------------------------------------------------------------------------
+@njit(_nrt=False)
+def hand_add(pub, hand, s, card, k):
+    hand[s, card] += k
+    pub[P_HANDN + s] += k
+
+
+@njit(_nrt=False)
+def slot_new(pub, side, elder):
+    for i in range(MAX_GUBS):
+        if pub[P_SIDE + i] < 0:
+            if i >= pub[P_HI]:
+                pub[P_HI] = i + 1
+            pub[P_SIDE + i] = side
+            pub[P_ELD + i] = 1 if elder else 0
+            pub[P_TRAP + i] = 0
+            pub[P_BM + i] = 0
+            pub[P_BT + i] = 0
+            pub[P_BV + i] = 0
+            return i
+    raise AssertionError("Gubs slot table full")
+
+
+@njit(_nrt=False)
+def slot_clear(pub, i):
+    pub[P_SIDE + i] = -1
+    pub[P_ELD + i] = 0
+    pub[P_TRAP + i] = 0
+    pub[P_BM + i] = 0
+    pub[P_BT + i] = 0
+    pub[P_BV + i] = 0
+
+
+@njit(_nrt=False)
+def find_slot(pub, side, cls):
+    """First slot on ``side`` of class ``cls``: 0 a Free Gub, 1 a Gub under a Sud Spout."""
+    for i in range(pub[P_HI]):
+        if pub[P_SIDE + i] != side or pub[P_ELD + i] != 0:
+            continue
+        tr = pub[P_TRAP + i]
+        if cls == 0:
+            if tr == 0 and pub[P_BM + i] + pub[P_BT + i] + pub[P_BV + i] == 0:
+                return i
+        elif tr == TRAP_SPOUT:
+            return i
+    return -1
+
+
+@njit(_nrt=False)
+def bar_index(card):
+    return P_BM if card == MUSHROOM else (P_BT if card == TOAD else P_BV)
+
+
+@njit(_nrt=False)
+def bars_away(pub, hand, i, dest, seat, ctl, ev, evn):
+    """Barricades of slot ``i`` leave it: to the discard pile (dest 0) or to ``seat``'s hand (dest 1)."""
+    side = pub[P_SIDE + i]
+    for card in (MUSHROOM, TOAD, MOTH):
+        off = bar_index(card) + i
+        k = pub[off]
+        if k == 0:
+            continue
+        pub[off] = 0
+        if dest == 0:
+            pub[P_DISC + card] += k
+            emit(ctl, ev, evn, EV_TO_DISCARD, side, card, k, FROM_PLAY, i, 0)
+        else:
+            hand_add(pub, hand, seat, card, k)
+            emit(ctl, ev, evn, EV_TO_HAND, seat, card, k, FROM_PLAY, side, 0)
+
+
+@njit(_nrt=False)
+def gub_to_discard(pub, hand, i, ctl, ev, evn):
+    """Slot ``i`` leaves play: its Gub, Barricades and Sud Spout go to the discard pile."""
+    side = pub[P_SIDE + i]
+    bars_away(pub, hand, i, 0, -1, ctl, ev, evn)
+    if pub[P_TRAP + i] == TRAP_SPOUT:
+        pub[P_DISC + SPOUT] += 1
+        emit(ctl, ev, evn, EV_TO_DISCARD, side, SPOUT, 1, FROM_PLAY, i, 0)
+    card = ELDER if pub[P_ELD + i] != 0 else GUB
+    pub[P_DISC + card] += 1
+    emit(ctl, ev, evn, EV_TO_DISCARD, side, card, 1, FROM_PLAY, i, 0)
+    slot_clear(pub, i)
+
+
+@njit(_nrt=False)
+def deck_insert(deck, pub, priv, card, pos):
+    """Put ``card`` into the deck at index ``pos`` (0 = bottom, n = top)."""
+    n = pub[P_DECKN]
+    for i in range(n, pos, -1):
+        deck[i] = deck[i - 1]
+    deck[pos] = card
+    pub[P_DECKN] = n + 1
+    priv[V_DECK_VER] += 1
+
+
+@njit(_nrt=False)
+def deck_insert_random(deck, pub, priv, card, rng, ctl, ev, evn, src):
+    """Put ``card`` back into the deck at a uniform position ("randomly", G2); returns its depth."""
+    n = pub[P_DECKN]
+    pos = randint(rng, n + 1)
+    deck_insert(deck, pub, priv, card, pos)
+    emit(ctl, ev, evn, EV_TO_DECK, -1, card, n - pos, src, 0, 0)
+    return n - pos
+
+
+@njit(_nrt=False)
+def draw_top(deck, pub):
+    n = pub[P_DECKN] - 1
+    pub[P_DECKN] = n
+    return deck[n]
+
+
+@njit(_nrt=False)
+def draw_nonevent(s, deck, pub, priv, hand, st, rng, ctl, ev, evn, kind):
+    """G2: draw into ``s``'s hand; an Event goes back into the deck at random and is replaced.
+    Returns the card, or -1 when the deck holds no card but Events."""
+    n = pub[P_DECKN]
+    ok = False
+    for i in range(n):
+        if not is_event(deck[i]):
+            ok = True
+            break
+    if not ok:
+        return -1
+    while True:
+        c = draw_top(deck, pub)
+        if is_event(c):
+            depth = deck_insert_random(deck, pub, priv, c, rng, ctl, ev, evn, FROM_HAND)
+            emit(ctl, ev, evn, EV_REDEAL, s, c, depth, 0, 0, 0)
+            continue
+        st[s, c, 0] += 1
+        hand_add(pub, hand, s, c, 1)
+        emit(ctl, ev, evn, kind, s, c, 0, 0, 0, 0)
+        return c
+
+
+# -- set-up (G2) ----------------------------------------------------------------------------
+@njit(_nrt=False)
+def clear_state(n, pub, hand, priv, st):
+    for i in range(P_SIZE):
+        pub[i] = 0
+    for i in range(V_SIZE):
+        priv[i] = 0
+    for s in range(MAXS):
+        for k in range(NK):
+            hand[s, k] = 0
+            st[s, k, 0] = 0
+            st[s, k, 1] = 0
+    for i in range(MAX_GUBS):
+        slot_clear(pub, i)
+    for r in range(MAX_RINGS):
+        pub[P_RSIDE + r] = -1
+        pub[P_RKIND + r] = 0
+        pub[P_RN + r] = 0
+    pub[P_NP] = n
+
+
+@njit(_nrt=False)
+def setup_game(n, cnt, kn, stack, pub, hand, deck, priv, st, drng, scr, ctl, ev, evn):
+    """G2: one Gub per player in play; Letters out, shuffle, one Letter back in each third
+    (``letter_placement = "thirds"``) or shuffled anywhere; deal ``hand_size`` each, one at a
+    time from seat 0, dealt Events back into the deck at random and replaced.
+
+    ``stack`` (int32, top first) replaces the shuffled deck when non-empty (a stacked deck:
+    the cards left after the starting Gubs are taken out, Letters included)."""
+    clear_state(n, pub, hand, priv, st)
+    for s in range(n):
+        i = slot_new(pub, s, False)
+        emit(ctl, ev, evn, EV_START, s, GUB, i, 0, 0, 0)
+    if stack.shape[0] > 0:
+        m = stack.shape[0]
+        for i in range(m):
+            deck[m - 1 - i] = stack[i]
+        pub[P_DECKN] = m
+    else:
+        # scr[:D] = the deck without Letters, shuffled
+        d = 0
+        for k in range(NK):
+            if k >= LETTER_G:
+                continue
+            c = cnt[k] - (n if k == GUB else 0)
+            for _ in range(c):
+                scr[d] = k
+                d += 1
+        letters = cnt[LETTER_G] + cnt[LETTER_G + 1] + cnt[LETTER_B]
+        if kn[K_LETTERS] == LETTERS_THIRDS:
+            shuffle(drng, scr, d)
+            # the Letters in random order, one into each third (top third first)
+            lt = scr[d:d + 3]
+            for j in range(3):
+                lt[j] = LETTER_G + j
+            shuffle(drng, lt, 3)
+            # build the deck top first in deck[], then reverse
+            pos = 0
+            start = 0
+            for j in range(3):
+                size = d // 3 + (1 if j < d % 3 else 0)
+                at = randint(drng, size + 1)
+                for q in range(size + 1):
+                    if q == at:
+                        deck[pos] = lt[j]
+                    else:
+                        deck[pos] = scr[start + (q if q < at else q - 1)]
+                    pos += 1
+                start += size
+            tot = d + letters
+            for i in range(tot // 2):
+                t = deck[i]
+                deck[i] = deck[tot - 1 - i]
+                deck[tot - 1 - i] = t
+            pub[P_DECKN] = tot
+        else:
+            for j in range(3):
+                scr[d] = LETTER_G + j
+                d += 1
+            shuffle(drng, scr, d)
+            for i in range(d):
+                deck[i] = scr[i]
+            pub[P_DECKN] = d
+    hs = kn[K_HAND_SIZE]
+    for _ in range(hs):
+        for s in range(n):
+            draw_nonevent(s, deck, pub, priv, hand, st, drng, ctl, ev, evn, EV_DEAL)
+    refresh(pub)
+    pub[P_CUR] = 0
+    pub[P_TURN] = 0
+
+
+# -- legal plays ----------------------------------------------------------------------------
+@njit(_nrt=False)
+def add(acts, n, op, card, tseat, tslot, aux):
+    acts[n, 0] = op
+    acts[n, 1] = card
+    acts[n, 2] = tseat
+    acts[n, 3] = tslot
+    acts[n, 4] = aux
+    return n + 1
+
+
+@njit(_nrt=False)
+def protected_reps(pub, reps):
+    """reps[:k] = one slot per distinct Protected Gub (same side and same Barricades are alike)."""
+    k = 0
+    if pub[P_PROT_ALL] == 0:
+        return 0
+    for i in range(pub[P_HI]):
+        s = pub[P_SIDE + i]
+        if s < 0 or pub[P_TRAP + i] != 0 or pub[P_ELD + i] != 0:
+            continue
+        m = pub[P_BM + i]
+        t = pub[P_BT + i]
+        v = pub[P_BV + i]
+        if m + t + v == 0:
+            continue
+        dup = False
+        for j in range(k):
+            q = reps[j]
+            if pub[P_SIDE + q] == s and pub[P_BM + q] == m and pub[P_BT + q] == t and pub[P_BV + q] == v:
+                dup = True
+                break
+        if not dup:
+            reps[k] = i
+            k += 1
+    return k
+
+
+@njit(_nrt=False)
+def ring_fits(pub, aux, n):
+    for s in range(n):
+        if ((aux >> (2 * s)) & 3) > pub[P_FREE + s]:
+            return False
+    return True
+
+
+@njit(_nrt=False)
+def legal_plays(a, pub, hand, kn, acts, reps):
+    """Fill ``acts[:n]`` (int32[MAX_ACTS, 5] rows op, card, tseat, tslot, aux) with seat ``a``'s
+    legal plays, ``acts[0]`` = stop; return n. Copies of a card are one play; Free Gubs of one
+    side are alike (``tslot = -1``: the effect takes the first such Gub); Protected Gubs alike
+    in side and Barricades are one target. Hazards and Traps that pick a player or a Gub pick
+    an opponent (the sheet: they attack opponents)."""
+    n = add(acts, 0, OP_STOP, -1, -1, -1, 0)
+    h = hand[a]
+    np_ = pub[P_NP]
+    if h[GUB] > 0:
+        n = add(acts, n, OP_GUB, GUB, a, -1, 0)
+    if h[ELDER] > 0:
+        n = add(acts, n, OP_GUB, ELDER, a, -1, 0)
+    nrep = 0
+    if pub[P_PROT_ALL] > 0 and (h[MUSHROOM] + h[TOAD] + h[THIEF] + h[SPEAR] + h[CRICKET] > 0
+                                or (kn[K_STACK] != 0 and h[MOTH] > 0)):
+        nrep = protected_reps(pub, reps)
+    # Barricades: protect your Gub (never the Elder, FAQ 5); Mushroom / Toad Rider destroy
+    for b in (MUSHROOM, TOAD, MOTH):
+        if h[b] == 0:
+            continue
+        if pub[P_FREE + a] > 0:
+            n = add(acts, n, OP_PROTECT, b, a, -1, 0)
+        if kn[K_STACK] != 0:
+            for j in range(nrep):
+                i = reps[j]
+                if pub[P_SIDE + i] == a:
+                    n = add(acts, n, OP_PROTECT, b, a, i, 0)
+    if h[MUSHROOM] > 0:
+        for j in range(nrep):
+            i = reps[j]
+            if pub[P_BM + i] > 0:
+                n = add(acts, n, OP_UNMUSH, MUSHROOM, pub[P_SIDE + i], i, MUSHROOM)
+    if h[TOAD] > 0 and kn[K_TOAD] != 0:
+        for j in range(nrep):
+            i = reps[j]
+            for b in (MUSHROOM, TOAD, MOTH):
+                if pub[bar_index(b) + i] > 0:
+                    n = add(acts, n, OP_UNBAR, TOAD, pub[P_SIDE + i], i, b)
+    # Traps
+    if h[SPOUT] > 0:
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            if pub[P_FREE + o] > 0:
+                n = add(acts, n, OP_SPOUT, SPOUT, o, -1, 0)
+    for ring in range(RING1, RING3 + 1):
+        if h[ring] == 0:
+            continue
+        k = ring - RING1 + 1
+        lo = k if kn[K_RING_EXACT] != 0 else 1
+        for size in range(lo, k + 1):
+            if size == 1:
+                for d1 in range(1, np_):
+                    aux = 1 << (2 * seat_at(a, d1, np_))
+                    if ring_fits(pub, aux, np_):
+                        n = add(acts, n, OP_RING, ring, -1, -1, aux)
+            elif size == 2:
+                for d1 in range(1, np_):
+                    for d2 in range(d1, np_):
+                        aux = (1 << (2 * seat_at(a, d1, np_))) + (1 << (2 * seat_at(a, d2, np_)))
+                        if ring_fits(pub, aux, np_):
+                            n = add(acts, n, OP_RING, ring, -1, -1, aux)
+            else:
+                for d1 in range(1, np_):
+                    for d2 in range(d1, np_):
+                        for d3 in range(d2, np_):
+                            aux = ((1 << (2 * seat_at(a, d1, np_))) + (1 << (2 * seat_at(a, d2, np_)))
+                                   + (1 << (2 * seat_at(a, d3, np_))))
+                            if ring_fits(pub, aux, np_):
+                                n = add(acts, n, OP_RING, ring, -1, -1, aux)
+    # Hazards and Tools: the card itself, then Cricket Song acting as it (FAQ 3)
+    for src in range(2):
+        if src == 1 and h[CRICKET] == 0:
+            break
+        c = LURE if src == 0 else CRICKET
+        if h[c] > 0:
+            for d in range(1, np_):
+                o = seat_at(a, d, np_)
+                if pub[P_FREE + o] > 0:
+                    n = add(acts, n, OP_LURE, c, o, -1, 0)
+        c = SUPERLURE if src == 0 else CRICKET
+        if h[c] > 0:
+            for d in range(1, np_):
+                o = seat_at(a, d, np_)
+                if pub[P_FREE + o] + pub[P_PROT + o] > 0:
+                    n = add(acts, n, OP_SLURE, c, o, -1, 0)
+        c = CYCLONE if src == 0 else CRICKET
+        if h[c] > 0:
+            for d in range(1, np_):
+                o = seat_at(a, d, np_)
+                if pub[P_BARS + o] > 0:
+                    n = add(acts, n, OP_CYCLONE, c, o, -1, 0)
+        c = LIGHTNING if src == 0 else CRICKET
+        if h[c] > 0:
+            e = pub[P_ELDER]
+            if e >= 0 and e != a:
+                n = add(acts, n, OP_LIGHT_ELDER, c, e, pub[P_ELDER_SLOT], 0)
+            if kn[K_LHAND] != 0:
+                for d in range(1, np_):
+                    o = seat_at(a, d, np_)
+                    if pub[P_HANDN + o] > 0:
+                        n = add(acts, n, OP_LIGHT_HAND, c, o, -1, 0)
+        c = THIEF if src == 0 else CRICKET
+        if h[c] > 0:
+            for d in range(1, np_):
+                o = seat_at(a, d, np_)
+                if pub[P_FREE + o] > 0:
+                    n = add(acts, n, OP_THIEF, c, o, -1, 0)
+                if pub[P_SPOUTED + o] > 0:
+                    n = add(acts, n, OP_THIEF, c, o, -1, 1)
+                if kn[K_THIEF_ANY] != 0:
+                    for j in range(nrep):
+                        i = reps[j]
+                        if pub[P_SIDE + i] == o:
+                            n = add(acts, n, OP_THIEF, c, o, i, 2)
+        c = BEETLE if src == 0 else CRICKET
+        if h[c] > 0 and pub[P_MUSH_ALL] > 0:
+            n = add(acts, n, OP_BEETLE, c, -1, -1, 0)
+        c = SPEAR if src == 0 else CRICKET
+        if h[c] > 0:
+            for s in range(np_):
+                if pub[P_SPOUTED + s] > 0:
+                    n = add(acts, n, OP_SPEAR_SPOUT, c, s, -1, 0)
+            for j in range(nrep):
+                i = reps[j]
+                for b in (MUSHROOM, TOAD, MOTH):
+                    if pub[bar_index(b) + i] > 0:
+                        n = add(acts, n, OP_SPEAR_BAR, c, pub[P_SIDE + i], i, b)
+        c = FLUTE if src == 0 else CRICKET
+        if h[c] > 0:
+            for r in range(MAX_RINGS):
+                if pub[P_RSIDE + r] >= 0:
+                    n = add(acts, n, OP_FLUTE, c, pub[P_RSIDE + r], -1, r)
+        c = SCOUT if src == 0 else CRICKET
+        if h[c] > 0:
+            if pub[P_DECKN] > 0:
+                n = add(acts, n, OP_SCOUT_DECK, c, -1, -1, 0)
+            for d in range(1, np_):
+                o = seat_at(a, d, np_)
+                if pub[P_HANDN + o] > 0:
+                    n = add(acts, n, OP_SCOUT_HAND, c, o, -1, 0)
+        c = RETREAT if src == 0 else CRICKET
+        if h[c] > 0:
+            if (pub[P_FREE + a] + pub[P_PROT + a] + pub[P_SPOUTED + a] + pub[P_RINGED + a]
+                    + pub[P_RINGS_ON + a]) > 0:
+                n = add(acts, n, OP_RETREAT, c, a, -1, 0)
+        c = CURE if src == 0 else CRICKET
+        if h[c] > 0:
+            for k in range(NK):
+                if pub[P_DISC + k] == 0 or k == ELDER or is_event(k):
+                    continue
+                if kn[K_CURE_ANY] == 0 and k != GUB:
+                    continue
+                n = add(acts, n, OP_CURE, c, -1, -1, k)
+    return n
+
+
+# -- effects --------------------------------------------------------------------------------
+@njit(_nrt=False)
+def move_gub(pub, i, to, op, ctl, ev, evn):
+    emit(ctl, ev, evn, EV_MOVE, pub[P_SIDE + i], i, to, op, 0, 0)
+    pub[P_SIDE + i] = to
+
+
+@njit(_nrt=False)
+def stolen_bars(pub, hand, i, victim, kn, ctl, ev, evn):
+    """Barricades of a Gub taken by Super Lure or Smahl Thief (knob stolen_barricades)."""
+    mode = kn[K_STOLEN]
+    if mode == STOLEN_RETURN:
+        bars_away(pub, hand, i, 1, victim, ctl, ev, evn)
+    elif mode == STOLEN_DISCARD:
+        bars_away(pub, hand, i, 0, -1, ctl, ev, evn)
+
+
+@njit(_nrt=False)
+def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, evn):
+    """Carry out a play of seat ``a`` whose card is in transit (``priv[V_PEND + card]``) and
+    was not cancelled. The card goes where its type sends it: Gubs, Barricades and Traps into
+    play, everything else (Cricket Song included) to the discard pile after use."""
+    priv[V_PEND + card] -= 1
+    if op == OP_GUB:  # G1: a Gub enters play Free on its owner's side
+        slot_new(pub, a, card == ELDER)
+        return
+    if op == OP_PROTECT:  # a Barricade on your Free (or, stacking, Protected) Gub
+        i = find_slot(pub, a, 0) if tsl < 0 else tsl
+        pub[bar_index(card) + i] += 1
+        emit(ctl, ev, evn, EV_PROTECTED, a, i, card, 0, 0, 0)
+        return
+    if op == OP_SPOUT:  # trap a Free Gub where it sits
+        i = find_slot(pub, ts, 0)
+        pub[P_TRAP + i] = TRAP_SPOUT
+        emit(ctl, ev, evn, EV_TRAPPED, ts, i, SPOUT, -1, 0, 0)
+        return
+    if op == OP_RING:  # trap k Free Gubs beneath the Ring on your side (seed 003)
+        r = 0
+        while pub[P_RSIDE + r] >= 0:
+            r += 1
+        pub[P_RSIDE + r] = a
+        pub[P_RKIND + r] = card
+        k = 0
+        for s in range(pub[P_NP]):
+            c = (aux >> (2 * s)) & 3
+            for _ in range(c):
+                i = find_slot(pub, s, 0)
+                pub[P_TRAP + i] = TRAP_RING0 + r
+                emit(ctl, ev, evn, EV_TRAPPED, s, i, card, r, a, 0)
+                move_gub(pub, i, a, op, ctl, ev, evn)
+                k += 1
+        pub[P_RN + r] = k
+        return
+    pub[P_DISC + card] += 1  # the rest are discarded after use
+    if op == OP_UNMUSH:  # force a Mushroom in play to be discarded
+        pub[P_BM + tsl] -= 1
+        pub[P_DISC + MUSHROOM] += 1
+        emit(ctl, ev, evn, EV_TO_DISCARD, ts, MUSHROOM, 1, FROM_PLAY, tsl, 0)
+    elif op == OP_UNBAR or op == OP_SPEAR_BAR:  # destroy one Barricade
+        pub[bar_index(aux) + tsl] -= 1
+        pub[P_DISC + aux] += 1
+        emit(ctl, ev, evn, EV_TO_DISCARD, ts, aux, 1, FROM_PLAY, tsl, 0)
+    elif op == OP_LURE:  # assumed: one Free Gub of the opponent comes to your side
+        i = find_slot(pub, ts, 0)
+        move_gub(pub, i, a, op, ctl, ev, evn)
+    elif op == OP_SLURE:  # assumed: all Free and Protected Gubs of one opponent
+        for i in range(pub[P_HI]):
+            if pub[P_SIDE + i] == ts and pub[P_ELD + i] == 0 and pub[P_TRAP + i] == 0:
+                stolen_bars(pub, hand, i, ts, kn, ctl, ev, evn)
+                move_gub(pub, i, a, op, ctl, ev, evn)
+    elif op == OP_CYCLONE:  # target player's Barricades destroyed, Gubs stay
+        for i in range(pub[P_HI]):
+            if pub[P_SIDE + i] == ts:
+                bars_away(pub, hand, i, 0, -1, ctl, ev, evn)
+    elif op == OP_LIGHT_ELDER:  # Lightning destroys the Elder (FAQ 5)
+        gub_to_discard(pub, hand, tsl, ctl, ev, evn)
+    elif op == OP_LIGHT_HAND:  # assumed: discard an opponent's hand
+        for k in range(NK):
+            c = hand[ts, k]
+            if c > 0:
+                hand[ts, k] = 0
+                pub[P_DISC + k] += c
+                emit(ctl, ev, evn, EV_TO_DISCARD, ts, k, c, FROM_HAND, 0, 0)
+        pub[P_HANDN + ts] = 0
+    elif op == OP_THIEF:  # steal an opponent's Gub; from a Sud Spout, the Spout is discarded (FAQ 8)
+        i = tsl if aux == 2 else find_slot(pub, ts, aux)
+        if pub[P_TRAP + i] == TRAP_SPOUT:
+            pub[P_TRAP + i] = 0
+            pub[P_DISC + SPOUT] += 1
+            emit(ctl, ev, evn, EV_TO_DISCARD, ts, SPOUT, 1, FROM_PLAY, i, 0)
+        stolen_bars(pub, hand, i, ts, kn, ctl, ev, evn)
+        if kn[K_THIEF_TO] == 0:
+            move_gub(pub, i, a, op, ctl, ev, evn)
+        else:
+            bars_away(pub, hand, i, 1, a, ctl, ev, evn)  # stolen_barricades = move: they come along
+            slot_clear(pub, i)
+            hand_add(pub, hand, a, GUB, 1)
+            emit(ctl, ev, evn, EV_TO_HAND, a, GUB, 1, FROM_PLAY, ts, 0)
+    elif op == OP_BEETLE:  # every Mushroom in play discarded with the Gub behind it
+        for i in range(pub[P_HI]):
+            if pub[P_SIDE + i] >= 0 and pub[P_BM + i] > 0:
+                gub_to_discard(pub, hand, i, ctl, ev, evn)
+    elif op == OP_SPEAR_SPOUT:  # the Gub stays where it sits, Free (FAQ 6)
+        i = find_slot(pub, ts, 1)
+        pub[P_TRAP + i] = 0
+        pub[P_DISC + SPOUT] += 1
+        emit(ctl, ev, evn, EV_FREED, ts, i, SPOUT, 0, 0, 0)
+    elif op == OP_FLUTE:  # shatter a Ring: its Gubs come into play on your side
+        r = aux
+        for i in range(pub[P_HI]):
+            if pub[P_SIDE + i] >= 0 and pub[P_TRAP + i] == TRAP_RING0 + r:
+                pub[P_TRAP + i] = 0
+                emit(ctl, ev, evn, EV_FREED, pub[P_SIDE + i], i, pub[P_RKIND + r], r, 0, 0)
+                if pub[P_SIDE + i] != a:
+                    move_gub(pub, i, a, op, ctl, ev, evn)
+        pub[P_DISC + pub[P_RKIND + r]] += 1
+        emit(ctl, ev, evn, EV_TO_DISCARD, pub[P_RSIDE + r], pub[P_RKIND + r], 1, FROM_PLAY, -1, 0)
+        pub[P_RSIDE + r] = -1
+        pub[P_RN + r] = 0
+    elif op == OP_SCOUT_DECK:  # assumed: look at the top 3 cards
+        dn = pub[P_DECKN]
+        priv[V_SCOUT_N + a] = dn
+        priv[V_SCOUT_VER + a] = priv[V_DECK_VER]
+        for j in range(min(3, dn)):
+            emit(ctl, ev, evn, EV_SEEN, a, deck[dn - 1 - j], j, -1, 0, 0)
+    elif op == OP_SCOUT_HAND:  # assumed: look at one hand
+        for k in range(NK):
+            if hand[ts, k] > 0:
+                emit(ctl, ev, evn, EV_SEEN, a, k, hand[ts, k], ts, 0, 0)
+    elif op == OP_RETREAT:  # every card on your side back to your hand, the Elder excepted (FAQ 10)
+        for i in range(pub[P_HI]):
+            if pub[P_SIDE + i] != a or pub[P_ELD + i] != 0:
+                continue
+            bars_away(pub, hand, i, 1, a, ctl, ev, evn)
+            if pub[P_TRAP + i] == TRAP_SPOUT:
+                hand_add(pub, hand, a, SPOUT, 1)
+                emit(ctl, ev, evn, EV_TO_HAND, a, SPOUT, 1, FROM_PLAY, a, 0)
+            hand_add(pub, hand, a, GUB, 1)
+            emit(ctl, ev, evn, EV_TO_HAND, a, GUB, 1, FROM_PLAY, a, 0)
+            slot_clear(pub, i)
+        for r in range(MAX_RINGS):
+            if pub[P_RSIDE + r] == a:
+                hand_add(pub, hand, a, pub[P_RKIND + r], 1)
+                emit(ctl, ev, evn, EV_TO_HAND, a, pub[P_RKIND + r], 1, FROM_PLAY, a, 0)
+                pub[P_RSIDE + r] = -1
+                pub[P_RN + r] = 0
+    elif op == OP_CURE:  # take a card from the discard pile (never the Elder, FAQ 5)
+        pub[P_DISC + aux] -= 1
+        hand_add(pub, hand, a, aux, 1)
+        emit(ctl, ev, evn, EV_TO_HAND, a, aux, 1, FROM_DISCARD, -1, 0)
+
+
+# -- Events that ask nobody -------------------------------------------------------------------
+@njit(_nrt=False)
+def flash_flood(pub, hand, ctl, ev, evn):
+    """Flash Flood: every Free Gub in play is discarded (the Elder is immune, FAQ 5)."""
+    for i in range(pub[P_HI]):
+        if (pub[P_SIDE + i] >= 0 and pub[P_ELD + i] == 0 and pub[P_TRAP + i] == 0
+                and pub[P_BM + i] + pub[P_BT + i] + pub[P_BV + i] == 0):
+            gub_to_discard(pub, hand, i, ctl, ev, evn)
+
+
+@njit(_nrt=False)
+def alchemy(a, pub, hand, ctl, ev, evn):
+    """Dangerous Alchemy (assumed, GUBS_agent): the drawer's side is discarded, the Elder excepted."""
+    for i in range(pub[P_HI]):
+        if pub[P_SIDE + i] == a and pub[P_ELD + i] == 0:
+            gub_to_discard(pub, hand, i, ctl, ev, evn)
+    for r in range(MAX_RINGS):
+        if pub[P_RSIDE + r] == a:
+            pub[P_DISC + pub[P_RKIND + r]] += 1
+            emit(ctl, ev, evn, EV_TO_DISCARD, a, pub[P_RKIND + r], 1, FROM_PLAY, -1, 0)
+            pub[P_RSIDE + r] = -1
+            pub[P_RN + r] = 0
+
+
+@njit(_nrt=False)
+def wasps(pub, hand, deck, priv, rng, ctl, ev, evn):
+    """Rumor of Wasps (assumed, GUBS_agent): every Toad Rider in play and the Gub behind it go
+    into the deck at random; other Barricades on that Gub are discarded."""
+    for i in range(pub[P_HI]):
+        if pub[P_SIDE + i] < 0 or pub[P_BT + i] == 0:
+            continue
+        t = pub[P_BT + i]
+        pub[P_BT + i] = 0
+        bars_away(pub, hand, i, 0, -1, ctl, ev, evn)
+        for _ in range(t):
+            deck_insert_random(deck, pub, priv, TOAD, rng, ctl, ev, evn, FROM_PLAY)
+        deck_insert_random(deck, pub, priv, GUB, rng, ctl, ev, evn, FROM_PLAY)
+        slot_clear(pub, i)
+
+
+@njit(_nrt=False)
+def plague_apply(a, saved, redraw, kn, pub, hand, deck, priv, st, rng, ctl, ev, evn):
+    """Gargok Plague after the saves: unsaved hands go into the deck (each card at a random
+    place, or the whole deck shuffled: knob plague_shuffle), then each unsaved player from
+    the drawer on draws a new hand (knob plague_redraw; drawn Events are replaced as in G2)."""
+    n = pub[P_NP]
+    for d in range(n):
+        s = seat_at(a, d, n)
+        redraw[s] = 0
+        if saved[s] != 0:
+            continue
+        redraw[s] = pub[P_HANDN + s]
+        for k in range(NK):
+            c = hand[s, k]
+            for _ in range(c):
+                if kn[K_PSHUFFLE] != 0:
+                    deck[pub[P_DECKN]] = k
+                    pub[P_DECKN] += 1
+                    emit(ctl, ev, evn, EV_TO_DECK, s, k, -1, FROM_HAND, 0, 0)
+                else:
+                    deck_insert_random(deck, pub, priv, k, rng, ctl, ev, evn, FROM_HAND)
+            hand[s, k] = 0
+        pub[P_HANDN + s] = 0
+    if kn[K_PSHUFFLE] != 0:
+        shuffle(rng, deck, pub[P_DECKN])
+        priv[V_DECK_VER] += 1
+        emit(ctl, ev, evn, EV_SHUFFLE, -1, pub[P_DECKN], 0, 0, 0, 0)
+    mode = kn[K_REDRAW]
+    for d in range(n):
+        s = seat_at(a, d, n)
+        if saved[s] != 0:
+            continue
+        m = redraw[s] if mode == REDRAW_SAME else (0 if mode == REDRAW_NONE else 3)
+        for _ in range(m):
+            if draw_nonevent(s, deck, pub, priv, hand, st, rng, ctl, ev, evn, EV_DEAL) < 0:
+                break
+
+
+@njit(_nrt=False)
+def merchant_apply(keep, pub, hand, tmp2, ctl, ev, evn):
+    """Traveling Merchant (assumed, GUBS_agent): each player keeps ``keep[s]`` and passes the
+    rest of their hand to the next player in turn order (all at once)."""
+    n = pub[P_NP]
+    for s in range(n):
+        for k in range(NK):
+            tmp2[s, k] = hand[s, k]
+        if keep[s] >= 0:
+            tmp2[s, keep[s]] -= 1
+    for s in range(n):
+        p = (s + n - 1) % n
+        tot = 0
+        for k in range(NK):
+            v = tmp2[p, k] + (1 if keep[s] == k else 0)
+            hand[s, k] = v
+            tot += v
+            if tmp2[p, k] > 0:
+                emit(ctl, ev, evn, EV_TO_HAND, s, k, tmp2[p, k], FROM_HAND, p, 0)
+        pub[P_HANDN + s] = tot
+
+
+# -- the end (G5) -----------------------------------------------------------------------------
+@njit(_nrt=False)
+def final_result(pub, out):
+    """G5: score = Free + Protected Gubs in play; ties go to the Elder's side, then to the
+    fewest cards in hand, else the tied players share the win. Writes out = (winner or -1,
+    winners bitmask, tie-break code) and returns the winner."""
+    n = pub[P_NP]
+    best = -1
+    for s in range(n):
+        if pub[P_SCORE + s] > best:
+            best = pub[P_SCORE + s]
+    mask = 0
+    k = 0
+    for s in range(n):
+        if pub[P_SCORE + s] == best:
+            mask |= 1 << s
+            k += 1
+    tb = 0
+    if k > 1:
+        e = pub[P_ELDER]
+        if e >= 0 and (mask >> e) & 1:
+            mask = 1 << e
+            k = 1
+            tb = 1
+        else:
+            fewest = 1 << 20
+            for s in range(n):
+                if (mask >> s) & 1 and pub[P_HANDN + s] < fewest:
+                    fewest = pub[P_HANDN + s]
+            m2 = 0
+            k = 0
+            for s in range(n):
+                if (mask >> s) & 1 and pub[P_HANDN + s] == fewest:
+                    m2 |= 1 << s
+                    k += 1
+            mask = m2
+            tb = 2 if k == 1 else 3
+    w = -1
+    if k == 1:
+        for s in range(n):
+            if (mask >> s) & 1:
+                w = s
+    out[0] = w
+    out[1] = mask
+    out[2] = tb
+    return w
+
+
+# -- the bench baseline --------------------------------------------------------------------------
+@njit
+def minimal_games(key, start, count, n, cnt, kn):
+    """Bench baseline (no policy calls, no legal-play lists): set up and deal as G2, then every
+    turn draw; drawn Gubs go straight into play, Letters are set aside, Flash Flood discards
+    Free Gubs, other cards stay in hand; score at the third Letter. Returns the sum of the
+    winners' scores so the work cannot be optimised away."""
+    pub = np.zeros(P_SIZE, np.int32)
+    hand = np.zeros((MAXS, NK), np.int32)
+    deck = np.zeros(DECK_MAX, np.int32)
+    priv = np.zeros(V_SIZE, np.int32)
+    st = np.zeros((MAXS, NK, 2), np.int32)
+    scr = np.zeros(DECK_MAX, np.int32)
+    drng = np.empty(1, np.uint64)
+    erng = np.empty(1, np.uint64)
+    ctl = np.zeros(4, np.int64)
+    ev = np.zeros((1, 8), np.int64)
+    evn = np.zeros(1, np.int64)
+    stack = np.zeros(0, np.int32)
+    out = np.zeros(3, np.int64)
+    total = 0
+    for gi in range(count):
+        g = start + gi
+        seed_stream(drng, key, g, DEAL, 0)
+        seed_stream(erng, key, g, EFFECT, 0)
+        setup_game(n, cnt, kn, stack, pub, hand, deck, priv, st, drng, scr, ctl, ev, evn)
+        a = 0
+        while pub[P_DECKN] > 0:
+            c = draw_top(deck, pub)
+            if c >= LETTER_G:
+                pub[P_ASIDE + c - LETTER_G] += 1
+                pub[P_LETTERS] += 1
+                if pub[P_LETTERS] >= 3:
+                    break
+            elif c == GUB or c == ELDER:
+                slot_new(pub, a, c == ELDER)
+            elif c == FLOOD:
+                flash_flood(pub, hand, ctl, ev, evn)
+                pub[P_DISC + c] += 1
+            elif is_event(c):
+                pub[P_DISC + c] += 1
+            else:
+                hand_add(pub, hand, a, c, 1)
+            a = (a + 1) % n
+        refresh(pub)
+        final_result(pub, out)
+        for s in range(n):
+            if (out[1] >> s) & 1:
+                total += pub[P_SCORE + s]
+    return total
+
