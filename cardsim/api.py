@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
 from cardsim import scenario as sc
-from cardsim.errors import RunDirError
+from cardsim.errors import RunDirError, ScenarioError
 from cardsim.games import get_game
 from cardsim.results import RunDir
-from cardsim.runner import Progress, default_run_dir, execute, plan
+from cardsim.runner import Backend, Progress, default_run_dir, execute, plan
+from cardsim.sequential import eb_sequence, parse_target
 
 
 @dataclass
@@ -20,6 +22,7 @@ class Result:
 
     scenario: sc.Scenario
     rundir: RunDir
+    stop: str = ""
 
     @property
     def path(self) -> Path:
@@ -35,6 +38,12 @@ class Result:
     def summary(self) -> list[tuple[str, pl.DataFrame]]:
         """The game's summary tables, each with n and 95% intervals."""
         return get_game(self.scenario.game).summarize(self.tables, self.scenario.setup)
+
+    def balance(self) -> pl.DataFrame:
+        """Balance metrics (balance, first-player and dealer advantage, duration, decisiveness, ...)."""
+        from cardsim.metrics import balance_table
+
+        return balance_table(get_game(self.scenario.game), self.tables, self.scenario.setup)
 
     def outcomes(self) -> pl.LazyFrame:
         """One row per (game, seat): win (1, 1/k shared, 0; null unfinished) and length."""
@@ -62,13 +71,72 @@ def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int
 
 def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None,
         out: str | Path | None = None, runs: str | Path = "runs", threads: int | None = None,
-        progress: Progress | None = None, debug: bool = False) -> Result:
+        progress: Progress | None = None, debug: bool = False, until: str | None = None,
+        backend: Backend | None = None) -> Result:
     """Run (or resume, or extend) a scenario and return its :class:`Result`.
 
     ``out`` is the run directory (default ``runs/<name>-<hash>``). Finished
     chunks already in it are reused, so calling ``run`` twice costs nothing.
+    ``until`` (e.g. ``"winrate_s0 +-0.002"``) plays chunk after chunk until the
+    named estimate's anytime-valid 95% interval is that narrow, with ``games``
+    (or the scenario's) as the cap; ``Result.scenario.games`` is what it took.
     """
     s = load(scenario, games, seed)
+    until = until or s.raw.get("scenario", {}).get("until")
     path = Path(out) if out is not None else default_run_dir(s, runs)
-    rd = execute(s, path, threads=threads, progress=progress, debug=debug)
+    if until:
+        return _run_until(s, path, until, threads, progress, debug, backend)
+    rd = execute(s, path, threads=threads, progress=progress, debug=debug, backend=backend)
     return Result(s, rd)
+
+
+def _run_until(s: sc.Scenario, path: Path, until: str, threads, progress, debug, backend) -> Result:
+    name, width = parse_target(until)
+    m = re.fullmatch(r"winrate_s(\d+)", name)
+    if not m:
+        raise ScenarioError(f"until: unknown estimate {name!r}; allowed: winrate_s<seat> (e.g. winrate_s0)")
+    seat = int(m.group(1))
+    if seat >= s.setup.players:
+        raise ScenarioError(f"until: seat {seat} does not exist with {s.setup.players} players")
+    chunks = plan(s.games, s.chunk)
+    step = max(1, 2 * (threads or 2))
+    done = 0
+    while True:
+        done = min(len(chunks), done + step)
+        execute(s, path, threads=threads, progress=progress, debug=debug, chunks=chunks[:done], backend=backend)
+        n = chunks[done - 1].start + chunks[done - 1].count
+        res = Result(s.with_options(games=n), RunDir(path))
+        w = res.outcomes().filter(pl.col("seat") == seat).sort("game").select("win").collect()["win"]
+        cs = eb_sequence(w.drop_nulls().to_numpy(), target=width)
+        if cs.half <= width or done == len(chunks):
+            res.stop = (f"stopped after {n:,} games: winrate_s{seat} = {cs.center:.4f} +- {cs.half:.4f} "
+                        f"(anytime-valid 95% confidence sequence)"
+                        + ("" if cs.half <= width else f"; the cap of {s.games:,} games came first"))
+            return res
+
+
+def compare(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
+            threads: int | None = None, progress: Progress | None = None):
+    """Play every arm of ``[compare]`` on the same deals; returns a :class:`cardsim.paired.CompareResult`."""
+    from cardsim import paired as cmp
+
+    s = load(scenario)
+    return cmp.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
+
+
+def sweep(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
+          threads: int | None = None, progress: Progress | None = None):
+    """Play every point of ``[sweep]``; returns a :class:`cardsim.sweeps.SweepResult` (``.table``: polars)."""
+    from cardsim import sweeps as sw
+
+    s = load(scenario)
+    return sw.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
+
+
+def rate(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
+         threads: int | None = None, progress: Progress | None = None):
+    """Round robin or gauntlet of ``[ratings]``; returns a :class:`cardsim.ratings.RatingResult`."""
+    from cardsim import ratings as rt
+
+    s = load(scenario)
+    return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)

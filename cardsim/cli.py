@@ -121,6 +121,9 @@ def run(
     runs: Annotated[Path, typer.Option(help="parent of default run directories")] = Path("runs"),
     threads: Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")] = None,
     debug: Annotated[bool, typer.Option(help="check card conservation at every step (slow)")] = False,
+    until: Annotated[str | None, typer.Option(help="stop when an estimate is this precise, e.g. 'winrate_s0 +-0.002' "
+                                                   "(anytime-valid; --games is the cap)")] = None,
+    balance: Annotated[bool, typer.Option(help="also print the balance metrics")] = False,
 ) -> None:
     """Run a scenario (resuming or extending its run directory) and print the summary."""
     from cardsim import api
@@ -128,10 +131,13 @@ def run(
     s = api.load(scenario, games, seed)
     bar, update = _progress(f"{s.name}: games")
     with bar:
-        result = api.run(s, out=out, runs=runs, threads=threads, progress=update, debug=debug)
+        result = api.run(s, out=out, runs=runs, threads=threads, progress=update, debug=debug, until=until)
+    s = result.scenario
     typer.echo(f"{s.name}: {s.games} games of {s.game} ({s.setup.variant}), seed {s.seed}, "
                f"run directory {result.path}")
-    _print_tables(result.summary())
+    if result.stop:
+        typer.echo(result.stop)
+    _print_tables(result.summary() + ([("Balance metrics", result.balance())] if balance else []))
 
 
 # -- trace ------------------------------------------------------------------------
@@ -199,6 +205,68 @@ def bench(
                        f"full/interpreted = {r.vs_interpreted:,.0f}x, full/minimal = {r.vs_minimal:.2f}")
 
 
+# -- studies ----------------------------------------------------------------------
+def _study(kind: str, scenario: Path, games: int | None, runs: Path, threads: int | None):
+    from cardsim import api
+
+    s = api.load(scenario)
+    fn = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate}[kind]
+    bar, update = _progress(f"{s.name}: games")
+    with bar:
+        return s, fn(s, games=games, runs=runs, threads=threads, progress=update)
+
+
+@app.command()
+@user_errors
+def compare(
+    scenario: Annotated[Path, typer.Argument(help="scenario with a [compare] section")],
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per arm and rotation (cap in decide mode)")] = None,
+    runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+) -> None:
+    """Paired comparison of arms on the same deals, with seat rotation."""
+    from cardsim.paired import headline
+
+    _, res = _study("compare", scenario, games, runs, threads)
+    typer.echo(headline(res))
+    if res.stopped:
+        typer.echo(res.stopped)
+    _print_tables([("Arms (focus seat's mean, 95% interval)", res.arms),
+                   ("Differences vs the first arm: paired and unpaired intervals", res.diffs)])
+
+
+@app.command()
+@user_errors
+def sweep(
+    scenario: Annotated[Path, typer.Argument(help="scenario with a [sweep] section")],
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per point")] = None,
+    runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+) -> None:
+    """One row per grid point, with intervals."""
+    from cardsim.sweeps import headline
+
+    _, res = _study("sweep", scenario, games, runs, threads)
+    typer.echo(headline(res))
+    _print_tables([("Sweep", res.table)])
+
+
+@app.command()
+@user_errors
+def rate(
+    scenario: Annotated[Path, typer.Argument(help="scenario with a [ratings] section")],
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per pair and rotation")] = None,
+    runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+) -> None:
+    """Rate policies by a round robin or gauntlet (Bradley-Terry, with intervals)."""
+    from cardsim.ratings import headline
+
+    _, res = _study("ratings", scenario, games, runs, threads)
+    typer.echo(headline(res))
+    _print_tables([("Ratings", res.ratings), ("Pairs", res.pairs)])
+
+
 # -- report -----------------------------------------------------------------------
 @app.command()
 @user_errors
@@ -214,13 +282,18 @@ def report(
     from cardsim import report as rep
 
     if source.is_dir():
-        result = api.open_run(source)
+        path = rep.write(api.open_run(source), out)
     else:
         s = api.load(source, games)
+        kind = next((k for k in ("compare", "sweep", "ratings") if k in s.raw), None)
         bar, update = _progress(f"{s.name}: games")
         with bar:
-            result = api.run(s, runs=runs, threads=threads, progress=update)
-    path = rep.write(result, out)
+            if kind is None:
+                path = rep.write(api.run(s, runs=runs, threads=threads, progress=update), out)
+            else:
+                study = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate}[kind]
+                res = study(s, runs=runs, threads=threads, progress=update)
+                path = rep.build_study(s, kind, res).write(out)
     typer.echo(f"report written to {path / 'index.html'} and {path / 'report.md'}")
 
 

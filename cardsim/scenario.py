@@ -44,7 +44,8 @@ SECTIONS: dict[str, tuple[str, ...]] = {
                  "until", "max_games", "backend", "workers", "scheduler"),
     "seats": ("policies", "policy"),
     "rules": (),  # checked against the game's knobs
-    "compare": ("arms", "rotate", "metric", "decide", "alpha"),
+    "compare": ("arms", "rotate", "metric", "decide", "alpha", "focus"),
+    "ratings": ("policies", "mode", "reference"),
     "sweep": ("grid", "points", "metric"),
     "report": ("title", "figures"),
 }
@@ -112,7 +113,7 @@ def from_dict(raw: Mapping[str, Any], name: str = "scenario", base_dir: Path | N
         if section == "rules":
             continue
         for key in body:
-            if key not in SECTIONS[section] and not (section == "sweep"):
+            if key not in SECTIONS[section]:
                 raise ScenarioError(f"unknown key {section}.{key}{did_you_mean(key, SECTIONS[section])}; "
                                     f"allowed: {allowed_list(SECTIONS[section])}")
     sc = raw.get("scenario")

@@ -250,6 +250,11 @@ class Game(abc.ABC):
         """One row per (game, seat): ``game``, ``seat``, ``win`` (1 won, 1/k shared by k, 0 lost,
         null when the game was unfinished) and ``length`` (hands or turns of that game)."""
 
+    def progress(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
+        """Score history for the drama metrics: (``game, step, side, score``; ``game, side`` of the
+        winner), or None when the game keeps no running score."""
+        return None
+
     def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         """The report's one-sentence answer ('' to use the generic seat sentence)."""
         return ""

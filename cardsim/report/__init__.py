@@ -168,6 +168,10 @@ def build(result, title: str | None = None) -> Report:
         answer = headline
     for t, figs, tables in game.figures(result.tables, setup):
         sections.append(Section(t, figures=[(c, F.png_bytes(f)) for c, f in figs], tables=tables))
+    from cardsim.metrics import balance_table
+
+    sections.append(Section("Balance metrics", text="Ludii-style evaluation metrics with 95% intervals.",
+                            tables=[("Balance metrics", balance_table(game, result.tables, setup))]))
     sections.append(Section("Summary tables", tables=game.summarize(result.tables, setup)))
     seats = ", ".join(f"{i}: {x['policy']}" + (f" {x['params']}" if x["params"] else "")
                       for i, x in enumerate(setup.describe()["seats"]))
@@ -187,6 +191,25 @@ def build(result, title: str | None = None) -> Report:
 
 def write(result, out_dir: str | Path = "reports", title: str | None = None) -> Path:
     return build(result, title).write(out_dir)
+
+
+def build_study(base, kind: str, res) -> Report:
+    """The report of a comparison, sweep or rating study (``kind``: compare, sweep, ratings)."""
+    from cardsim import paired, ratings, sweeps
+
+    mod = {"compare": paired, "sweep": sweeps, "ratings": ratings}[kind]
+    game = get_game(base.game)
+    setup = base.setup
+    meta = {
+        "game": f"{game.title} ({base.game}), variant {setup.variant}, {setup.players} players",
+        "study": kind, "games per run": f"{base.games:,}", "seed": str(base.seed),
+        "rules version": str(game.rules_version), "cardsim version": __version__,
+        "made": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    text = base.path.read_text() if base.path is not None and base.path.exists() else json.dumps(dict(base.raw))
+    title = base.raw.get("report", {}).get("title") or f"{game.title}: {base.name}"
+    return Report(base.name, title, base.question or f"What does this {kind} show?", mod.headline(res), meta, text,
+                  [mod.report_sections(res)])
 
 
 def _rows(frames: Sequence[pl.DataFrame]) -> int:  # pragma: no cover - helper for notebooks

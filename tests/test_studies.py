@@ -1,0 +1,196 @@
+"""Comparisons, sweeps, the stopping rule, balance metrics, ratings and reports (issue 7)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from cardsim import api, metrics, paired, ratings
+from cardsim.cli import app
+from cardsim.errors import ScenarioError
+from cardsim.scenario import from_dict
+from cardsim.sequential import eb_sequence, parse_target
+
+BASE = {"scenario": {"name": "st", "game": "fubnub", "games": 400, "seed": 2, "chunk": 100},
+        "seats": {"policies": ["partner", "partner", "partner", "partner"]}}
+
+
+def scen(**sections):
+    raw = {k: dict(v) for k, v in BASE.items()}
+    raw.update(sections)
+    return from_dict(raw)
+
+
+def test_paired_interval_matches_a_hand_calculation():
+    p = paired.Plan(base=None, arms=["a", "b"], runs={}, focus=0, metric="win", decide=False, alpha=0.05)
+    a = np.array([1, 0, 1, 1, 0, 0, 1, 0.5])
+    b = np.array([1, 0, 0, 1, 0, 1, 1, 0.5])
+    _, diffs = paired.summarize(p, {"a": a, "b": b})
+    d = b - a  # 0, 0, -1, 0, 0, 1, 0, 0
+    mean = d.mean()
+    se = math.sqrt(((d - mean) ** 2).sum() / 7 / 8)
+    row = diffs.row(0, named=True)
+    assert row["diff"] == pytest.approx(0.0) and row["se_paired"] == pytest.approx(se)
+    assert row["lo"] == pytest.approx(-1.959963984540054 * se)
+    se_u = math.sqrt(a.var(ddof=1) / 8 + b.var(ddof=1) / 8)
+    assert row["se_unpaired"] == pytest.approx(se_u)
+    assert row["variance_saved"] == pytest.approx(1 - se**2 / se_u**2)
+
+
+def test_compare_pairs_deals_rotates_seats_and_beats_unpaired(tmp_path):
+    s = scen(compare={"focus": 0, "arms": [
+        {"name": "partner"},
+        {"name": "bold", "policies": [{"name": "tactician", "call_need": 1}, "partner",
+                                      {"name": "tactician", "call_need": 1}, "partner"]}]})
+    res = api.compare(s, runs=tmp_path)
+    assert len(res.plan.runs["bold"]) == 4  # one run per rotation
+    rot = res.plan.runs["bold"][1].setup.seats
+    assert rot[1].name == "tactician" and rot[0].name == "partner"
+    d = res.diffs.row(0, named=True)
+    assert d["n"] == 400 and d["se_paired"] < d["se_unpaired"] and d["variance_saved"] > 0
+    # every arm and rotation played the same deals: same first dealers game by game
+    firsts = [api.run(r, runs=tmp_path).tables["games"].select("first_dealer").collect()
+              for a in res.plan.arms for r in res.plan.runs[a][:1]]
+    assert firsts[0].equals(firsts[1])
+
+
+def test_compare_decide_mode_stops_with_a_sign(tmp_path):
+    s = scen(compare={"decide": True, "arms": [
+        {"name": "partner"}, {"name": "random", "policies": ["random", "partner", "random", "partner"]}]})
+    res = api.compare(s, games=2000, runs=tmp_path)
+    assert "decided" in res.stopped and res.games < 2000
+    row = res.diffs.row(0, named=True)
+    assert row["cs_hi"] < 0
+
+
+def test_compare_validation():
+    with pytest.raises(ScenarioError, match="at least two"):
+        paired.plan(scen(compare={"arms": [{"name": "a"}]}))
+    with pytest.raises(ScenarioError, match="unknown key"):
+        paired.plan(scen(compare={"arms": [{"name": "a"}, {"name": "b", "rulez": {}}]}))
+    with pytest.raises(ScenarioError, match="point_cards"):
+        paired.plan(scen(compare={"arms": [{"name": "a"}, {"name": "b", "rules": {"point_cards": 4}}]}))
+
+
+def test_sweep_one_row_per_point(tmp_path):
+    s = scen(sweep={"grid": {"rules.point_cards": [1, 3], "seats.call_need": [1, 2]}},
+             seats={"policies": ["tactician"] * 4})
+    res = api.sweep(s, runs=tmp_path)
+    t = res.table
+    assert t.height == 4 and set(t["rules.point_cards"]) == {1, 3}
+    assert {"winrate_s0", "lo_s0", "hi_s0", "length_mean"} <= set(t.columns)
+    assert (t["lo_s0"] <= t["winrate_s0"]).all() and (t["winrate_s0"] <= t["hi_s0"]).all()
+    with pytest.raises(ScenarioError, match="unknown key"):
+        api.sweep(scen(sweep={"grid": {"rulez.x": [1]}}), runs=tmp_path)
+
+
+def test_confidence_sequence_covers_under_optional_stopping():
+    rng = np.random.default_rng(1)
+    misses = 0
+    for _ in range(200):
+        p = rng.uniform(0.1, 0.9)
+        x = (rng.random(60000) < p).astype(float)
+        for t in range(500, x.size + 1, 500):  # look after every "chunk"
+            cs = eb_sequence(x[:t], target=0.02)
+            if cs.half <= 0.02:
+                break
+        misses += not cs.lo <= p <= cs.hi
+    assert misses / 200 <= 0.05
+
+
+def test_until_stops_within_cap_and_is_as_narrow_as_asked(tmp_path):
+    s = scen()
+    res = api.run(s, games=20000, until="winrate_s0 +-0.02", out=tmp_path / "u")
+    assert res.scenario.games <= 20000 and "stopped after" in res.stop
+    half = float(re.search(r"\+- ([0-9.]+)", res.stop).group(1))
+    assert half <= 0.02
+    w = res.outcomes().filter(pl.col("seat") == 0).sort("game").collect()["win"].to_numpy()
+    assert w.size == res.scenario.games
+    assert eb_sequence(w, target=0.02).half <= 0.02
+    capped = api.run(s, games=300, until="winrate_s0 +-0.001", out=tmp_path / "c")
+    assert capped.scenario.games == 300 and "cap" in capped.stop
+
+
+def test_until_parsing():
+    assert parse_target("winrate_s0 +-0.002") == ("winrate_s0", 0.002)
+    with pytest.raises(ScenarioError):
+        parse_target("winrate_s0 0.002")
+    with pytest.raises(ScenarioError, match="unknown estimate"):
+        api.run(scen(), until="length +-0.1", out="/tmp/never-made")
+
+
+def test_balance_metrics_from_outcomes_and_progress():
+    out = pl.DataFrame({"game": [0, 0, 1, 1, 2, 2], "seat": [0, 1] * 3, "win": [1.0, 0.0, 1.0, 0.0, 0.0, 1.0],
+                        "length": [3, 3, 5, 5, 4, 4], "first": [True, False, False, True, True, False]})
+    rows = {r["metric"]: r for r in metrics.outcome_metrics(out)}
+    assert rows["balance"]["value"] == pytest.approx(1 - (2 / 3 - 1 / 3))
+    assert rows["duration"]["value"] == pytest.approx(4.0)
+    # first movers: game 0 seat 0 won, game 1 seat 1 lost, game 2 seat 0 lost -> 1/3 - 1/2
+    assert rows["first-player advantage"]["value"] == pytest.approx(1 / 3 - 1 / 2)
+    prog = pl.LazyFrame({"game": [0] * 6, "step": [0, 0, 1, 1, 2, 2], "side": [0, 1] * 3, "score": [0, 1, 2, 1, 2, 2]})
+    winners = pl.LazyFrame({"game": [0], "side": [1]})
+    pm = {r["metric"]: r for r in metrics.progress_metrics(prog, winners)}
+    # leaders: 1, 0, tie -> one lead change; the winner (side 1) trailed by 1; never kept the lead
+    assert pm["lead changes"]["value"] == 1 and pm["drama"]["value"] == 1 and pm["comeback rate"]["value"] == 1
+    assert pm["decisiveness"]["value"] == pytest.approx(1.0)
+
+
+def test_bradley_terry_recovers_known_strengths():
+    theta_true = np.array([0.0, 0.5, -0.7])
+    n = 20000
+    wins = np.zeros((3, 3))
+    for i in range(3):
+        for j in range(3):
+            if i != j:
+                wins[i, j] = n / (1 + math.exp(theta_true[j] - theta_true[i]))
+    theta, se = ratings.fit(["a", "b", "c"], wins, ref=0)
+    assert theta == pytest.approx(theta_true, abs=1e-6)
+    assert se[0] == 0 and (se[1:] > 0).all()
+
+
+def test_ratings_round_robin(tmp_path):
+    s = scen(ratings={"policies": ["random", "partner"]})
+    res = api.rate(s, runs=tmp_path)
+    r = {row["policy"]: row for row in res.ratings.iter_rows(named=True)}
+    assert r["partner"]["theta"] > r["random"]["lo"] and r["random"]["theta"] == 0
+
+
+def test_report_renders_offline_with_figures(tmp_path):
+    runner = CliRunner()
+    scen_file = tmp_path / "r.toml"
+    scen_file.write_text('[scenario]\nname = "rep"\ngame = "fubnub"\ngames = 300\nseed = 1\n'
+                         'question = "Is it fair?"\n')
+    r = runner.invoke(app, ["report", str(scen_file), "--out", str(tmp_path / "rep"), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 0, r.output
+    page = (tmp_path / "rep" / "rep" / "index.html").read_text()
+    assert "Is it fair?" in page and "Balance metrics" in page
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    imgs = re.findall(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", page)
+    assert len(imgs) >= 4 and all(len(i) > 2000 for i in imgs)
+    md = (tmp_path / "rep" / "rep" / "report.md").read_text()
+    for fig in re.findall(r"\]\((fig-\d+\.png)\)", md):
+        assert (tmp_path / "rep" / "rep" / fig).stat().st_size > 1000
+    # a report of a run directory, and of a comparison
+    run_dir = next((tmp_path / "runs").iterdir())
+    assert runner.invoke(app, ["report", str(run_dir), "--out", str(tmp_path / "rep2")]).exit_code == 0
+    cmp_file = tmp_path / "c.toml"
+    cmp_file.write_text(scen_file.read_text().replace('"rep"', '"cmp"') +
+                        '[compare]\narms = [{name = "a"}, {name = "b", policies = ["random", "partner", "random", "partner"]}]\n')
+    r = runner.invoke(app, ["report", str(cmp_file), "--out", str(tmp_path / "rep"), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 0, r.output
+    assert "Paired" in (tmp_path / "rep" / "cmp" / "index.html").read_text()
+
+
+def test_cli_compare_sweep_rate(tmp_path):
+    runner = CliRunner()
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "x"\ngame = "fubnub"\ngames = 100\n[sweep]\ngrid = {"rules.point_cards" = [1, 3]}\n')
+    r = runner.invoke(app, ["sweep", str(f), "--runs", str(tmp_path)])
+    assert r.exit_code == 0 and "highest" in r.output
+    r = runner.invoke(app, ["compare", str(f), "--runs", str(tmp_path)])
+    assert r.exit_code == 2 and "no [compare]" in r.output
