@@ -115,6 +115,31 @@ def _run_until(s: sc.Scenario, path: Path, until: str, threads, progress, debug,
             return res
 
 
+def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None = None,
+                 scheduler: str | None = None) -> Backend | None:
+    """The backend named by the CLI options or the scenario's ``backend`` / ``workers`` /
+    ``scheduler`` keys: None (local threads) or a :class:`cardsim.dask_backend.DaskBackend`."""
+    cfg = s.raw.get("scenario", {})
+    backend = backend or cfg.get("backend", "local")
+    scheduler = scheduler or cfg.get("scheduler")
+    workers = workers or cfg.get("workers")
+    if scheduler:
+        backend = "dask"
+    if backend not in ("local", "dask"):
+        raise ScenarioError(f"backend = {backend!r}; allowed: local, dask")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ScenarioError(f"workers = {workers!r} must be a positive integer")
+    if scheduler is not None and (not isinstance(scheduler, str) or "://" not in scheduler):
+        raise ScenarioError(f"scheduler = {scheduler!r} must be an address like tcp://host:8786")
+    if backend == "local":
+        return None
+    try:
+        from cardsim.dask_backend import DaskBackend
+    except ImportError:
+        raise ScenarioError("backend = 'dask' needs dask[distributed]: pip install 'cardsim[dask]'") from None
+    return DaskBackend(scheduler=scheduler, workers=workers)
+
+
 def compare(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
             threads: int | None = None, progress: Progress | None = None):
     """Play every arm of ``[compare]`` on the same deals; returns a :class:`cardsim.paired.CompareResult`."""

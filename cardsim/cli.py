@@ -124,14 +124,23 @@ def run(
     until: Annotated[str | None, typer.Option(help="stop when an estimate is this precise, e.g. 'winrate_s0 +-0.002' "
                                                    "(anytime-valid; --games is the cap)")] = None,
     balance: Annotated[bool, typer.Option(help="also print the balance metrics")] = False,
+    backend: Annotated[str | None, typer.Option(help="local (threads, default) or dask")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="workers of a local Dask cluster")] = None,
+    scheduler: Annotated[str | None, typer.Option(help="address of a Dask scheduler, e.g. tcp://host:8786")] = None,
 ) -> None:
     """Run a scenario (resuming or extending its run directory) and print the summary."""
     from cardsim import api
 
     s = api.load(scenario, games, seed)
+    be = api.make_backend(s, backend, workers, scheduler)
     bar, update = _progress(f"{s.name}: games")
-    with bar:
-        result = api.run(s, out=out, runs=runs, threads=threads, progress=update, debug=debug, until=until)
+    try:
+        with bar:
+            result = api.run(s, out=out, runs=runs, threads=threads, progress=update, debug=debug, until=until,
+                             backend=be)
+    finally:
+        if be is not None:
+            be.close()
     s = result.scenario
     typer.echo(f"{s.name}: {s.games} games of {s.game} ({s.setup.variant}), seed {s.seed}, "
                f"run directory {result.path}")

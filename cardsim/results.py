@@ -100,7 +100,15 @@ class RunDir:
         return self.path / table / part_name(chunk)
 
     def has_chunk(self, tables: list[str], chunk: int) -> bool:
-        return all(self.part(t, chunk).exists() for t in tables)
+        """All parts of ``chunk`` exist and their parquet footers read (a torn or corrupt
+        part is not trusted: the chunk is played again)."""
+        for t in tables:
+            part = self.part(t, chunk)
+            try:
+                pl.read_parquet_schema(part)
+            except Exception:
+                return False
+        return True
 
     def write_chunk(self, chunk: int, frames: Mapping[str, pl.DataFrame]) -> None:
         for table, frame in frames.items():

@@ -1,0 +1,165 @@
+"""Faults and bad input: kill -9 and resume, corrupt parts, a fuzzed scenario corpus (issue 8)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from cardsim import api
+from cardsim.cli import app
+from cardsim.scenario import from_dict
+
+ROOT = Path(__file__).resolve().parents[1]
+RAW = {"scenario": {"name": "kill", "game": "fubnub", "games": 40000, "seed": 5, "chunk": 2000},
+       "seats": {"policies": ["partner", "greedy", "tactician", "partner"]}}
+
+
+def toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {toml_value(x)}" for k, x in v.items()) + "}"
+    return repr(v)
+
+
+def to_toml(raw: dict) -> str:
+    out = []
+    for section, body in raw.items():
+        if not isinstance(body, dict):
+            out.append(f"{json.dumps(section)} = {toml_value(body)}")
+            continue
+        out.append(f"[{section}]")
+        out += [f"{json.dumps(k)} = {toml_value(v)}" for k, v in body.items()]
+    return "\n".join(out) + "\n"
+
+
+def collect(res):
+    return {t: lf.collect().sort("game", maintain_order=True) for t, lf in res.tables.items()}
+
+
+def test_kill_9_then_resume_gives_identical_tables(tmp_path):
+    scen = tmp_path / "kill.toml"
+    scen.write_text(to_toml(RAW))
+    out = tmp_path / "run"
+    env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
+    proc = subprocess.Popen([sys.executable, "-m", "cardsim.cli", "run", str(scen), "--out", str(out), "--threads", "1"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    manifest = out / "manifest.json"
+    deadline = time.time() + 120
+    done = 0
+    while time.time() < deadline:
+        try:
+            done = len(json.loads(manifest.read_text())["done"])
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            done = 0
+        if done >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert 2 <= done < 20, f"the run should be interrupted part-way (chunks done: {done})"
+    resumed = collect(api.run(scen, out=out))
+    reference = collect(api.run(from_dict(RAW), out=tmp_path / "ref"))
+    for t in reference:
+        assert reference[t].equals(resumed[t]), t
+
+
+def test_corrupt_part_is_played_again(tmp_path):
+    s = from_dict({**RAW, "scenario": {**RAW["scenario"], "games": 6000}})
+    ref = collect(api.run(s, out=tmp_path / "r"))
+    part = tmp_path / "r" / "hands" / "part-000001.parquet"
+    part.write_bytes(part.read_bytes()[:100])  # torn write
+    again = collect(api.run(s, out=tmp_path / "r"))
+    for t in ref:
+        assert ref[t].equals(again[t])
+
+
+# -- fuzzing ---------------------------------------------------------------------------------
+VALID = [
+    {"scenario": {"name": "f", "game": "fubnub", "variant": "traditional", "games": 3, "seed": 1, "chunk": 2},
+     "seats": {"policies": ["partner", {"name": "tactician", "call_need": 3}, "greedy", "random"]},
+     "rules": {"point_cards": 3, "fub_dealer": "caller_right", "max_hands": 50}},
+    {"scenario": {"name": "g", "game": "fubnub", "games": 2}, "seats": {"policy": "partner"},
+     "compare": {"arms": [{"name": "a"}, {"name": "b", "rules": {"point_cards": 5}}]}},
+    {"scenario": {"name": "h", "game": "fubnub", "games": 2},
+     "sweep": {"grid": {"rules.point_cards": [1, 3]}}},
+]
+JUNK = [None, -1, 0, 7, 10**12, 2.5, "", "x", "partner", True, [], [1, 2], {"a": 1}, "💥", 1e300]
+
+
+def mutate(rng: random.Random, raw: dict) -> dict | bytes:
+    raw = json.loads(json.dumps(raw))
+    kind = rng.randrange(6)
+    if kind == 5:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(1, 60)))
+    sections = list(raw)
+    sec = rng.choice(sections)
+    body = raw[sec]
+    if kind == 0 and body:  # delete a key
+        body.pop(rng.choice(list(body)))
+    elif kind == 1 and body:  # wrong type / out of range
+        k = rng.choice(list(body))
+        v = rng.choice(JUNK)
+        if v is None:
+            body.pop(k)
+        else:
+            body[k] = v
+    elif kind == 2:  # unknown key or section
+        if rng.random() < 0.5:
+            body[rng.choice(["sed", "gmes", "polices", "point_card", "foo"])] = 1
+        else:
+            raw[rng.choice(["rulez", "seat", "x"])] = {"a": 1}
+    elif kind == 3:  # a seat list of the wrong length or with junk entries
+        raw.setdefault("seats", {})["policies"] = [rng.choice(JUNK[1:]) for _ in range(rng.randrange(0, 8))]
+    else:  # a section of the wrong type
+        raw[sec] = rng.choice([1, "x", [1]])
+    return raw
+
+
+@pytest.mark.parametrize("block", range(6))
+def test_fuzzed_scenarios_exit_2_with_one_line(tmp_path, block):
+    runner = CliRunner()
+    rng = random.Random(1000 + block)
+    for i in range(50):
+        case = mutate(rng, rng.choice(VALID))
+        p = tmp_path / f"f{i}.toml"
+        if isinstance(case, bytes):
+            p.write_bytes(case)
+        else:
+            try:
+                p.write_text(to_toml(case))
+            except (TypeError, ValueError):
+                continue
+        r = runner.invoke(app, ["run", str(p), "--games", "2", "--runs", str(tmp_path / "runs")])
+        text = p.read_bytes()[:200]
+        assert r.exit_code in (0, 2), (text, r.output, r.exception)
+        assert not isinstance(r.exception, Exception) or isinstance(r.exception, SystemExit), (text, r.exception)
+        assert "Traceback" not in r.output
+        if r.exit_code == 2:
+            lines = [line for line in r.output.splitlines() if line.strip()]
+            assert len(lines) == 1 and lines[0].startswith("error: "), (text, r.output)
+
+
+def test_unreadable_policy_file(tmp_path):
+    bad = tmp_path / "broken.py"
+    bad.write_text("import numba\ndef oops(:\n")
+    scen = tmp_path / "s.toml"
+    scen.write_text(to_toml({"scenario": {"name": "p", "game": "fubnub", "games": 2},
+                             "seats": {"policies": ["broken.py:mine", "partner", "partner", "partner"]}}))
+    r = CliRunner().invoke(app, ["run", str(scen)])
+    assert r.exit_code == 2 and "failed to import" in r.output and "SyntaxError" in r.output
+    assert pl is not None
