@@ -32,7 +32,7 @@ report: setup
 	done
 
 bench: setup
-	$(BIN)/cardsim bench
+	$(BIN)/cardsim bench --markdown --memory 100000000
 
 lint: setup
 	$(BIN)/ruff check cardsim tests

@@ -84,3 +84,39 @@ def bench(game_name: str, count: int | None = None, interp_count: int | None = N
     tables = kernel_rate(game_name, count, reps=1, tables=True)
     interp = interpreted_rate(game_name, interp_count)
     return BenchResult(game.name, game.unit, sorted(full)[1], tables, interp, sorted(minimal)[1])
+
+
+@dataclass
+class MemoryResult:
+    hands: int
+    games: int
+    seconds: float
+    peak_rss_mib: float
+
+
+def memory(hands: int = 100_000_000, threads: int | None = None, keep: str | None = None) -> MemoryResult:
+    """Play about ``hands`` FUBNUB hands with ``cardsim run`` in a subprocess (tables to a
+    temporary run directory, then the summary) and return its peak resident size."""
+    import resource
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    import polars as pl
+
+    games = max(1, int(hands / 12.4))  # partner games average ~12.4 hands
+    tmp = Path(keep or tempfile.mkdtemp(prefix="cardsim-mem-"))
+    scen = tmp / "memory.toml"
+    scen.write_text(f'[scenario]\nname = "memory"\ngame = "fubnub"\ngames = {games}\nseed = 1\n'
+                    f'[seats]\npolicy = "partner"\n')
+    cmd = [sys.executable, "-m", "cardsim.cli", "run", str(scen), "--out", str(tmp / "run")]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - t
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB -> MiB on Linux
+    played = pl.scan_parquet(str(tmp / "run" / "hands" / "*.parquet")).select(pl.len()).collect().item()
+    if keep is None:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return MemoryResult(played, games, seconds, peak)

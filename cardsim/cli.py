@@ -191,10 +191,20 @@ def bench(
     count: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per timed repetition")] = None,
     interp: Annotated[int | None, typer.Option(min=1, help="games for the interpreted run")] = None,
     markdown: Annotated[bool, typer.Option(help="print a Markdown table (for the README)")] = False,
+    memory: Annotated[int | None, typer.Option(help="also run this many FUBNUB hands through `cardsim run` and "
+                                                    "report its peak resident memory (make bench: 100000000)")] = None,
 ) -> None:
     """Units per second: full kernel vs the same kernel interpreted vs a minimal kernel."""
     from cardsim.bench import bench as run_bench
     from cardsim.games import game_names, get_game
+
+    if memory:
+        from cardsim.bench import memory as run_memory
+
+        m = run_memory(memory)
+        typer.echo(f"memory: {m.hands:,} FUBNUB hands ({m.games:,} games) through `cardsim run` in {m.seconds:,.0f} s "
+                   f"({m.hands / m.seconds:,.0f} hands/s end to end, parquet included): peak resident "
+                   f"{m.peak_rss_mib:,.0f} MiB")
 
     names = game or game_names()
     for n in names:
