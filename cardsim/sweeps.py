@@ -126,20 +126,27 @@ def report_sections(res: SweepResult):
     else:
         lo, hi = t[a].to_list(), t[b].to_list()
     sec = Section("Sweep", text=f"{len(res.plan.points)} points, each on the same deals; metric: {res.plan.metric}.")
-    for key in res.plan.keys:
-        others = [k for k in res.plan.keys if k != key]
-        groups = t.with_row_index("_i").group_by(others, maintain_order=True) if others else [((), t.with_row_index("_i"))]
-        for gkey, g in groups:
-            idx = g["_i"].to_list()
-            xs = g[key].to_list()
-            numeric = all(isinstance(x, int | float) for x in xs)
-            x = xs if numeric else list(range(len(xs)))
-            fig = F.curve(x, [t[est][i] for i in idx], [lo[i] for i in idx], [hi[i] for i in idx],
-                          f"{res.plan.metric} by {key}" + (f" ({dict(zip(others, gkey, strict=True))})" if others else ""),
-                          key, f"{res.plan.metric} (95% interval)")
-            if not numeric:
-                fig.axes[0].set_xticks(x, [str(v) for v in xs], rotation=30)
+    ylabel = f"{res.plan.metric} (95% interval)"
+    e = t[est].to_list()
+    numeric = {k: all(isinstance(v, int | float) for v in t[k].to_list()) for k in res.plan.keys}
+    grid = "grid" in res.plan.base.raw.get("sweep", {})
+    if len(res.plan.keys) == 1 or grid:
+        for key in res.plan.keys:
+            others = [k for k in res.plan.keys if k != key]
+            xs = t[key].to_list()
+            x = xs if numeric[key] else list(range(len(xs)))
+            lines = []
+            if others:
+                for gkey, g in t.with_row_index("_i").group_by(others, maintain_order=True):
+                    lines.append((", ".join(f"{k}={v}" for k, v in zip(others, gkey, strict=True)), g["_i"].to_list()))
+            fig = F.curve(x, e, lo, hi, f"{res.plan.metric} by {key}", key, ylabel, lines or None,
+                          None if numeric[key] else [str(v) for v in xs])
             sec.figures.append((f"{res.plan.metric} against {key}", F.png_bytes(fig)))
+    else:
+        labels = [", ".join(f"{k}={p.get(k, '')}" for k in res.plan.keys) for p in res.plan.points]
+        fig = F.curve(list(range(len(labels))), e, lo, hi, f"{res.plan.metric} by sweep point", "point", ylabel,
+                      ticks=labels)
+        sec.figures.append((f"{res.plan.metric} at each point", F.png_bytes(fig)))
     sec.tables.append(("One row per point", t))
     return sec
 

@@ -75,11 +75,20 @@ def forest(labels: Sequence[str], est: Sequence[float], lo: Sequence[float], hi:
 
 
 def curve(x: Sequence[float], est: Sequence[float], lo: Sequence[float], hi: Sequence[float],
-          title: str, xlabel: str, ylabel: str) -> Figure:
-    """A sweep curve with a shaded 95% band."""
+          title: str, xlabel: str, ylabel: str, lines: Sequence[tuple[str, Sequence[int]]] | None = None,
+          ticks: Sequence[str] | None = None) -> Figure:
+    """Sweep curves with 95% error bars; ``lines`` = (label, row indices) draws one line each."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    ax.plot(x, est, "o-", color=COLOR)
-    ax.fill_between(x, lo, hi, color=COLOR, alpha=0.2)
+    for n, (label, idx) in enumerate(lines or [("", list(range(len(x))))]):
+        xs = [x[i] for i in idx]
+        e = [est[i] for i in idx]
+        err = [[e[k] - lo[i] for k, i in enumerate(idx)], [hi[i] - e[k] for k, i in enumerate(idx)]]
+        ax.errorbar(xs, e, yerr=err, fmt="o-", capsize=4, label=label or None, color=None if lines else COLOR,
+                    alpha=0.9, lw=1.5, ms=5, zorder=3 + n)
+    if lines and len(lines) > 1:
+        ax.legend(fontsize=8)
+    if ticks is not None:
+        ax.set_xticks(list(x), list(ticks), rotation=20, fontsize=8)
     ax.set_title(title, fontsize=11)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
