@@ -23,8 +23,8 @@ test-fast: setup
 	$(BIN)/python -m pytest -q -x -m "not slow" tests
 
 demo: setup
-	$(BIN)/cardsim run scenarios/fubnub.toml --out runs
-	$(BIN)/cardsim report scenarios/fubnub.toml --runs runs --out reports
+	$(BIN)/cardsim run scenarios/fubnub.toml
+	$(BIN)/cardsim report scenarios/fubnub.toml
 
 report: setup
 	@for s in scenarios/*.toml; do \
