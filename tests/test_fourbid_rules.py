@@ -716,3 +716,11 @@ def test_interpreted_kernel_matches_compiled(tmp_path):
     compiled = G.simulate_chunk(s, root_key(41), 0, 2)
     for t, f in compiled.items():
         assert f.equals(pl.read_parquet(tmp_path / f"{t}.parquet")), t
+
+
+def test_trace_survives_buffer_growth():
+    """A traced game with more hands than the first row buffer holds is replayed once, not twice."""
+    s = setup("game", target=400)
+    ev = G.trace(s, root_key(2), 0, 1)
+    hands = [e for e in ev if e["event"] == "hand"]
+    assert [e["hand"] for e in hands] == list(range(len(hands))) and len(hands) > 16

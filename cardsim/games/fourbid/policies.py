@@ -74,8 +74,11 @@ POLICIES = (
 def target_set(cnt, pts, nsets):
     """The set with most cards (wilds excluded); ties to the higher point total, then the lower index."""
     best = 0
+    bk = cnt[0] * 65536 + pts[0]
     for k in range(1, nsets):
-        if cnt[k] > cnt[best] or (cnt[k] == cnt[best] and pts[k] > pts[best]):
+        key = cnt[k] * 65536 + pts[k]  # one comparison: count first, then points; ties keep the lower set
+        if key > bk:
+            bk = key
             best = k
     return best
 
@@ -85,8 +88,7 @@ def best_with_wilds(cnt, nsets):
     """Largest set count with the wilds added (B8's "4+ of one set, wilds count")."""
     m = 0
     for k in range(nsets):
-        if cnt[k] > m:
-            m = cnt[k]
+        m = max(m, cnt[k])
     return m + cnt[nsets]
 
 
@@ -95,8 +97,7 @@ def earned(pts, nsets):
     """B10: the highest point total of any one set (wilds are worth 0)."""
     m = 0
     for k in range(nsets):
-        if pts[k] > m:
-            m = pts[k]
+        m = max(m, pts[k])
     return m
 
 
@@ -113,23 +114,29 @@ def indicator_legal(seat, cnt, pub):
 
 @njit(_nrt=False, inline="always")
 def lowest_outside(hand, nh, tgt, cset, cval):
-    """Collector's discard: the lowest-value card not of set ``tgt`` and not wild (ties: lower set);
-    if there is none, the lowest-value card of set ``tgt``; -1 if neither exists."""
+    """Collector's discard: the lowest-value card not of set ``tgt`` and not wild (ties: lower set,
+    then lower code); if there is none, the lowest-value card of set ``tgt`` (ties: lower code);
+    -1 if neither exists."""
     best = -1
+    bk = 1 << 60
+    tbest = -1
+    tk = 1 << 60
     for i in range(nh):
         c = hand[i]
         s = cset[c]
-        if s < 0 or s == tgt:
+        if s < 0:
             continue
-        if best < 0 or cval[c] < cval[best] or (cval[c] == cval[best] and s < cset[best]):
-            best = c
-    if best >= 0:
-        return best
-    for i in range(nh):
-        c = hand[i]
-        if cset[c] == tgt and (best < 0 or cval[c] < cval[best] or (cval[c] == cval[best] and c < best)):
-            best = c
-    return best
+        if s == tgt:
+            key = cval[c] * 65536 + c
+            if key < tk:
+                tk = key
+                tbest = c
+        else:
+            key = (cval[c] * 1024 + s) * 1024 + c
+            if key < bk:
+                bk = key
+                best = c
+    return best if best >= 0 else tbest
 
 
 @njit(_nrt=False, inline="always")

@@ -246,7 +246,7 @@ def bidding(g, pub, hands, nhand, cnt, pts, pmap, pids, params, prng, cset, cval
     pass; if both raised (bid 3) the opener decides 4 or pass. The first pass ends the round and the
     last bidder wins; the winner pays bid x its Indicator showing (B5)."""
     last = pub[S.P_LAST]
-    o = (last + 1) % 4
+    o = (last + 1) & 3
     pub[S.P_OPENER] = o
     pub[S.P_HIGH] = o
     pub[S.P_BID] = 1
@@ -255,7 +255,7 @@ def bidding(g, pub, hands, nhand, cnt, pts, pmap, pids, params, prng, cset, cval
     winner = o
     bid = 1
     for step in range(3):  # asked: L+2 (to 2), L+3 (to 3), the opener (to 4)
-        s = (last + 2 + step) % 4 if step < 2 else o
+        s = (last + 2 + step) & 3 if step < 2 else o
         pl = pmap[s]
         r = decide_bid(pids[pl], s, bid, hands[s], nhand[s], cnt[s], pts[s], pub, cset, cval, params[pl], prng[pl])
         if r != 0 and r != 1:
@@ -296,7 +296,7 @@ def play_turns(g, key, handseq, pub, hands, nhand, cnt, pts, deck, pile, pmap, p
                 emit(ev, nev, g, S.EV_CUT, -1, pub[S.P_TURNS], 0, 0, 0, 0)
             return -1
         if pub[S.P_ANYIND] == 0:
-            p = (pub[S.P_LAST] + 1) % 4  # no bidding before any Indicator (B4)
+            p = (pub[S.P_LAST] + 1) & 3  # no bidding before any Indicator (B4)
         else:
             p = bidding(g, pub, hands, nhand, cnt, pts, pmap, pids, params, prng, cset, cval, ev, nev, tr, err)
             if p < 0:
@@ -610,6 +610,7 @@ def run_chunk(key, start, count, pids, params, kn, cset, cval, nsets, posmap, st
         h0 = ctr[1]
         g0 = ctr[2]
         t0 = ctr[3]
+        e0 = nev[0]
         for p in range(4):
             seed_stream(prng[p], key, g, POLICY, p)
             pmap[p] = p
@@ -631,10 +632,11 @@ def run_chunk(key, start, count, pids, params, kn, cset, cval, nsets, posmap, st
                                  prng, drng, cset, cval, kn, stack, res, hout, gout, tout, ctr, gres, wins,
                                  ev, nev, tr, err, debug, seen)
         if rc < 0:
-            if err[0] == S.E_FULL:
+            if err[0] == S.E_FULL:  # the caller grows the buffers and replays this unit
                 ctr[1] = h0
                 ctr[2] = g0
                 ctr[3] = t0
+                nev[0] = e0
             return
         u += 1
         ctr[0] = u
