@@ -589,15 +589,33 @@ def test_trace_is_json_and_every_event_kind_describes():
     assert seen == set(S.EV_NAMES)
 
 
-def test_summaries_and_outcomes_every_variant():
+def test_summaries_outcomes_progress_headline_every_variant():
     for v, n in (("hand", 300), ("game", 40), ("tournament", 4)):
         s = setup(v, ["bidder", "collector", "collector", "collector"])
-        tables = {k: f.lazy() for k, f in G.simulate_chunk(s, root_key(3), 0, n).items()}
+        frames = G.simulate_chunk(s, root_key(3), 0, n)
+        assert set(frames) == {"hands", "games", "tournaments"}  # the runner expects every table
+        assert (frames["games"].height == 0) == (v == "hand")
+        assert (frames["tournaments"].height == 0) == (v != "tournament")
+        tables = {k: f.lazy() for k, f in frames.items()}
         out = G.outcomes(tables, s).collect()
         assert out.height == 4 * n
         assert (out.drop_nulls("win").group_by("game").agg(pl.col("win").sum())["win"] - 1).abs().max() < 1e-9
+        if v != "tournament":
+            assert (out.group_by("game").agg(pl.col("dealer").sum(), pl.col("first").sum())
+                    .select(pl.col("dealer") == 1, pl.col("first") == 1).to_series().all())
         for title, frame in G.summarize(tables, s):
             assert isinstance(title, str) and frame.height > 0
+        prog = G.progress(tables, s)
+        if v == "hand":
+            assert prog is None
+        else:
+            steps, winners = (x.collect() for x in prog)
+            assert steps.height > 0 and winners.height > 0
+            last = steps.sort("step").group_by("game", "side").agg(pl.col("score").last())
+            top = last.group_by("game").agg(pl.col("score").max())
+            assert top.join(winners, on="game").height == winners.height
+        assert "seat 0 (bidder)" in G.headline(tables, s)
+        assert G.figures(tables, s)
 
 
 def test_scenarios_load():

@@ -119,6 +119,8 @@ class Fourbid(Game):
     default_chunk = 20000
     kernel_module = "cardsim.games.fourbid.rules"
     default_policy = "collector"
+    bench_count = 20000  # games to 72 (the default variant): about 5.8 collector hands each
+    minimal_scale = 6  # so the minimal kernel plays about as many hands as the full one
 
     def check_setup(self, setup: Setup) -> None:
         if setup.variant == "tournament" and setup.knob("max_games") < setup.knob("tournament_wins"):
@@ -213,11 +215,20 @@ class Fourbid(Game):
 
     def simulate_chunk(self, setup: Setup, key: int, start: int, count: int,
                        debug: bool = False) -> dict[str, pl.DataFrame]:
+        """``hands``, ``games`` and ``tournaments`` frames; a table the variant does not fill (``games``
+        in the hand variant, ``tournaments`` outside the tournament variant) is empty, with its schema."""
         hout, gout, tout, _ = self.run_arrays(setup, key, start, count, debug)
-        frames = {"hands": hands_frame(hout), "games": games_frame(gout), "tournaments": tournaments_frame(tout)}
-        return {t: frames[t] for t in TABLES[setup.variant]}
+        v = setup.variant
+        return {"hands": hands_frame(hout),
+                "games": games_frame(gout if "games" in TABLES[v] else gout[:0]),
+                "tournaments": tournaments_frame(tout if "tournaments" in TABLES[v] else tout[:0])}
+
+    def bench_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:
+        """Hands played by the kernel alone (no polars frames)."""
+        return int(self.run_arrays(setup, key, start, count)[0].shape[0])
 
     def minimal_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:
+        """``count`` hands of the baseline (``baseline.py``); returns hands played."""
         return minimal_turns(setup, key, start, count)[0]
 
     # -- trace ------------------------------------------------------------------------
@@ -231,29 +242,63 @@ class Fourbid(Game):
 
     # -- analysis ---------------------------------------------------------------------
     def outcomes(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> pl.LazyFrame:
+        """One row per (unit, seat). ``hand``: 1/k for the k seats with the best Net of the hand
+        (null when cut, B14), ``length`` = turns. ``game``: 1 for the winner (null when cut at
+        max_hands), ``length`` = hands. ``tournament``: ``seat`` is the player (P1 = 0), 1 for the
+        champion, ``length`` = hands. ``dealer`` / ``first`` mark the seat that dealt the first hand
+        and the seat that played first (hand and game variants)."""
         seats = pl.LazyFrame({"seat": list(SEATS)}, schema={"seat": pl.Int8})
         if setup.variant == "hand":
             h = tables["hands"]
             top = pl.max_horizontal(*[pl.col(f"net_s{s}") for s in SEATS])
             k = pl.sum_horizontal(*[(pl.col(f"net_s{s}") == top).cast(pl.Int32) for s in SEATS])
             long = pl.concat([
-                h.select("game", "out", pl.col("turns").alias("length"), pl.lit(s, pl.Int8).alias("seat"),
+                h.select("game", "out", "dealer", pl.col("turns").alias("length"),
+                         pl.lit(s, pl.Int8).alias("seat"),
                          ((pl.col(f"net_s{s}") == top).cast(pl.Float64) / k).alias("w"))
                 for s in SEATS
             ])
-            return long.select("game", "seat", pl.when(pl.col("out") < 0).then(None).otherwise(pl.col("w"))
-                               .alias("win"), pl.col("length").cast(pl.Int64)).sort("game", "seat")
-        if setup.variant == "game":
-            g = tables["games"].select("game", "winner", "hands")
-            win = pl.col("winner") == pl.col("seat")
-        else:
-            g = tables["tournaments"].select("game", "winner", "hands")
-            win = pl.col("winner") == pl.col("seat")  # seat = player index P1..P4 -> 0..3
-        return g.join(seats, how="cross").select(
+            return long.select(
+                "game", "seat", pl.when(pl.col("out") < 0).then(None).otherwise(pl.col("w")).alias("win"),
+                pl.col("length").cast(pl.Int64),
+                (pl.col("seat") == pl.col("dealer")).alias("dealer"),
+                (pl.col("seat") == (pl.col("dealer") + 1) % 4).alias("first"),
+            ).sort("game", "seat")
+        table = "games" if setup.variant == "game" else "tournaments"
+        g = tables[table].select("game", "winner", "hands")
+        cols = [
             "game", "seat",
-            pl.when(pl.col("winner") < 0).then(None).otherwise(win.cast(pl.Float64)).alias("win"),
+            pl.when(pl.col("winner") < 0).then(None).otherwise((pl.col("winner") == pl.col("seat"))
+                                                                 .cast(pl.Float64)).alias("win"),
             pl.col("hands").cast(pl.Int64).alias("length"),
-        ).sort("game", "seat")
+        ]
+        if setup.variant == "game":  # B13: position A (seat 0) deals the first hand, seat 1 plays first
+            cols += [(pl.col("seat") == 0).alias("dealer"), (pl.col("seat") == 1).alias("first")]
+        return g.join(seats, how="cross").select(cols).sort("game", "seat")
+
+    def progress(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
+        """Game variant: running scores after each hand (side = seat). Tournament: games won so far
+        after each game (side = player). A single hand keeps no running score (None)."""
+        if setup.variant == "game":
+            h = tables["hands"]
+            prog = pl.concat([h.select("game", pl.col("hand").alias("step"), pl.lit(s, pl.Int8).alias("side"),
+                                       pl.col(f"score_s{s}").alias("score")) for s in SEATS])
+            win = tables["games"].filter(pl.col("winner") >= 0).select("game", pl.col("winner").alias("side"))
+            return prog, win
+        if setup.variant == "tournament":
+            g = tables["games"].sort("game", "tgame")
+            prog = pl.concat([g.select("game", pl.col("tgame").alias("step"), pl.lit(p, pl.Int8).alias("side"),
+                                       (pl.col("winner_player") == p).cast(pl.Int32).cum_sum().over("game")
+                                       .alias("score")) for p in SEATS])
+            win = tables["tournaments"].filter(pl.col("winner") >= 0).select("game", pl.col("winner").alias("side"))
+            return prog, win
+        return None
+
+    def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+        return headline(tables, setup)
+
+    def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
+        return figures(tables, setup)
 
     def summarize(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
         return summarize(tables, setup)
@@ -616,3 +661,62 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
                     t.select(*mean_exprs("games", "games_"), *mean_exprs("hands", "hands_"),
                              (~pl.col("finished")).sum().alias("unfinished"))))
     return out
+
+
+def _pct(row: Mapping[str, Any]) -> str:
+    return f"{100 * row['rate']:.1f}% [{100 * row['lo']:.1f}, {100 * row['hi']:.1f}]"
+
+
+def _names(setup: Setup) -> list[str]:
+    return [s.plugin.rsplit("/", 1)[-1] if s.plugin else s.name for s in setup.seats]
+
+
+def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+    """One sentence: the unit's winner rates, Net per hand and cut hands."""
+    names = _names(setup)
+    hands = tables["hands"]
+    cut = hands.select(pl.len().alias("n"), (pl.col("out") < 0).sum().alias("k")).collect().row(0, named=True)
+    net = hands.filter(pl.col("out") >= 0).select(
+        [pl.col(f"net_s{s}").mean().alias(str(s)) for s in SEATS]).collect().row(0)
+    nets = ", ".join(f"seat {s} ({names[s]}) {v:+.1f}" for s, v in enumerate(net) if v is not None)
+    tail = f"Net points per played hand: {nets}; {cut['k']:,} of {cut['n']:,} hands cut at the turn cap."
+    if setup.variant == "hand":
+        return tail
+    table, who, what = ("games", "seat", "games") if setup.variant == "game" else ("tournaments", "player", "tournaments")
+    t = tables[table].filter(pl.col("winner") >= 0).collect()
+    if t.height == 0:
+        return f"No {what} finished. " + tail
+    rates = [rate_table(t.with_columns(x=pl.lit(0), win=pl.col("winner") == s), ["x"], "win").row(0, named=True)
+             for s in SEATS]
+    best = max(SEATS, key=lambda s: rates[s]["rate"])
+    lead = f"{who.capitalize()} {best} ({names[best]}) wins {_pct(rates[best])} of {t.height:,} {what}"
+    rest = ", ".join(f"{who} {s} {100 * rates[s]['rate']:.1f}%" for s in SEATS if s != best)
+    return f"{lead} ({rest}; fair 25%). " + tail
+
+
+def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
+    from cardsim.report import figures as F
+
+    names = _names(setup)
+    hands = tables["hands"]
+    played = hands.filter(pl.col("out") >= 0)
+    long = pl.concat([
+        played.select(pl.lit(f"seat {s} ({names[s]})").alias("seat"), pl.col(f"net_s{s}").alias("net"),
+                      (pl.col("out") == s).alias("went_out"), pl.col(f"spent_s{s}").alias("spent"))
+        for s in SEATS
+    ]).collect()
+    net = long.group_by("seat", maintain_order=True).agg(*mean_exprs("net", "")).sort("seat")
+    net_fig = F.forest(net["seat"].to_list(), net["mean"].to_list(), net["lo"].to_list(), net["hi"].to_list(),
+                       "Net points per played hand (95% interval)", "Net = Earned + Bonus - Spent (B11)")
+    out = rate_table(long, ["seat"], "went_out").with_columns(  # float noise at rate 0 or 1
+        lo=pl.min_horizontal("lo", "rate"), hi=pl.max_horizontal("hi", "rate"))
+    out_fig = F.rate_bars(out, "seat", "Share of played hands each seat goes out (B8)", "seat", ref=0.25)
+    turns = hands.select("turns").collect()
+    turn_fig = F.histogram(turns["turns"].clip(0, 200), "Turns per hand (capped hands at the right edge)",
+                           "completed turns (200+ shown at 200)")
+    return [
+        ("Net points by seat", [("Mean Net points per played hand, by seat", net_fig),
+                                ("Going-out rate by seat", out_fig)],
+         [("Net per hand", net), ("Going out", out)]),
+        ("Hand length", [("Completed turns per hand", turn_fig)], []),
+    ]
