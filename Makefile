@@ -41,7 +41,7 @@ golden: setup
 	$(BIN)/python -m tests.golden_update
 
 clean-cache:
-	rm -rf $(NUMBA_CACHE_DIR)
+	rm -rf $(NUMBA_CACHE_DIR) $${XDG_CACHE_HOME:-$$HOME/.cache}/cardsim/numba
 	find cardsim -name __pycache__ -type d -prune -exec rm -rf {} +
 
 clean: clean-cache

@@ -44,9 +44,9 @@ def warm_cache(game_name: str, setup: Setup) -> Path:
     """Compile (or load) the kernel in this process; return the cache directory."""
     game = get_game(game_name)
     game.simulate_chunk(setup, 0, 0, 1)
-    import numba
+    from cardsim.jit import cache_dir
 
-    return Path(numba.config.CACHE_DIR or Path.home() / ".cache" / "numba")
+    return cache_dir()
 
 
 class CacheSetup(WorkerPlugin):
@@ -58,17 +58,20 @@ class CacheSetup(WorkerPlugin):
         self.warm = warm
 
     def setup(self, worker) -> None:
+        # cardsim.jit puts the cache in $NUMBA_CACHE_DIR/cardsim-<source hash>: seed that folder
         own = Path(tempfile.gettempdir()) / f"cardsim-numba-{os.getpid()}"
-        if self.warm and Path(self.warm).exists() and not own.exists():
-            shutil.copytree(self.warm, own, dirs_exist_ok=True)
+        if self.warm and Path(self.warm).exists() and not (own / Path(self.warm).name).exists():
+            shutil.copytree(self.warm, own / Path(self.warm).name, dirs_exist_ok=True)
         os.environ["NUMBA_CACHE_DIR"] = str(own)
         os.environ["NUMBA_NUM_THREADS"] = "1"
-        try:  # numba may be imported already (then the env var is too late): set its config too
+        import sys
+
+        if "cardsim.jit" in sys.modules:  # already imported in this worker: point it at the new base
             import numba
 
-            numba.config.CACHE_DIR = str(own)
-        except ImportError:  # pragma: no cover - numba is a dependency
-            pass
+            from cardsim.jit import cache_dir
+
+            numba.config.CACHE_DIR = str(cache_dir())
 
 
 class DaskBackend(Backend):

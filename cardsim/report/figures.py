@@ -9,6 +9,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 import polars as pl
 from matplotlib.figure import Figure
 
@@ -28,7 +29,8 @@ def rate_bars(frame: pl.DataFrame, label: str, title: str, xlabel: str, ref: flo
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     labels = [str(x) for x in frame[label].to_list()]
     rate = frame["rate"].to_numpy()
-    err = [rate - frame["lo"].to_numpy(), frame["hi"].to_numpy() - rate]
+    # Wilson bounds at a rate of 0 or 1 can sit a rounding error past the rate: clamp
+    err = [np.maximum(rate - frame["lo"].to_numpy(), 0), np.maximum(frame["hi"].to_numpy() - rate, 0)]
     ax.bar(labels, rate, yerr=err, capsize=4, color=COLOR, alpha=0.85)
     if ref is not None:
         ax.axhline(ref, color="grey", lw=1, ls="--", label=f"fair = {ref:.3g}")
