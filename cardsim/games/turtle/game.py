@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from cardsim.errors import PolicyError, ScenarioError
+from cardsim.errors import ScenarioError
 from cardsim.games.base import Game, Knob, Setup, Variant
 from cardsim.games.turtle import cards
 from cardsim.games.turtle import rules as R
@@ -140,24 +140,37 @@ class Turtle(Game):
         if len(set(removed)) != len(removed):
             raise ScenarioError(f"rules.remove = {list(removed)!r} names a card twice")
 
-    def _knobs(self, setup: Setup, debug: bool, trace: bool) -> np.ndarray:
-        k = np.zeros(R.NGS - R.G_MAX_TURNS, np.int64)
+    def _state(self, setup: Setup, key: int, debug: bool, trace: bool,
+               deck: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The kernel's ``S``, ``F`` and ``RS`` arrays for this set-up (rules.py layout)."""
         kv = setup.knobs
-        full = setup.variant == "full"
-        k[R.G_MAX_TURNS - R.G_MAX_TURNS] = int(kv["max_turns"])
-        k[R.G_YOUNG - R.G_MAX_TURNS] = 0 if full else 1
-        k[R.G_PICK_SELF - R.G_MAX_TURNS] = int(kv.get("pick_self", True))
-        k[R.G_SHIELD_TARGET - R.G_MAX_TURNS] = int(kv.get("shield_continue", "after_target") == "target")
-        k[R.G_SHIELD_TURTLE - R.G_MAX_TURNS] = int(kv.get("shield_turtle", False))
-        k[R.G_NH_HELD - R.G_MAX_TURNS] = int(kv.get("never_happened_held", True))
-        k[R.G_REFUND_BOTTOM - R.G_MAX_TURNS] = int(kv.get("refund_to", "top") == "bottom")
-        k[R.G_REVIVE - R.G_MAX_TURNS] = int(kv.get("restart_revives", False))
-        k[R.G_DEBUG - R.G_MAX_TURNS] = int(debug)
-        k[R.G_TRACE - R.G_MAX_TURNS] = int(trace)
-        return k
-
-    def _pf(self, setup: Setup) -> np.ndarray:
-        return np.array([float(setup.knobs.get("p_perform", 1.0))], np.float64)
+        p = setup.players
+        S = np.zeros(R.NS, np.int64)
+        S[R.OB + cards.OBS_STACK: R.OB + cards.OBS_STACK + R.CAP] = -1
+        S[R.G_PLAYERS] = p
+        S[R.G_MAX_TURNS] = int(kv["max_turns"])
+        S[R.G_YOUNG] = int(setup.variant == "young")
+        S[R.G_PICK_SELF] = int(kv.get("pick_self", True))
+        S[R.G_SHIELD_TARGET] = int(kv.get("shield_continue", "after_target") == "target")
+        S[R.G_SHIELD_TURTLE] = int(kv.get("shield_turtle", False))
+        S[R.G_NH_HELD] = int(kv.get("never_happened_held", True))
+        S[R.G_REFUND_BOTTOM] = int(kv.get("refund_to", "top") == "bottom")
+        S[R.G_REVIVE] = int(kv.get("restart_revives", False))
+        S[R.G_DEBUG] = int(debug)
+        S[R.G_TRACE] = int(trace)
+        S[R.PIDS: R.PIDS + p] = setup.pids()
+        if deck is None:
+            deck = self.deck(setup)
+        S[R.INUSE + deck] = 1
+        params = setup.params()
+        w = params.shape[1]
+        S[R.G_PW] = w
+        F = np.zeros(R.FP + R.MAXP * w, np.float64)
+        F[0] = float(kv.get("p_perform", 1.0))
+        F[R.FP: R.FP + p * w] = params.ravel()
+        RS = np.zeros(R.NRS, np.uint64)
+        RS[R.RS_KEY] = np.uint64(key)
+        return S, F, RS
 
     def deck(self, setup: Setup) -> np.ndarray:
         """int64[n]: the card codes in play (T1 without the removed cards)."""
@@ -173,48 +186,38 @@ class Turtle(Game):
             st = np.array([cards.card_code(c) for c in stacked], np.int64)
             if sorted(st.tolist()) != sorted(deck.tolist()):
                 raise ScenarioError("a stacked deck must hold exactly the cards in play, each once")
-        knobs = self._knobs(setup, debug, trace)
-        rvcap = max(64, count * (0 if setup.variant == "young" else 16))
+        rvcap = max(64, count * (0 if setup.variant == "young" else 28))
         evcap = max(64, count * 600) if trace else 0
         while True:
+            S, F, RS = self._state(setup, key, debug, trace, deck)
             out_g = np.zeros((count, R.NOG), np.int64)
             out_s = np.zeros((count, 16), np.int64)
-            rv = np.zeros((rvcap, R.NRV), np.int64)
-            ev = np.zeros((evcap, 8), np.int64)
-            cnt = np.zeros(4, np.int64)
-            err = np.zeros(32, np.int64)
-            self._call(setup, err, ns["simulate"], np.uint64(key), np.int64(start), np.int64(count),
-                       np.int64(setup.players), knobs, self._pf(setup), deck, st, setup.pids(), setup.params(),
-                       out_g, out_s, rv, ev, cnt, err)
-            if cnt[1] > rvcap:
-                rvcap = int(cnt[1])
+            RV = np.zeros((rvcap, R.NRV), np.int64)
+            EV = np.zeros((evcap, 8), np.int64)
+            self._call(setup, S, ns["simulate"], S, F, RS, np.int64(start), np.int64(count), deck, st,
+                       out_g, out_s, EV, RV)
+            if S[R.CNT + 1] > rvcap:
+                rvcap = int(S[R.CNT + 1])
                 continue
-            if trace and cnt[0] > evcap:
-                evcap = int(cnt[0])
+            if trace and S[R.CNT] > evcap:
+                evcap = int(S[R.CNT])
                 continue
-            return out_g, out_s, rv[: cnt[1]], ev[: cnt[0]]
+            return out_g, out_s, RV[: S[R.CNT + 1]], EV[: S[R.CNT]]
 
-    def _call(self, setup: Setup, err: np.ndarray, fn, *args) -> Any:
+    def _call(self, setup: Setup, S: np.ndarray, fn, *args) -> Any:
         try:
             return fn(*args)
         except (ValueError, AssertionError):
+            err = S[R.ERR:]
             if err[0] == R.ILLEGAL:
                 self._illegal(setup, err)
+            if err[0] == R.BROKEN and err[2] < 0:
+                raise AssertionError(f"live-card mask out of step in game {err[1]} at turn {err[4]}") from None
             if err[0] == R.BROKEN:
                 raise AssertionError(
                     f"card conservation broken in game {err[1]} at turn {err[4]}: "
                     f"{cards.card_name(err[2])} found {err[3]} times") from None
             raise
-
-    def _illegal(self, setup: Setup, err: np.ndarray) -> None:
-        g, seat, d, value = (int(x) for x in err[1:5])
-        legal = [i for i in range(cards.LEGAL_LEN) if err[8 + i] == 1]
-        what = {R.D_PICK: "a seat", R.D_RESPOND: "0 pass, 1/2 Never Happened, 3 No Way, 4+t Shield onto t",
-                R.D_PERFORM: "0 skip, 1 perform"}[d]
-        raise PolicyError(
-            f"seat {seat} ({setup.seats[seat].name}) returned {value} at decision "
-            f"'{cards.DECISION_NAMES[d]}' in game {g}; legal: {legal} ({what})"
-        )
 
     def simulate_chunk(self, setup: Setup, key: int, start: int, count: int,
                        debug: bool = False) -> dict[str, pl.DataFrame]:
@@ -243,96 +246,85 @@ class Turtle(Game):
                    debug: bool = True) -> Played:
         """Play ``turns`` more turns (or to the end) from a constructed :class:`Table`."""
         p = setup.players
-        piles = np.zeros((3 * R.MAXP, R.CAP), np.int64)
-        pn = np.zeros(3 * R.MAXP, np.int64)
-        sv = np.zeros((R.MAXP, R.NSV), np.int64)
-        gs = np.zeros(R.NGS, np.int64)
-        inuse = np.zeros(cards.N_CARDS, np.int64)
+        placed = [c for lists in (table.stacks, table.discards, table.reveals) for pile in lists for c in pile]
+        placed += list(table.held)
+        codes = np.array([cards.card_code(c) for c in placed], np.int64)
+        if len(set(codes.tolist())) != len(codes):
+            raise ValueError("a card is placed twice in the table")
+        S, F, RS = self._state(setup, key, debug, True, codes)
         for s in range(p):
             for kind, lists in ((R.STK, table.stacks), (R.DIS, table.discards), (R.REV, table.reveals)):
-                names = lists[s] if s < len(lists) else []
+                names_ = lists[s] if s < len(lists) else []
                 q = 3 * s + kind
-                for i, name in enumerate(reversed(names)):
-                    piles[q, i] = cards.card_code(name)
-                pn[q] = len(names)
-            sv[s, R.SV_ALIVE] = int(table.alive[s]) if table.alive else 1
-            sv[s, R.SV_OUT] = table.out[s] if table.out else 0
-            sv[s, R.SV_KNOWN] = table.known[s] if table.known else 0
-        for q in range(3 * p):
-            for i in range(pn[q]):
-                inuse[piles[q, i]] += 1
-        gs[R.G_HOLD: R.G_HOLD + 3] = -1
+                for i, name in enumerate(reversed(names_)):
+                    S[R.PL + q * R.CAP + i] = cards.card_code(name)
+                S[R.PN + q] = len(names_)
+            S[R.sv(s, R.SV_ALIVE)] = int(table.alive[s]) if table.alive else 1
+            S[R.sv(s, R.SV_OUT)] = table.out[s] if table.out else 0
+            S[R.sv(s, R.SV_KNOWN)] = table.known[s] if table.known else 0
+        S[R.G_HOLD: R.G_HOLD + 3] = -1
         for name, seat in table.held.items():
-            k = cards.HELD.index(name)
-            gs[R.G_HOLD + k] = seat
-            inuse[cards.ACTION_BASE + cards.HELD_CODES[k]] += 1
-        if inuse.max() > 1:
-            raise ValueError("a card is placed twice in the table")
-        gs[R.G_GAME] = game
-        gs[R.G_PLAYERS] = p
-        gs[R.G_CUR] = table.cur
-        gs[R.G_REF] = table.cur
-        gs[R.G_DIR] = table.direction
-        gs[R.G_OVERRIDE] = -1
-        gs[R.G_EXTRA] = -1
-        gs[R.G_IS_EXTRA] = int(table.extra)
-        gs[R.G_TURN] = table.turn
-        gs[R.G_WINNER] = -1
-        gs[R.G_ENDED] = -1
-        gs[R.G_CHAIN_SEAT] = -1
-        gs[R.G_NALIVE] = int(sv[:p, R.SV_ALIVE].sum())
-        gs[R.G_ELIM] = int(sv[:p, R.SV_OUT].max(initial=0))
+            S[R.G_HOLD + cards.HELD.index(name)] = seat
+        S[R.G_GAME] = game
+        S[R.G_CUR] = table.cur
+        S[R.G_REF] = table.cur
+        S[R.G_DIR] = table.direction
+        S[R.G_OVERRIDE] = -1
+        S[R.G_EXTRA] = -1
+        S[R.G_IS_EXTRA] = int(table.extra)
+        S[R.G_TURN] = table.turn
+        S[R.G_WINNER] = -1
+        S[R.G_ENDED] = -1
+        S[R.G_CHAIN_SEAT] = -1
+        S[R.G_NALIVE] = sum(int(S[R.sv(s, R.SV_ALIVE)]) for s in range(p))
+        S[R.G_ELIM] = max([int(S[R.sv(s, R.SV_OUT)]) for s in range(p)] + [0])
         pend = table.pending
         for name, slot in (("skip", R.G_SKIP), ("no_reveal", R.G_NOREVEAL), ("no_trash", R.G_NOTRASH),
                            ("partial", R.G_PARTIAL), ("rapid", R.G_RAPID), ("slow", R.G_SLOW)):
-            gs[slot] = int(pend.get(name, 0))
+            S[slot] = int(pend.get(name, 0))
         for i, name in enumerate(pend.get("perform", [])):
-            gs[R.G_PERF + i] = cards.action_code(name)
-        gs[R.G_NPERF] = len(pend.get("perform", []))
-        knobs = self._knobs(setup, debug, True)
-        knobs[0] = table.turn + turns
+            S[R.G_PERF + i] = cards.action_code(name)
+        S[R.G_NPERF] = len(pend.get("perform", []))
+        S[R.G_MAX_TURNS] = table.turn + turns
         ns = kernel_namespace(self, setup.plugins)
-        ev = np.zeros((20000, 8), np.int64)
-        rv = np.zeros((2000, R.NRV), np.int64)
-        cnt = np.zeros(4, np.int64)
-        err = np.zeros(32, np.int64)
-        self._call(setup, err, ns["play_state"], np.uint64(key), knobs, self._pf(setup), inuse, setup.pids(),
-                   setup.params(), piles, pn, sv, gs, ev, rv, cnt, err)
+        EV = np.zeros((20000, 8), np.int64)
+        RV = np.zeros((2000, R.NRV), np.int64)
+        self._call(setup, S, ns["play_state"], S, F, RS, EV, RV)
 
         def names(q: int) -> list[str]:
-            return [cards.card_name(c) for c in reversed(piles[q, : pn[q]])]
+            return [cards.card_name(c) for c in reversed(S[R.PL + q * R.CAP: R.PL + q * R.CAP + S[R.PN + q]])]
 
         after = Table(
             stacks=[names(3 * s + R.STK) for s in range(p)],
             discards=[names(3 * s + R.DIS) for s in range(p)],
             reveals=[names(3 * s + R.REV) for s in range(p)],
-            held={cards.HELD[k]: int(gs[R.G_HOLD + k]) for k in range(3) if gs[R.G_HOLD + k] >= 0},
-            alive=[bool(sv[s, R.SV_ALIVE]) for s in range(p)],
-            out=[int(sv[s, R.SV_OUT]) for s in range(p)],
-            cur=int(gs[R.G_CUR]),
-            direction=int(gs[R.G_DIR]),
-            extra=bool(gs[R.G_IS_EXTRA]),
-            turn=int(gs[R.G_TURN]),
-            pending={"skip": int(gs[R.G_SKIP]), "no_reveal": int(gs[R.G_NOREVEAL]),
-                     "no_trash": int(gs[R.G_NOTRASH]), "partial": int(gs[R.G_PARTIAL]),
-                     "rapid": int(gs[R.G_RAPID]), "slow": int(gs[R.G_SLOW]),
-                     "perform": [cards.ACTION_NAMES[gs[R.G_PERF + i]] for i in range(gs[R.G_NPERF])]},
-            known=[int(sv[s, R.SV_KNOWN]) for s in range(p)],
+            held={cards.HELD[k]: int(S[R.G_HOLD + k]) for k in range(3) if S[R.G_HOLD + k] >= 0},
+            alive=[bool(S[R.sv(s, R.SV_ALIVE)]) for s in range(p)],
+            out=[int(S[R.sv(s, R.SV_OUT)]) for s in range(p)],
+            cur=int(S[R.G_CUR]),
+            direction=int(S[R.G_DIR]),
+            extra=bool(S[R.G_IS_EXTRA]),
+            turn=int(S[R.G_TURN]),
+            pending={"skip": int(S[R.G_SKIP]), "no_reveal": int(S[R.G_NOREVEAL]),
+                     "no_trash": int(S[R.G_NOTRASH]), "partial": int(S[R.G_PARTIAL]),
+                     "rapid": int(S[R.G_RAPID]), "slow": int(S[R.G_SLOW]),
+                     "perform": [cards.ACTION_NAMES[S[R.G_PERF + i]] for i in range(S[R.G_NPERF])]},
+            known=[int(S[R.sv(s, R.SV_KNOWN)]) for s in range(p)],
         )
-        over = gs[R.G_ENDED] >= 0 and gs[R.G_ENDED] != R.ENDED_CAP
+        ended = int(S[R.G_ENDED])
         out_g = np.zeros((1, R.NOG), np.int64)
-        out_g[0, R.OG_WINNER] = gs[R.G_WINNER]
+        out_g[0, R.OG_WINNER] = S[R.G_WINNER]
         return Played(
             table=after,
-            events=[decode_event(row) for row in ev[: cnt[0]]],
-            winner=int(gs[R.G_WINNER]),
-            ended_by=ENDED[gs[R.G_ENDED]] if over else None,
-            turns=int(gs[R.G_TURN]),
-            eliminated=int(gs[R.G_ELIM]),
-            restarts=int(gs[R.G_RESTARTS]),
-            redeals=int(gs[R.G_REDEALS]),
-            shuffles=int(gs[R.G_SHUFFLES]),
-            reveals=reveals_frame(rv[: cnt[1]], out_g, game),
+            events=[decode_event(row) for row in EV[: S[R.CNT]]],
+            winner=int(S[R.G_WINNER]),
+            ended_by=ENDED[ended] if ended in (R.ENDED_TURTLE, R.ENDED_LAST) else None,
+            turns=int(S[R.G_TURN]),
+            eliminated=int(S[R.G_ELIM]),
+            restarts=int(S[R.G_RESTARTS]),
+            redeals=int(S[R.G_REDEALS]),
+            shuffles=int(S[R.G_SHUFFLES]),
+            reveals=reveals_frame(RV[: S[R.CNT + 1]], out_g, game),
         )
 
     # -- analysis ------------------------------------------------------------------------------

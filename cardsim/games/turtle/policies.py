@@ -63,6 +63,8 @@ from cardsim.games.turtle.cards import (
 from cardsim.jit import njit
 from cardsim.rng import randint
 
+kjit = njit(_nrt=False)  # nothing here allocates; see rules.py
+
 RANDOM, EAGER, CUNNING = 0, 1, 2
 TURTLE_CARD = ACTION_BASE + TURTLE
 GECKO_CARD = ACTION_BASE + ELIMINATED
@@ -91,7 +93,7 @@ POLICIES = (
 
 
 # -- helpers ------------------------------------------------------------------------
-@njit
+@kjit
 def random_legal(legal, rng):
     """A uniformly random legal action (``legal`` has at least one 1)."""
     n = 0
@@ -106,13 +108,13 @@ def random_legal(legal, rng):
     return 0
 
 
-@njit
+@kjit
 def seat_held(obs, s):
     """Held-card bits of seat ``s`` (bit 0 Never Happened, 1 No Way, 2 Shield)."""
     return obs[OBS_SEATS + OBS_SEAT_W * s + SEAT_HELD]
 
 
-@njit
+@kjit
 def known_reveal(obs):
     """The card the deciding seat will reveal on a plain turn (T4: the third from the top, or the
     last of a short stack), if a Peek lets it know; else -1."""
@@ -126,7 +128,7 @@ def known_reveal(obs):
     return -1
 
 
-@njit
+@kjit
 def threat_target(obs, seat):
     """Another seat still in the game holding No Way (then Never Happened), else the next player."""
     p = obs[OBS_PLAYERS]
@@ -138,7 +140,7 @@ def threat_target(obs, seat):
 
 
 # -- eager (RULES.md) ------------------------------------------------------------------
-@njit
+@kjit
 def eager_respond(seat, obs, legal):
     card = obs[OBS_CARD]
     victim = obs[OBS_VICTIM]
@@ -154,7 +156,7 @@ def eager_respond(seat, obs, legal):
 
 
 # -- cunning ---------------------------------------------------------------------------
-@njit
+@kjit
 def cunning_respond(seat, obs, legal, params):
     card = obs[OBS_CARD]
     victim = obs[OBS_VICTIM]
@@ -185,7 +187,7 @@ def cunning_respond(seat, obs, legal, params):
     return PASS
 
 
-@njit
+@kjit
 def cunning_pick(seat, obs, legal, params):
     nxt = obs[OBS_NEXT]
     if params[5] > 0.5:
@@ -199,7 +201,7 @@ def cunning_pick(seat, obs, legal, params):
     return nxt
 
 
-@njit
+@kjit
 def cunning_perform(obs, params):
     if params[5] > 0.5 and known_reveal(obs) == GECKO_CARD:
         return SKIP_TURN
@@ -207,7 +209,7 @@ def cunning_perform(obs, params):
 
 
 # -- dispatchers (one per decision point) ---------------------------------------------------
-@njit
+@kjit
 def decide_pick(pid, seat, obs, legal, params, rng):
     if pid == EAGER:
         return obs[OBS_NEXT]
@@ -216,7 +218,7 @@ def decide_pick(pid, seat, obs, legal, params, rng):
     return random_legal(legal, rng)
 
 
-@njit
+@kjit
 def decide_respond(pid, seat, obs, legal, params, rng):
     if pid == EAGER:
         return eager_respond(seat, obs, legal)
@@ -225,7 +227,7 @@ def decide_respond(pid, seat, obs, legal, params, rng):
     return random_legal(legal, rng)
 
 
-@njit
+@kjit
 def decide_perform(pid, seat, obs, legal, params, rng):
     if pid == EAGER:
         return PERFORM
