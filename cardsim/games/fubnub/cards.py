@@ -16,6 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# the Bad, Bad, Turtle action-card catalogue (T2), shared with that game: numba-free data
+from cardsim.games.turtle.cards import ACTION_NAMES, N_ACTION
+from cardsim.games.turtle.cards import REMOVABLE as ACTION_REMOVABLE  # noqa: F401  (re-exported)
+
 COLOURS = ("Red", "Purple", "Green", "Gold")  # F1: ascending tie-break order
 RANKS = (1, 2, 3, 4, 5, 6)
 N_NUMBER = 24
@@ -90,3 +94,80 @@ def ranking(kind: str) -> list[str]:
 def deck_kinds(names: tuple[str, ...]) -> np.ndarray:
     """int64[len(names)]: kind index of each point card in a deck given by names."""
     return np.array([KIND_NAMES.index(n) for n in names], dtype=np.int64)
+
+
+# -- Full Deck (F15): the Bad, Bad, Turtle action cards with their FUBNUB meanings ------------
+# The catalogue (names, one card each, T2) is the one Bad, Bad, Turtle uses; this module only
+# adds what each card means in FUBNUB's Full Deck mode. Action codes are indices in ACTION_NAMES.
+
+(FX_NONE, FX_SKIP, FX_ELIMINATED, FX_NO_REVEAL, FX_PEEK, FX_DO_OVER, FX_RAPID_FIRE, FX_CLEAN_UP, FX_PICK,
+ FX_DOUBLE, FX_NO_ADVANTAGE, FX_REDEAL_SELF, FX_STEAL, FX_RESTART, FX_REVERSE, FX_SHUFFLE, FX_SWAP_LEFT,
+ FX_SWAP_RIGHT, FX_TURTLE) = range(19)
+EFFECT_NAMES = ("none", "skip", "eliminated", "no_reveal", "peek", "do_over", "rapid_fire", "clean_up",
+                "pick_a_player", "double_advantage", "no_advantage", "redeal_self", "steal", "restart",
+                "reverse", "shuffle", "swap_left", "swap_right", "turtle")
+
+
+@dataclass(frozen=True)
+class FullDeckMeaning:
+    """What an action card does in FUBNUB Full Deck (F15), with the sheet's words."""
+
+    effect: int
+    text: str
+    source: str
+
+
+_FD = "sheet (seed 000, FULL DECK MODE)"
+_NONE = FullDeckMeaning(FX_NONE, "no FUBNUB meaning on the sheet: no effect", "RULES.md F15")
+#: action card name -> its FUBNUB meaning; cards not listed have none (F15: the performance cards)
+FULL_DECK_MEANINGS: dict[str, FullDeckMeaning] = {
+    "Skip": FullDeckMeaning(FX_SKIP, "the point card they would have just won is put in limbo and is awarded "
+                                     "to the winner of the next hand", _FD),
+    "Eliminated": FullDeckMeaning(FX_ELIMINATED, "each player may blindly pick a card from the dealer's hand and "
+                                                 "replace it with a card of their choice from their own hand", _FD),
+    "No Reveal": FullDeckMeaning(FX_NO_REVEAL, "the player plays the next hand without looking at their cards "
+                                               "(ghost mode for this hand)", _FD),
+    "Peek": FullDeckMeaning(FX_PEEK, "each player shows their hand to the player who revealed it", _FD),
+    "Do Over": FullDeckMeaning(FX_DO_OVER, "the player replaces four of their cards with the four undealt cards", _FD),
+    "Rapid Fire": FullDeckMeaning(FX_RAPID_FIRE, "the player starts every trick this hand", _FD),
+    "Clean Up": FullDeckMeaning(FX_CLEAN_UP, "the player claims any point cards in limbo", _FD),
+    "Pick a Player": FullDeckMeaning(FX_PICK, "the player chooses another player who gets the dealer advantage "
+                                              "this hand", _FD),
+    **{n: FullDeckMeaning(FX_DOUBLE, "the player gets the double dealer advantage this hand", _FD)
+       for n in ("Double Dip", "Recycle Bonus", "Refund")},
+    **{n: FullDeckMeaning(FX_NO_ADVANTAGE, "the player gets no dealer advantage this hand", _FD)
+       for n in ("No Trash", "Partial Play")},
+    **{n: FullDeckMeaning(FX_REDEAL_SELF, "the player shuffles their hand with the undealt cards and deals "
+                                          "themself five (they still get the dealer advantage)", _FD)
+       for n in ("Second Chance", "Slow Down")},
+    **{n: FullDeckMeaning(FX_STEAL, "the player may steal an earned point card from any other player", _FD)
+       for n in ("Never Happened", "No Way", "Shield")},
+    "Restart Game": FullDeckMeaning(FX_RESTART, "as on the card: all cards shuffled and redealt (a complete "
+                                                "redeal of the hand; the action stack is rebuilt)", _FD),
+    "Reverse Direction": FullDeckMeaning(FX_REVERSE, "as on the card: play (and the deal) reverse direction", _FD),
+    "Shuffle": FullDeckMeaning(FX_SHUFFLE, "as on the card: all hands and undealt cards shuffled and redealt", _FD),
+    "Stack Swap Left": FullDeckMeaning(FX_SWAP_LEFT, "as on the card: every player gives their hand to the "
+                                                     "player on their left", _FD),
+    "Stack Swap Right": FullDeckMeaning(FX_SWAP_RIGHT, "as on the card: every player gives their hand to the "
+                                                       "player on their right", _FD),
+    "Turtle": FullDeckMeaning(FX_TURTLE, "the game ends; point cards in limbo go to the player who revealed it",
+                              _FD),
+}
+
+
+def full_deck_meaning(name: str) -> FullDeckMeaning:
+    return FULL_DECK_MEANINGS.get(name, _NONE)
+
+
+def effect_table() -> np.ndarray:
+    """int64[N_ACTION]: the Full Deck effect code (FX_*) of each action code (F15)."""
+    return np.array([full_deck_meaning(n).effect for n in ACTION_NAMES], dtype=np.int64)
+
+
+def action_stack(removed: tuple[str, ...] = ()) -> np.ndarray:
+    """int64[m]: the action codes of the Full Deck stack, in catalogue order, minus ``removed``."""
+    return np.array([a for a, n in enumerate(ACTION_NAMES) if n not in removed], dtype=np.int64)
+
+
+assert len(ACTION_NAMES) == N_ACTION == 31
+assert set(FULL_DECK_MEANINGS) <= set(ACTION_NAMES)

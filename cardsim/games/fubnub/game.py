@@ -1,4 +1,5 @@
-"""FUBNUB's face: variants, knobs, tables, trace decoding and summaries."""
+"""FUBNUB's face: variants (traditional and the sheet's modes), knobs, tables, trace
+decoding and summaries."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from cardsim.games.fubnub import cards
 from cardsim.games.fubnub import rules as R
 from cardsim.games.fubnub.policies import POLICIES
 from cardsim.policies import kernel_namespace
-from cardsim.stats import mean_exprs, rate_table
+from cardsim.stats import mean_exprs, rate_table, wilson_exprs
 
 
 def pct(row: Mapping[str, Any]) -> str:
@@ -22,37 +23,82 @@ def pct(row: Mapping[str, Any]) -> str:
 
 POINT_ENUM = pl.Enum(list(cards.KIND_NAMES))
 POINT_SERIES = pl.Series("point_card", cards.KIND_NAMES, dtype=POINT_ENUM)
+ACTION_ENUM = pl.Enum(list(cards.ACTION_NAMES))
+ACTION_SERIES = pl.Series("action_card", cards.ACTION_NAMES, dtype=ACTION_ENUM)
 DECISIONS = {
     "call": "hand, pos, point, seat, dealer, rnd, params, rng",
     "swap": "hand, pos, point, nswaps, params, rng, out",
     "card": "hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng",
 }
-DECISION_NAMES = ("call", "swap", "card")
+#: The Full Deck decisions (F15) of the built-in policies. They are not plug-in decisions yet:
+#: cardsim/policies.py requires a plug-in to define every entry of ``decisions`` (and the plug-in
+#: files written for the traditional game define three), so a plug-in seat steals and picks by the
+#: greedy rule, keeps its highest card on Do Over and plays Peek hands with its own ``card``.
+OPTIONAL_DECISIONS = {
+    "steal": "points, seat, nplayers, params, rng",
+    "pick": "points, seat, nplayers, params, rng",
+    "keep": "hand, pos, point, params, rng",
+    "peek": "hand, n, pos, point, trick, tseat, nplayed, winner, seat, hands, nh, tricks, params, rng",
+}
+DECISION_NAMES = ("call", "swap", "card", "steal", "pick", "keep", "peek")
+TEAM_VARIANTS = ("traditional", "lucky_ghost")
+ROYAL_VARIANTS = ("battle_royal", "solo", "full_deck")
+VARIANT_CODE = {"traditional": R.V_TRADITIONAL, "lucky_ghost": R.V_LUCKY_GHOST, "battle_royal": R.V_BATTLE_ROYAL,
+                "solo": R.V_SOLO, "full_deck": R.V_FULL_DECK}
+TIE_CODE = {"limbo": R.TIE_LIMBO, "discard": R.TIE_DISCARD, "last_trick": R.TIE_LAST_TRICK}
+
+
+def table_seats(variant: str, players: int) -> tuple[int, tuple[bool, ...]]:
+    """(seats at the table, ghost flag per seat 0-3) of a variant with ``players`` human players.
+
+    Lucky Ghost and Solo (F12, F14): humans in seats 0..players-1, ghosts in the rest of the
+    four seats; Battle Royal (F13): ``players`` seats; traditional and Full Deck: four humans.
+    """
+    if variant in ("lucky_ghost", "solo"):
+        return 4, tuple(s >= players for s in range(4))
+    if variant == "battle_royal":
+        return players, (False,) * 4
+    return 4, (False,) * 4
 
 HAND_COLUMNS = {
     "game": "global game index",
     "hand": "hand number in the game (0-based; every deal counts, misdeals included)",
     "dealer": "seat that dealt",
     "point_card": "the point card in play (for a misdeal: the second-round card)",
-    "caller": "seat that said play (-1: misdeal)",
-    "round": "decision round the card was played in (1 or 2; 0: misdeal)",
+    "caller": "seat that said play (-1: misdeal, or an individual variant: no decision cycle)",
+    "round": "decision round the card was played in (1 or 2; 0: misdeal or individual variant)",
     "tricks_s0": "tricks won by seat 0 (likewise _s1.._s3)",
-    "winner": "team that won the point card (0: seats 0+2, 1: seats 1+3; -1: misdeal)",
+    "winner": "team that won the point card (0: seats 0+2, 1: seats 1+3; -1: misdeal); in individual variants "
+              "the seat that won it (-1: nobody, a tie sent it to limbo or the discard, or the Turtle ended the game)",
     "misdeal": "both decision rounds passed (F6)",
     "swept": "the calling team won all five tricks (F10)",
     "fubbed": "the calling team lost the point card (F10)",
-    "double": "the dealer had a double advantage",
-    "swaps": "cards the dealer swapped (0-2)",
-    "score_t0": "team 0's point cards after this hand (likewise score_t1)",
+    "double": "the dealer had a double advantage (Full Deck: Double Dip / Recycle Bonus / Refund)",
+    "swaps": "cards the dealer swapped (0-2); Full Deck: swapped by the player with this hand's advantage",
+    "score_t0": "team 0's point cards after this hand (likewise score_t1; null in individual variants)",
+    "tie": "individual variants: the most tricks were tied (F13)",
+    "limbo": "individual variants: point cards in limbo after this hand (F13, F15 Skip)",
+    "action_card": "Full Deck: the action card revealed before this hand's play (null: none, F15)",
+    "revealer": "Full Deck: the seat that revealed it (last hand's point-card winner; -1: none)",
+    "target": "Full Deck: the seat picked (Pick a Player) or stolen from (Never Happened / No Way / Shield); -1",
+    "points_s0": "individual variants: seat 0's point cards after this hand (likewise _s1.._s3; null otherwise)",
 }
 GAME_COLUMNS = {
     "game": "global game index",
-    "winner": "team that won the game (-1: unfinished, cut at max_hands)",
+    "winner": "team that won the game (-1: unfinished, cut at max_hands); in individual variants the seat "
+              "with the most point cards (-1: a tie at the top, or unfinished)",
     "hands": "hands dealt, misdeals included",
-    "points_t0": "point cards won by team 0 (likewise points_t1)",
-    "first_dealer": "seat that dealt the first hand (F4)",
+    "points_t0": "point cards won by team 0 (likewise points_t1; null in individual variants)",
+    "first_dealer": "seat that dealt the first hand (F4; only players draw, F12)",
     "misdeals": "misdeals in the game",
     "unfinished": "the game hit max_hands",
+    "points_s0": "individual variants: seat 0's point cards at the end (likewise _s1.._s3; null otherwise)",
+    "tie": "individual variants: two or more seats tied for the most point cards (a shared win)",
+    "limbo_left": "individual variants: point cards still in limbo at the end (they go to nobody, F13)",
+    "discarded": "individual variants: point cards discarded by the tie rule 'discard'",
+    "turtle": "Full Deck: the Turtle ended the game",
+    "restarts": "Full Deck: Restart Game cards revealed",
+    "action_cards": "Full Deck: action cards revealed",
 }
 
 
@@ -64,21 +110,45 @@ class Fubnub(Game):
     unit_table = "hands"
     variants = (
         Variant("traditional", "two teams of two (seats 0+2 vs 1+3), first team to (k+1)/2 point cards", 4, 4, 4),
+        Variant("lucky_ghost", "F12: the players take seats 0.., ghosts the rest of the four seats (dealt a stack, "
+                "always pass, never deal, play their top card); teams 0+2 vs 1+3 as traditional", 1, 3, 2),
+        Variant("battle_royal", "F13: each for themselves, every point card in play, no swap, no sweep/fub; most "
+                "tricks wins the point card; the game ends when the k point cards are used up", 2, 4, 4),
+        Variant("solo", "F14: Lucky Ghost + Battle Royal: one player (seat 0) against three ghosts", 1, 1, 1),
+        Variant("full_deck", "F15: Battle Royal with the 31 Bad, Bad, Turtle action cards; the point-card "
+                "winner reveals one before the next hand's play", 4, 4, 4),
     )
     knobs = (
-        Knob("point_cards", 15, "point cards in the game, k (odd); first team to (k+1)/2 wins (F11)",
-             lo=1, hi=15, odd=True),
+        Knob("point_cards", 15, "point cards in the game, k (odd); first team to (k+1)/2 wins (F11); individual "
+             "variants play all k (F13)", lo=1, hi=15, odd=True),
         Knob("point_deck", cards.STANDARD_DECK,
              "the point deck by kind name (F2: 12 named + 3 assumed Natural); the game uses k of them",
              kind="names", choices=cards.KIND_NAMES),
         Knob("fub_dealer", "caller_left",
              "who of the winning team deals after a fub (F10, assumed: the opponent on the caller's left)",
-             kind="choice", choices=("caller_left", "caller_right")),
-        Knob("max_hands", 1000, "hands after which a game is cut and counted unfinished", lo=1, hi=100000),
+             kind="choice", choices=("caller_left", "caller_right"), variants=TEAM_VARIANTS),
+        Knob("max_hands", 1000, "hands after which a game is cut and counted unfinished (never dropped)",
+             lo=1, hi=100000),
+        Knob("tie_rule", "limbo", "a tie for most tricks (F13, assumed): limbo = the point card goes to the next "
+             "hand's winner; discard = to nobody; last_trick = to the tied player who won the latest trick",
+             kind="choice", choices=tuple(TIE_CODE), variants=ROYAL_VARIANTS),
+        Knob("advantage", "revealer", "Full Deck dealer advantage (F15 reading): revealer = the player revealing "
+             "an action card takes a single blind swap with the undealt cards unless the card says otherwise; "
+             "none = only Double Dip / Recycle Bonus / Refund, Pick a Player and Second Chance / Slow Down give "
+             "swaps", kind="choice", choices=("revealer", "none"), variants=("full_deck",)),
+        Knob("move_points", False, "Full Deck: the sheet's optional rule: earned point cards move with hand "
+             "swaps (Stack Swap), Restart Game (all back into the point deck) and Shuffle (redealt)",
+             kind="bool", variants=("full_deck",)),
+        Knob("remove_actions", (), "Full Deck: action cards taken out of the stack (the sheet invites it; the "
+             "Turtle stays)", kind="names", choices=cards.ACTION_REMOVABLE, variants=("full_deck",)),
     )
     policies = POLICIES
     decisions = DECISIONS
     dispatchers = {"call": "decide_call", "swap": "decide_swap", "card": "decide_card"}
+    #: built-in-only decisions of the modes and their dispatchers (see OPTIONAL_DECISIONS)
+    optional_decisions = OPTIONAL_DECISIONS
+    optional_dispatchers = {"steal": "decide_steal", "pick": "decide_pick", "keep": "decide_keep",
+                            "peek": "decide_peek"}
     columns = {"hands": HAND_COLUMNS, "games": GAME_COLUMNS}
     default_chunk = 20000
     kernel_module = "cardsim.games.fubnub.rules"
@@ -94,15 +164,30 @@ class Fubnub(Game):
 
     # -- the kernel call -------------------------------------------------------
     def _run(self, setup: Setup, key: int, start: int, count: int, debug: bool, trace: bool,
-             stack: np.ndarray | None = None, pstack: np.ndarray | None = None):
+             stack: np.ndarray | None = None, pstack: np.ndarray | None = None,
+             astack: np.ndarray | None = None):
         ns = kernel_namespace(self, setup.plugins)
         kinds = cards.deck_kinds(setup.knob("point_deck"))
         k = int(setup.knob("point_cards"))
-        fub = R.FUB_CALLER_LEFT if setup.knob("fub_dealer") == "caller_left" else R.FUB_CALLER_RIGHT
+        variant = setup.variant
+        fub = R.FUB_CALLER_LEFT if setup.knobs.get("fub_dealer", "caller_left") == "caller_left" else R.FUB_CALLER_RIGHT
+        tie = TIE_CODE[setup.knobs.get("tie_rule", "limbo")]
+        fd_base = 1 if setup.knobs.get("advantage", "revealer") == "revealer" else 0
+        move_pts = bool(setup.knobs.get("move_points", False))
+        acts = (cards.action_stack(tuple(setup.knobs.get("remove_actions", ()))) if variant == "full_deck"
+                else np.zeros(0, np.int64))
+        nseat, ghosts = table_seats(variant, setup.players)
+        ghost = np.array(ghosts, np.int64)
+        pids = np.full(4, -1, np.int64)
+        pids[: setup.players] = setup.pids()
+        sp = setup.params()
+        params = np.zeros((4, sp.shape[1]), np.float64)
+        params[: setup.players] = sp
         stack = np.zeros((0, 24), np.int64) if stack is None else np.asarray(stack, np.int64)
         pstack = np.zeros(0, np.int64) if pstack is None else np.asarray(pstack, np.int64)
+        astack = np.zeros(0, np.int64) if astack is None else np.asarray(astack, np.int64)
         cap = 64 + count * 16  # about 12.5 hands a game; FULL doubles it
-        evcap = count * 400 if trace else 1
+        evcap = count * 600 if trace else 1
         while True:
             hout = np.empty((cap, R.NH), np.int16)
             hg = np.empty(cap, np.int64)
@@ -110,9 +195,15 @@ class Fubnub(Game):
             ev = np.zeros((evcap, 8), np.int64)
             evn = np.zeros(1, np.int64)
             err = np.zeros(4, np.int64)
-            rows = ns["simulate"](np.uint64(key), start, count, setup.pids(), setup.params(), kinds, k, fub,
-                                  int(setup.knob("max_hands")), stack, pstack, debug, trace, ev, evn, hg, hout,
-                                  gout, err)
+            if variant in TEAM_VARIANTS:
+                rows = ns["simulate_team"](np.uint64(key), start, count, VARIANT_CODE[variant], pids, params, kinds,
+                                           k, fub, int(setup.knob("max_hands")), ghost, stack, pstack, debug, trace,
+                                           ev, evn, hg, hout, gout, err)
+            else:
+                rows = ns["simulate_royal"](np.uint64(key), start, count, VARIANT_CODE[variant], pids, params,
+                                            kinds, k, int(setup.knob("max_hands")), nseat, ghost, tie, fd_base,
+                                            move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout,
+                                            gout, err)
             if rows == R.FULL:
                 cap *= 2
                 continue
@@ -125,8 +216,10 @@ class Fubnub(Game):
 
     def _illegal(self, setup: Setup, err: np.ndarray) -> None:
         g, seat, d, value = (int(x) for x in err)
-        legal = {R.D_CALL: "1 (play) or 0 (pass)", R.D_SWAP: "-1 (no swap) or a hand index 0-4",
-                 R.D_CARD: "an index into hand[:n]"}[d]
+        legal = {R.D_CALL: "1 (play) or 0 (pass)", R.D_SWAP: "-1 (no swap) or a hand index 0-4, at most nswaps",
+                 R.D_CARD: "an index into hand[:n]", R.D_STEAL: "-1 or another seat holding a point card",
+                 R.D_PICK: "another seat at the table", R.D_KEEP: "a hand index 0-4",
+                 R.D_PEEK: "an index into hand[:n]"}[d]
         raise PolicyError(
             f"seat {seat} ({setup.seats[seat].name}) returned {value} at decision '{DECISION_NAMES[d]}' "
             f"in game {g}; legal: {legal}"
@@ -135,7 +228,9 @@ class Fubnub(Game):
     def simulate_chunk(self, setup: Setup, key: int, start: int, count: int,
                        debug: bool = False) -> dict[str, pl.DataFrame]:
         _rows, hout, hg, gout, _ = self._run(setup, key, start, count, debug, False)
-        return {"hands": hands_frame(hg, hout), "games": games_frame(start, gout)}
+        nseat, _g = table_seats(setup.variant, setup.players)
+        team = setup.variant in TEAM_VARIANTS
+        return {"hands": hands_frame(hg, hout, team, nseat), "games": games_frame(start, gout, team, nseat)}
 
     def bench_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:
         return self._run(setup, key, start, count, False, False)[0]
@@ -146,28 +241,61 @@ class Fubnub(Game):
 
     # -- trace ------------------------------------------------------------------
     def trace(self, setup: Setup, key: int, start: int, count: int,
-              stack: np.ndarray | None = None, pstack: np.ndarray | None = None) -> list[dict[str, Any]]:
-        *_, ev = self._run(setup, key, start, count, True, True, stack, pstack)
+              stack: np.ndarray | None = None, pstack: np.ndarray | None = None,
+              astack: np.ndarray | None = None) -> list[dict[str, Any]]:
+        """Events of the games; ``stack`` / ``pstack`` / ``astack`` (tests) fix the number decks
+        (row 0: the draw for the first deal, row h + 1: hand h), the point deck and the Full
+        Deck action stack (action codes, top first)."""
+        *_, ev = self._run(setup, key, start, count, True, True, stack, pstack, astack)
         return [decode_event(row) for row in ev]
+
+    def ghost_seats(self, setup: Setup) -> int:
+        """Seats at the table played by ghosts (Lucky Ghost, Solo): outcomes() has rows for the
+        players only, so a finished game may have no winning row."""
+        return sum(table_seats(setup.variant, setup.players)[1])
 
     def describe_event(self, e: Mapping[str, Any]) -> str:
         return describe(e)
 
     # -- analysis ---------------------------------------------------------------
     def outcomes(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> pl.LazyFrame:
-        games = tables["games"].select("game", "winner", "hands")
-        seats = pl.LazyFrame({"seat": list(range(4))}, schema={"seat": pl.Int8})
+        """One row per (game, player seat); ghosts have no row (F12, F14). Team variants: 1 when the
+        seat's team won. Individual variants: 1 / (seats tied for the most point cards), ghosts
+        counted, for a seat among them, else 0; null when unfinished."""
+        seats = pl.LazyFrame({"seat": list(range(setup.players))}, schema={"seat": pl.Int8})
+        if setup.variant in TEAM_VARIANTS:
+            games = tables["games"].select("game", "winner", "hands")
+            return games.join(seats, how="cross").select(
+                "game", "seat",
+                pl.when(pl.col("winner") < 0).then(None)
+                .otherwise((pl.col("winner") == pl.col("seat") % 2).cast(pl.Float64)).alias("win"),
+                pl.col("hands").alias("length"),
+            )
+        nseat, _g = table_seats(setup.variant, setup.players)
+        pts = [f"points_s{s}" for s in range(nseat)]
+        games = tables["games"].select("game", "hands", "unfinished", *pts).with_columns(
+            top=pl.max_horizontal(*pts)).with_columns(
+            ntop=pl.sum_horizontal(*[(pl.col(c) == pl.col("top")).cast(pl.Int32) for c in pts]))
+        own = pl.coalesce(*[pl.when(pl.col("seat") == s).then(pl.col(c)) for s, c in enumerate(pts)])
         return games.join(seats, how="cross").select(
             "game", "seat",
-            pl.when(pl.col("winner") < 0).then(None)
-            .otherwise((pl.col("winner") == pl.col("seat") % 2).cast(pl.Float64)).alias("win"),
+            pl.when(pl.col("unfinished")).then(None)
+            .when(own == pl.col("top")).then(1.0 / pl.col("ntop")).otherwise(0.0).alias("win"),
             pl.col("hands").alias("length"),
         )
 
     def summarize(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
-        return summarize(tables)
+        if setup.variant == "traditional":
+            return summarize(tables)
+        if setup.variant == "lucky_ghost":
+            return summarize_ghost(tables, setup) + summarize(tables)
+        return summarize_royal(tables, setup)
 
     def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+        if setup.variant == "lucky_ghost":
+            return headline_ghost(tables, setup)
+        if setup.variant in ROYAL_VARIANTS:
+            return headline_royal(tables, setup)
         games = tables["games"].filter(pl.col("winner") >= 0).collect()
         t0 = rate_table(games.with_columns(team=pl.lit(0), win=pl.col("winner") == 0), ["team"], "win").row(0, named=True)
         fd = rate_table(games.with_columns(x=pl.lit(0), win=pl.col("winner") == pl.col("first_dealer") % 2),
@@ -179,6 +307,8 @@ class Fubnub(Game):
                 f"the calling team wins the point card in {pct(ct)} of {ct['n']:,} played hands.")
 
     def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
+        if setup.variant not in TEAM_VARIANTS:
+            return []
         from cardsim.report import figures as F
 
         played = tables["hands"].filter(~pl.col("misdeal")).with_columns(
@@ -215,8 +345,19 @@ class Fubnub(Game):
 
 
 # -- frames -------------------------------------------------------------------------
-def hands_frame(hg: np.ndarray, h: np.ndarray) -> pl.DataFrame:
+def _nullable(values: np.ndarray, keep: bool, dtype: pl.DataType, name: str) -> pl.Series:
+    """The column, or all null when it does not apply to the variant."""
+    if keep:
+        return pl.Series(name, values, dtype=dtype)
+    return pl.Series(name, [None] * len(values), dtype=dtype)
+
+
+def hands_frame(hg: np.ndarray, h: np.ndarray, team: bool = True, nseat: int = 4) -> pl.DataFrame:
     i8 = pl.Int8
+    act = h[:, R.H_ACTION].astype(np.int64)
+    has_act = act >= 0
+    actions = ACTION_SERIES.gather(np.where(has_act, act, 0))
+    actions = pl.select(pl.when(pl.Series(has_act)).then(actions).otherwise(None).alias("action_card")).to_series()
     return pl.DataFrame({
         "game": pl.Series(hg, dtype=pl.Int64),
         "hand": pl.Series(h[:, R.H_HAND], dtype=pl.Int16),
@@ -231,21 +372,36 @@ def hands_frame(hg: np.ndarray, h: np.ndarray) -> pl.DataFrame:
         "fubbed": pl.Series(h[:, R.H_FUBBED] == 1),
         "double": pl.Series(h[:, R.H_DOUBLE] == 1),
         "swaps": pl.Series(h[:, R.H_SWAPS], dtype=i8),
-        "score_t0": pl.Series(h[:, R.H_SCORE0], dtype=i8),
-        "score_t1": pl.Series(h[:, R.H_SCORE1], dtype=i8),
+        "score_t0": _nullable(h[:, R.H_SCORE0], team, i8, "score_t0"),
+        "score_t1": _nullable(h[:, R.H_SCORE1], team, i8, "score_t1"),
+        "tie": pl.Series(h[:, R.H_TIE] == 1),
+        "limbo": pl.Series(h[:, R.H_LIMBO], dtype=i8),
+        "action_card": actions,
+        "revealer": pl.Series(h[:, R.H_REVEALER], dtype=i8),
+        "target": pl.Series(h[:, R.H_TARGET], dtype=i8),
+        **{f"points_s{s}": _nullable(h[:, R.H_PS0 + s], not team and s < nseat, i8, f"points_s{s}")
+           for s in range(4)},
     })
 
 
-def games_frame(start: int, g: np.ndarray) -> pl.DataFrame:
+def games_frame(start: int, g: np.ndarray, team: bool = True, nseat: int = 4) -> pl.DataFrame:
     return pl.DataFrame({
         "game": pl.Series(np.arange(start, start + g.shape[0]), dtype=pl.Int64),
         "winner": pl.Series(g[:, R.G_WINNER], dtype=pl.Int8),
         "hands": pl.Series(g[:, R.G_HANDS], dtype=pl.Int32),
-        "points_t0": pl.Series(g[:, R.G_P0], dtype=pl.Int16),
-        "points_t1": pl.Series(g[:, R.G_P1], dtype=pl.Int16),
+        "points_t0": _nullable(g[:, R.G_P0], team, pl.Int16, "points_t0"),
+        "points_t1": _nullable(g[:, R.G_P1], team, pl.Int16, "points_t1"),
         "first_dealer": pl.Series(g[:, R.G_FIRST], dtype=pl.Int8),
         "misdeals": pl.Series(g[:, R.G_MISDEALS], dtype=pl.Int32),
         "unfinished": pl.Series(g[:, R.G_UNFINISHED] == 1),
+        **{f"points_s{s}": _nullable(g[:, R.G_PS0 + s], not team and s < nseat, pl.Int16, f"points_s{s}")
+           for s in range(4)},
+        "tie": pl.Series(g[:, R.G_TIE] == 1),
+        "limbo_left": pl.Series(g[:, R.G_LIMBO], dtype=pl.Int16),
+        "discarded": pl.Series(g[:, R.G_DISC], dtype=pl.Int16),
+        "turtle": pl.Series(g[:, R.G_TURTLE] == 1),
+        "restarts": pl.Series(g[:, R.G_RESTARTS], dtype=pl.Int32),
+        "action_cards": pl.Series(g[:, R.G_ACTIONS], dtype=pl.Int32),
     })
 
 
@@ -253,24 +409,31 @@ def games_frame(start: int, g: np.ndarray) -> pl.DataFrame:
 def decode_event(row: np.ndarray) -> dict[str, Any]:
     g, kind, seat, a, b, c, d, e = (int(x) for x in row)
     cn = cards.card_name
+    pk = cards.KIND_NAMES
+    an = cards.ACTION_NAMES
     base: dict[str, Any] = {"game": g}
     if kind == R.EV_DRAW:
         return {"event": "draw_for_deal", **base, "seat": seat, "card": cn(a)}
     if kind == R.EV_DEALER:
+        if b == 0:  # individual variants: no dealer advantage (F13)
+            return {"event": "dealer", **base, "hand": a, "seat": seat, "advantage": "none",
+                    "direction": "clockwise" if c == 1 else "counter-clockwise"}
         return {"event": "dealer", **base, "hand": a, "seat": seat, "advantage": "double" if b == 2 else "single"}
     if kind == R.EV_DEAL:
         return {"event": "deal", **base, "seat": seat, "cards": [cn(x) for x in (a, b, c, d, e)]}
     if kind == R.EV_UNDEALT:
         return {"event": "undealt", **base, "cards": [cn(x) for x in (a, b, c, d)]}
+    if kind == R.EV_UNDEALTN:
+        return {"event": "undealt", **base, "cards": [cn(x) for x in (a, b, c, d, e) if x >= 0]}
     if kind == R.EV_REVEAL:
-        return {"event": "reveal", **base, "point_card": cards.KIND_NAMES[a], "round": b}
+        return {"event": "reveal", **base, "point_card": pk[a], "round": b}
     if kind == R.EV_CALL:
         return {"event": "decision", **base, "seat": seat, "choice": "play" if a else "pass", "round": b,
-                "point_card": cards.KIND_NAMES[c]}
+                "point_card": pk[c]}
     if kind == R.EV_BACK:
-        return {"event": "shuffle_back", **base, "point_card": cards.KIND_NAMES[a], "round": b}
+        return {"event": "shuffle_back", **base, "point_card": pk[a], "round": b}
     if kind == R.EV_MISDEAL:
-        return {"event": "misdeal", **base, "dealer": seat, "point_card": cards.KIND_NAMES[a]}
+        return {"event": "misdeal", **base, "dealer": seat, "point_card": pk[a]}
     if kind == R.EV_SWAP:
         return {"event": "swap", **base, "seat": seat, "out": cn(a), "in": cn(b)}
     if kind == R.EV_PLAY:
@@ -282,7 +445,61 @@ def decode_event(row: np.ndarray) -> dict[str, Any]:
                 "swept": bool(d), "fubbed": bool(e)}
     if kind == R.EV_GAME:
         return {"event": "game", **base, "winner_team": a, "points_t0": b, "points_t1": c, "hands": d}
+    if kind == R.EV_ACTION:
+        return {"event": "action_card", **base, "seat": seat, "card": an[a], "effect": cards.EFFECT_NAMES[b]}
+    if kind == R.EV_LIMBO:
+        return {"event": "limbo", **base, "seat": seat, "point_card": pk[a], "limbo": b,
+                "reason": "tie" if c == R.LB_TIE else "skip"}
+    if kind == R.EV_DISCARD:
+        return {"event": "discard", **base, "point_card": pk[a]}
+    if kind == R.EV_CLAIM:
+        return {"event": "claim_limbo", **base, "seat": seat, "point_cards": a,
+                "reason": ("hand", "clean_up", "turtle")[b]}
+    if kind == R.EV_STEAL:
+        return {"event": "steal", **base, "seat": seat, "from": a, "point_card": pk[b] if b >= 0 else None}
+    if kind == R.EV_PICK:
+        return {"event": "pick_a_player", **base, "seat": seat, "picked": a}
+    if kind == R.EV_ELIM:
+        return {"event": "eliminated_pick", **base, "seat": seat, "dealer": c,
+                "gave": cn(a) if a >= 0 else None, "took": cn(b) if b >= 0 else None}
+    if kind == R.EV_KEEP:
+        return {"event": "do_over", **base, "seat": seat, "kept": cn(a)}
+    if kind == R.EV_REDEAL:
+        return {"event": "redeal", **base, "seat": seat, "reason": cards.EFFECT_NAMES[a]}
+    if kind == R.EV_PASS:
+        return {"event": "stack_swap", **base, "to": "left" if a == 1 else "right", "point_cards_move": bool(b)}
+    if kind == R.EV_REVERSE:
+        return {"event": "reverse", **base, "seat": seat, "direction": "clockwise" if a == 1 else "counter-clockwise"}
+    if kind == R.EV_RESTART:
+        return {"event": "restart", **base, "seat": seat, "point_cards_reset": bool(a)}
+    if kind == R.EV_GHOST:
+        return {"event": "no_reveal", **base, "seat": seat}
+    if kind == R.EV_PEEK:
+        return {"event": "peek", **base, "seat": seat}
+    if kind == R.EV_RAPID:
+        return {"event": "rapid_fire", **base, "seat": seat}
+    if kind == R.EV_ADV:
+        return {"event": "advantage", **base, "seat": seat, "swaps": a}
+    if kind == R.EV_RHAND:
+        return {"event": "hand", **base, "winner": seat, "tie": bool(a), "limbo": b,
+                "tricks": [(c >> (3 * s)) & 7 for s in range(4)], "point_card": pk[d]}
+    if kind == R.EV_SCORE:
+        return {"event": "score", **base, "points": [a, b, c, d][:e]}
+    if kind == R.EV_RGAME:
+        return {"event": "game", **base, "winner": seat, "tie": bool(a), "hands": b, "unfinished": bool(c),
+                "turtle": bool(d), "limbo_left": e}
     raise ValueError(f"unknown FUBNUB event kind {kind}")
+
+
+_EFFECT_TEXT = {
+    "none": "no effect in FUBNUB", "skip": "skip", "eliminated": "each player may swap blind with the dealer",
+    "no_reveal": "plays this hand as a ghost", "peek": "sees every hand", "do_over": "takes the undealt cards",
+    "rapid_fire": "leads every trick", "clean_up": "claims limbo", "pick_a_player": "picks a player",
+    "double_advantage": "double advantage", "no_advantage": "no advantage", "redeal_self": "redeals own hand",
+    "steal": "may steal a point card", "restart": "restart", "reverse": "reverse direction",
+    "shuffle": "complete redeal", "swap_left": "hands pass left", "swap_right": "hands pass right",
+    "turtle": "the game ends",
+}
 
 
 def describe(e: Mapping[str, Any]) -> str:
@@ -290,7 +507,8 @@ def describe(e: Mapping[str, Any]) -> str:
     if k == "draw_for_deal":
         return f"seat {e['seat']} draws {e['card']} for the deal"
     if k == "dealer":
-        return f"-- hand {e['hand']}: seat {e['seat']} deals ({e['advantage']} advantage)"
+        extra = f", {e['direction']}" if "direction" in e else ""
+        return f"-- hand {e['hand']}: seat {e['seat']} deals ({e['advantage']} advantage{extra})"
     if k == "deal":
         return f"seat {e['seat']} is dealt {', '.join(e['cards'])}"
     if k == "undealt":
@@ -304,19 +522,69 @@ def describe(e: Mapping[str, Any]) -> str:
     if k == "misdeal":
         return f"misdeal: two rounds passed; {e['point_card']} shuffled back, the deal moves left"
     if k == "swap":
-        return f"dealer seat {e['seat']} swaps {e['out']} for {e['in']}"
+        return f"seat {e['seat']} swaps {e['out']} for {e['in']}"
     if k == "play":
         return f"trick {e['trick']}: seat {e['seat']} plays {e['card']}"
     if k == "trick":
         return f"trick {e['trick']} won by seat {e['winner']} with {e['card']}"
-    if k == "hand":
+    if k == "hand" and "winner_team" in e:
         tags = " (swept)" if e["swept"] else " (fubbed)" if e["fubbed"] else ""
         return (f"hand won by team {e['winner_team']}, tricks {e['tricks_t0']}-{e['tricks_t1']}, "
                 f"caller seat {e['caller']}{tags}")
-    if k == "game":
+    if k == "hand":
+        who = f"seat {e['winner']} wins {e['point_card']}" if e["winner"] >= 0 else f"nobody wins {e['point_card']}"
+        tie = " after a tie" if e["tie"] else ""
+        return f"{who}{tie}; tricks {e['tricks']}; {e['limbo']} in limbo"
+    if k == "game" and "winner_team" in e:
         w = e["winner_team"]
         who = f"team {w} wins" if w >= 0 else "unfinished (hand cap)"
         return f"== game {e['game']}: {who}, points {e['points_t0']}-{e['points_t1']} in {e['hands']} hands"
+    if k == "game":
+        who = ("unfinished (hand cap)" if e["unfinished"] else "a tie for most point cards" if e["tie"]
+               else f"seat {e['winner']} wins")
+        end = " (the Turtle ended it)" if e["turtle"] else ""
+        return f"== game {e['game']}: {who} in {e['hands']} hands{end}; {e['limbo_left']} left in limbo"
+    if k == "score":
+        return f"point cards by seat: {e['points']}"
+    if k == "action_card":
+        return f"seat {e['seat']} reveals {e['card']}: {_EFFECT_TEXT[e['effect']]}"
+    if k == "limbo":
+        src = "after a tie" if e["reason"] == "tie" else f"from seat {e['seat']} (Skip)"
+        return f"{e['point_card']} goes to limbo {src}; {e['limbo']} in limbo"
+    if k == "discard":
+        return f"{e['point_card']} is discarded after a tie"
+    if k == "claim_limbo":
+        return f"seat {e['seat']} claims {e['point_cards']} point card(s) from limbo ({e['reason']})"
+    if k == "steal":
+        if e["from"] < 0:
+            return f"seat {e['seat']} steals nothing"
+        return f"seat {e['seat']} steals {e['point_card']} from seat {e['from']}"
+    if k == "pick_a_player":
+        return f"seat {e['seat']} picks seat {e['picked']} for the dealer advantage"
+    if k == "eliminated_pick":
+        if e["gave"] is None:
+            return f"seat {e['seat']} leaves the dealer's hand alone"
+        return f"seat {e['seat']} gives {e['gave']} to dealer seat {e['dealer']} for {e['took']} (blind)"
+    if k == "do_over":
+        return f"seat {e['seat']} keeps {e['kept']} and takes the four undealt cards"
+    if k == "redeal":
+        return "complete redeal of the number cards" if e["seat"] < 0 else (
+            f"seat {e['seat']} shuffles their hand with the undealt cards and deals themself five")
+    if k == "stack_swap":
+        moved = ", point cards too" if e["point_cards_move"] else ""
+        return f"every hand passes to the {e['to']}{moved}"
+    if k == "reverse":
+        return f"play now goes {e['direction']}"
+    if k == "restart":
+        return "restart: action stack rebuilt" + (", every point card back in the deck" if e["point_cards_reset"] else "")
+    if k == "no_reveal":
+        return f"seat {e['seat']} plays this hand blind (ghost)"
+    if k == "peek":
+        return f"seat {e['seat']} sees every hand"
+    if k == "rapid_fire":
+        return f"seat {e['seat']} leads every trick"
+    if k == "advantage":
+        return f"seat {e['seat']} has the dealer advantage ({e['swaps']} swap{'s' if e['swaps'] > 1 else ''})"
     return str(dict(e))
 
 
@@ -365,3 +633,118 @@ def summarize(tables: Mapping[str, pl.LazyFrame]) -> list[tuple[str, pl.DataFram
 
 
 GAME = Fubnub()
+
+
+# -- the modes' summaries -----------------------------------------------------------------
+def _rates(frame: pl.DataFrame, label: str, cols: Mapping[str, pl.Expr]) -> pl.DataFrame:
+    """One row per named 0/1 expression over ``frame``: n, k, rate and Wilson interval."""
+    rows = [{label: name, "n": frame.height, "k": float(frame.select(e.cast(pl.Float64).sum()).item() or 0.0)}
+            for name, e in cols.items()]
+    return pl.DataFrame(rows).with_columns(wilson_exprs(pl.col("k"), pl.col("n")))
+
+
+def summarize_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
+    """Lucky Ghost (F12): what a player's seat gains over its ghost partner, seat by seat."""
+    _n, ghosts = table_seats(setup.variant, setup.players)
+    played = tables["hands"].filter(~pl.col("misdeal")).collect()
+    out: list[tuple[str, pl.DataFrame]] = []
+    seats = pl.concat([
+        played.select(mean_exprs(f"tricks_s{s}", "tricks_")).with_columns(
+            seat=pl.lit(s, pl.Int8), role=pl.lit("ghost" if ghosts[s] else "player"))
+        for s in range(4)
+    ]).select("seat", "role", pl.exclude("seat", "role"))
+    out.append(("Tricks per played hand by seat (players and ghosts), mean with 95% CI", seats))
+    gains = []
+    for s in range(4):
+        partner = (s + 2) % 4
+        if ghosts[s] or not ghosts[partner]:
+            continue
+        diff = played.select((pl.col(f"tricks_s{s}").cast(pl.Int32) - pl.col(f"tricks_s{partner}")).alias("d"))
+        gains.append(diff.select(mean_exprs("d", "gain_")).with_columns(
+            seat=pl.lit(s, pl.Int8), ghost_partner=pl.lit(partner, pl.Int8)))
+    if gains:
+        out.append(("Gain of a player's seat over its ghost partner: tricks per played hand (seat - partner), "
+                    "mean with 95% CI", pl.concat(gains).select("seat", "ghost_partner", pl.exclude(
+                        "seat", "ghost_partner"))))
+    called = played.filter(pl.col("caller") >= 0).with_columns(won=pl.col("winner") == pl.col("caller") % 2)
+    out.append(("Point-card win rate of the calling team by caller seat (only players call), 95% Wilson",
+                rate_table(called, ["caller"], "won")))
+    return out
+
+
+def headline_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+    parts = []
+    for title, frame in summarize_ghost(tables, setup):
+        if title.startswith("Gain"):
+            for r in frame.iter_rows(named=True):
+                parts.append(f"seat {r['seat']} takes {r['gain_mean']:+.2f} tricks a hand over its ghost partner "
+                             f"(95% CI {r['gain_lo']:+.2f} to {r['gain_hi']:+.2f}, n = {r['gain_n']:,})")
+    games = tables["games"].filter(pl.col("winner") >= 0).collect()
+    t0 = rate_table(games.with_columns(x=pl.lit(0), win=pl.col("winner") == 0), ["x"], "win").row(0, named=True)
+    return (f"Lucky Ghost with {setup.players} player(s): team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games"
+            + ("; " + "; ".join(parts) if parts else "") + ".")
+
+
+def summarize_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
+    """Battle Royal, Solo, Full Deck (F13-F15): win rate per seat, ties, limbo, action cards."""
+    nseat, ghosts = table_seats(setup.variant, setup.players)
+    games = tables["games"].collect()
+    hands = tables["hands"].collect()
+    fin = games.filter(~pl.col("unfinished"))
+    pts = [f"points_s{s}" for s in range(nseat)]
+    fin = fin.with_columns(top=pl.max_horizontal(*pts))
+    out: list[tuple[str, pl.DataFrame]] = []
+    seat_rows = []
+    for s in range(nseat):
+        sole = fin.select(((pl.col("winner") == s)).cast(pl.Float64).sum()).item() if fin.height else 0.0
+        shared = fin.select((pl.col("tie") & (pl.col(f"points_s{s}") == pl.col("top"))).cast(pl.Float64).sum()
+                            ).item() if fin.height else 0.0
+        seat_rows.append({"seat": s, "role": "ghost" if ghosts[s] else "player", "n": fin.height, "k": sole,
+                          "tied_top": shared})
+    wins = pl.DataFrame(seat_rows).with_columns(wilson_exprs(pl.col("k"), pl.col("n")))
+    out.append(("Game win rate per seat (sole most point cards; ties are ties, counted in tied_top), 95% Wilson",
+                wins))
+    out.append(("Games: ties for the most point cards and unfinished games, 95% Wilson",
+                _rates(games, "outcome", {"tie": pl.col("tie"), "unfinished": pl.col("unfinished"),
+                                          **({"turtle_ended": pl.col("turtle")} if setup.variant == "full_deck"
+                                             else {})})))
+    played = hands.filter(pl.col("action_card").is_null() | (pl.col("action_card") != "Turtle"))
+    tie_rule = setup.knobs.get("tie_rule", "limbo")
+    out.append(("Hands: tie for most tricks, point card to limbo / nobody, 95% Wilson (tie rule: " + tie_rule + ")",
+                _rates(played, "per_hand", {
+                    "tie_for_most_tricks": pl.col("tie"),
+                    "no_winner": pl.col("winner") < 0,
+                    "limbo_not_empty_after": pl.col("limbo") > 0,
+                })))
+    means = pl.concat([
+        games.select(mean_exprs(c, "")).with_columns(quantity=pl.lit(name))
+        for c, name in [*[(f"points_s{s}", f"point cards, seat {s}") for s in range(nseat)],
+                        ("hands", "hands per game"), ("limbo_left", "point cards left in limbo at the end"),
+                        ("discarded", "point cards discarded")]
+    ]).select("quantity", pl.exclude("quantity"))
+    out.append(("Per game means with 95% CI", means))
+    if setup.variant == "full_deck":
+        revealed = hands.filter(pl.col("action_card").is_not_null())
+        n = revealed.height
+        by = revealed.group_by("action_card").len("k").with_columns(n=pl.lit(n)).sort("action_card")
+        by = by.with_columns(wilson_exprs(pl.col("k").cast(pl.Float64), pl.col("n")))
+        out.append(("Full Deck: action cards revealed (share of reveals, 95% Wilson)", by))
+        after = revealed.with_columns(revealer_won=pl.col("winner") == pl.col("revealer"))
+        out.append(("Full Deck: the revealer's point-card win rate in the hand, by action card, 95% Wilson",
+                    rate_table(after, ["action_card"], "revealer_won")))
+        out.append(("Full Deck: action cards and restarts per game, mean with 95% CI", pl.concat([
+            games.select(mean_exprs("action_cards", "")).with_columns(quantity=pl.lit("action cards revealed")),
+            games.select(mean_exprs("restarts", "")).with_columns(quantity=pl.lit("Restart Game")),
+        ]).select("quantity", pl.exclude("quantity"))))
+    return out
+
+
+def headline_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+    frames = dict(summarize_royal(tables, setup))
+    wins = next(f for t, f in frames.items() if t.startswith("Game win rate"))
+    outcomes = next(f for t, f in frames.items() if t.startswith("Games:"))
+    tie = outcomes.filter(pl.col("outcome") == "tie").row(0, named=True)
+    seats = "; ".join(f"seat {r['seat']}{' (ghost)' if r['role'] == 'ghost' else ''} {pct(r)}"
+                      for r in wins.iter_rows(named=True))
+    return (f"{setup.variant.replace('_', ' ').title()} with {setup.players} player(s): sole game wins by seat: "
+            f"{seats}; games tied at the top: {pct(tie)} of {tie['n']:,}.")

@@ -10,7 +10,26 @@ Decision points and their arguments (also the plug-in interface, see
 - ``card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner,
   caller, tricks, params, rng) -> index in hand[:n]`` of the card to play (F8).
 
-``hand`` holds card codes (``cards.py``); ``pos[c]`` is card ``c``'s
+Decisions of Full Deck (F15), built-in policies only (a plug-in seat, whose
+dispatch id is ``cardsim.policies.PLUGIN_BASE`` or more, gets the greedy rule
+for steal, pick and keep, and its own ``card`` decision for Peek hands):
+
+- ``steal(points, seat, nplayers, params, rng) -> seat or -1``: Full Deck
+  Never Happened / No Way / Shield: the player to steal an earned point
+  card from (one with ``points > 0``, not ``seat``), or -1 not to steal.
+- ``pick(points, seat, nplayers, params, rng) -> seat``: Full Deck Pick a
+  Player: the other player who gets the dealer advantage this hand.
+- ``keep(hand, pos, point, params, rng) -> index 0-4``: Full Deck Do Over:
+  the one card kept; the other four are replaced by the undealt cards.
+- ``peek(hand, n, pos, point, trick, tseat, nplayed, winner, seat, hands,
+  nh, tricks, params, rng) -> index in hand[:n]``: the card decision of
+  a player who revealed Peek (Full Deck): ``hands[s, :nh[s]]`` are every
+  seat's cards, which that player has seen.
+- ``swap`` also answers the Full Deck Eliminated pick (``nswaps = 1``):
+  the card to give the dealer for a blind card from the dealer's hand.
+
+``points`` holds each seat's earned point cards (``nplayers`` seats at the
+table; ghosts are seats too). ``hand`` holds card codes (``cards.py``); ``pos[c]`` is card ``c``'s
 position under this hand's point card (0 = highest, F3), so "top k" is
 ``pos[c] < k``. ``trick``/``tseat`` hold the ``nplayed`` cards played so
 far in this trick and their seats, ``winner`` indexes the card winning it
@@ -32,19 +51,20 @@ POLICIES = (
     PolicySpec(
         "greedy", GREEDY,
         "RULES.md reference: play with 2+ of the top 8; dealer swaps the lowest card(s) not in the "
-        "top 12; always plays its highest card",
+        "top 12; always plays its highest card. Modes: steals from the player with most point cards, "
+        "picks the player with fewest, keeps its highest card on Do Over",
     ),
     PolicySpec(
         "partner", PARTNER,
         "RULES.md reference: as greedy, but plays its lowest card when the partner is winning the "
-        "trick or when no card in hand beats the winning card",
+        "trick or when no card in hand beats the winning card (modes: as greedy)",
     ),
     PolicySpec(
         "tactician", TACTICIAN,
         "parametric: calls with call_need of the top call_top (round2_need in the second round), "
         "swaps cards outside the top swap_top, ducks under a partner whose winning card is in the "
         "top trust_pos (or when playing last), and wins a trick with its cheapest winning card "
-        "when cheap = 1",
+        "when cheap = 1; with Peek plays its cheapest sure winner, else its lowest card",
         (("call_top", 8.0), ("call_need", 2.0), ("round2_need", 2.0), ("swap_top", 12.0),
          ("trust_pos", 6.0), ("cheap", 1.0)),
     ),
@@ -223,4 +243,95 @@ def decide_card(pid, hand, n, pos, point, trick, tseat, nplayed, winner, seat, p
         return hi
     if pid == TACTICIAN:
         return tactician_card(hand, n, pos, trick, tseat, nplayed, winner, partner, params)
+    return randint(rng, n)
+
+
+# -- the modes' decisions (Full Deck, F15) ------------------------------------------------
+@njit(_nrt=False, inline="always")
+def leader_seat(points, seat, nplayers, most):
+    """The other seat with the most (``most``) or fewest point cards, ties to the nearest on
+    ``seat``'s left; with ``most`` only seats holding a card count (-1 if none)."""
+    best = -1
+    bp = 0
+    for i in range(1, nplayers):
+        s = seat + i
+        if s >= nplayers:
+            s -= nplayers
+        p = points[s]
+        if most:
+            if p > 0 and (best < 0 or p > bp):
+                best = s
+                bp = p
+        elif best < 0 or p < bp:
+            best = s
+            bp = p
+    return best
+
+
+@njit(_nrt=False, inline="always")
+def decide_steal(pid, points, seat, nplayers, params, rng):
+    if pid == RANDOM:
+        # uniform over "no steal" and every other player holding a point card
+        m = 0
+        for s in range(nplayers):
+            if s != seat and points[s] > 0:
+                m += 1
+        r = randint(rng, m + 1)
+        if r == m:
+            return -1
+        for s in range(nplayers):
+            if s != seat and points[s] > 0:
+                if r == 0:
+                    return s
+                r -= 1
+        return -1
+    return leader_seat(points, seat, nplayers, True)
+
+
+@njit(_nrt=False, inline="always")
+def decide_pick(pid, points, seat, nplayers, params, rng):
+    if pid == RANDOM:
+        r = randint(rng, nplayers - 1)
+        return r + 1 if r >= seat else r
+    return leader_seat(points, seat, nplayers, False)
+
+
+@njit(_nrt=False, inline="always")
+def decide_keep(pid, hand, pos, point, params, rng):
+    if pid == RANDOM:
+        return randint(rng, 5)
+    return highest(hand, 5, pos)
+
+
+@njit(_nrt=False, inline="always")
+def tactician_peek(hand, n, pos, trick, tseat, nplayed, winner, seat, hands, nh):
+    """Full information (Peek): the cheapest card beating the winning card and every card of
+    the players still to play; the lowest card when none does."""
+    target = pos[trick[winner]] if winner >= 0 else 99
+    for s in range(hands.shape[0]):
+        if s == seat:
+            continue
+        done = False
+        for i in range(nplayed):
+            done = done or tseat[i] == s
+        if done:
+            continue
+        for j in range(nh[s]):
+            p = pos[hands[s, j]]
+            if p < target:
+                target = p
+    beat = cheapest_winner(hand, n, pos, target)
+    if beat < 0:
+        return lowest(hand, n, pos)
+    return beat
+
+
+@njit(_nrt=False, inline="always")
+def decide_peek(pid, hand, n, pos, point, trick, tseat, nplayed, winner, seat, hands, nh, tricks, params, rng):
+    if pid == GREEDY:
+        return highest(hand, n, pos)
+    if pid == PARTNER:
+        return partner_card(hand, n, pos, trick, tseat, nplayed, -1)
+    if pid == TACTICIAN:
+        return tactician_peek(hand, n, pos, trick, tseat, nplayed, winner, seat, hands, nh)
     return randint(rng, n)

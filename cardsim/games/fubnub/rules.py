@@ -1,39 +1,73 @@
-"""The FUBNUB kernel: whole games, start to end (RULES.md F1-F11).
+"""The FUBNUB kernel: whole games, start to end (RULES.md F1-F15).
 
 This is the game's kernel module: every function here that calls a
 ``decide_*`` dispatcher is rebuilt for plug-in policies
 (:func:`cardsim.policies.kernel_namespace`).
 
-Seats 0-3 sit clockwise; seats 0 and 2 are team 0, seats 1 and 3 team 1.
-"Left" of seat ``s`` is ``s + 1``.
+Seats sit clockwise; "left" of seat ``s`` is ``s + 1``. Team variants
+(traditional, Lucky Ghost) use :func:`play_team`: four seats, seats 0 and 2
+are team 0, seats 1 and 3 team 1, and in Lucky Ghost the seats past the
+players are ghosts (F12). Individual variants (Battle Royal, Solo, Full
+Deck) use :func:`play_royal`: ``nseat`` seats each for themselves (F13-F15).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from cardsim.games.fubnub.cards import position_table
-from cardsim.games.fubnub.policies import decide_call, decide_card, decide_swap
+from cardsim.games.fubnub import cards as C
+from cardsim.games.fubnub.cards import effect_table, position_table
+from cardsim.games.fubnub.policies import (
+    decide_call,
+    decide_card,
+    decide_keep,
+    decide_peek,
+    decide_pick,
+    decide_steal,
+    decide_swap,
+)
 from cardsim.jit import njit
-from cardsim.rng import DEAL, POLICY, SETUP, seed_stream, shuffle
+from cardsim.rng import DEAL, EFFECT, POLICY, SETUP, randint, seed_stream, shuffle
 
 POINTS = 5  # stream purpose: the point deck
+REDEAL = 6  # stream purpose: a complete redeal inside a hand (Full Deck Shuffle / Restart Game), sub = hand
+ACTIONS = 7  # stream purpose: the Full Deck action stack, sub = restarts
+PLUGIN_BASE = 1000  # cardsim.policies.PLUGIN_BASE: dispatch ids of plug-in policies start here
+FX = effect_table()  # int64[31]: the Full Deck effect of each action code (F15)
+NKINDS = len(C.POINT_KINDS)
+N_ACTION = C.N_ACTION
 POS = position_table()  # int64[kinds, 24]: card positions under each point card kind (F3)
 
 # hand table columns (int16 matrix ``hout``)
 H_HAND, H_DEALER, H_POINT, H_CALLER, H_T0, H_T1, H_T2, H_T3, H_WINNER = 0, 1, 2, 3, 4, 5, 6, 7, 8
 H_MISDEAL, H_SWEPT, H_FUBBED, H_ROUND, H_SWAPS, H_DOUBLE, H_SCORE0, H_SCORE1 = 9, 10, 11, 12, 13, 14, 15, 16
-NH = 17
+H_LIMBO, H_TIE, H_ACTION, H_REVEALER, H_TARGET, H_PS0 = 17, 18, 19, 20, 21, 22  # H_PS0..H_PS0+3: points per seat
+NH = 26
 # game table columns (int32 matrix ``gout``)
 G_WINNER, G_HANDS, G_P0, G_P1, G_FIRST, G_MISDEALS, G_UNFINISHED = 0, 1, 2, 3, 4, 5, 6
-NG = 7
+G_PS0, G_TIE, G_LIMBO, G_DISC, G_TURTLE, G_RESTARTS, G_ACTIONS = 7, 11, 12, 13, 14, 15, 16
+NG = 17
+# variants
+V_TRADITIONAL, V_LUCKY_GHOST, V_BATTLE_ROYAL, V_SOLO, V_FULL_DECK = 0, 1, 2, 3, 4
+# Battle Royal tie for most tricks (F13)
+TIE_LIMBO, TIE_DISCARD, TIE_LAST_TRICK = 0, 1, 2
 # fub rule knob values (F10)
 FUB_CALLER_LEFT, FUB_CALLER_RIGHT = 0, 1
 # event kinds
 EV_DRAW, EV_DEALER, EV_DEAL, EV_UNDEALT, EV_REVEAL, EV_CALL, EV_BACK, EV_MISDEAL = 1, 2, 3, 4, 5, 6, 7, 8
 EV_SWAP, EV_PLAY, EV_TRICK, EV_HAND, EV_GAME = 9, 10, 11, 12, 13
+EV_UNDEALTN, EV_ACTION, EV_LIMBO, EV_DISCARD, EV_CLAIM, EV_STEAL, EV_PICK, EV_ELIM = 14, 15, 16, 17, 18, 19, 20, 21
+EV_KEEP, EV_REDEAL, EV_PASS, EV_REVERSE, EV_RESTART, EV_GHOST, EV_PEEK, EV_RAPID = 22, 23, 24, 25, 26, 27, 28, 29
+EV_ADV, EV_RHAND, EV_SCORE, EV_RGAME = 30, 31, 32, 33
+# claim reasons (EV_CLAIM) and limbo reasons (EV_LIMBO)
+CL_HAND, CL_CLEAN_UP, CL_TURTLE = 0, 1, 2
+LB_TIE, LB_SKIP = 0, 1
 # decisions (error reports)
-D_CALL, D_SWAP, D_CARD = 0, 1, 2
+D_CALL, D_SWAP, D_CARD, D_STEAL, D_PICK, D_KEEP, D_PEEK = 0, 1, 2, 3, 4, 5, 6
+# game-state slots of ``st`` (individual variants)
+S_PN, S_NLIMBO, S_NDISC, S_NAST, S_NREV, S_DIR, S_RESTARTS, S_OVER = 0, 1, 2, 3, 4, 5, 6, 7
+# hand-state slots of ``hx`` (Full Deck effects on one hand)
+X_GHOST, X_PEEK, X_RAPID, X_TARGET, X_POINT, X_ADV_SEAT, X_ADV_N, X_SWAPS, X_ACTION = 0, 1, 2, 3, 4, 5, 6, 7, 8
 # kernel status
 OK, FULL, ILLEGAL = 0, -1, -2
 
@@ -80,8 +114,9 @@ def fail(err, g, seat, decision, value):
 
 
 @njit(_nrt=False)
-def first_dealer(key, g, stack, deck, ev, evn, trace, srng):
-    """F4: each seat draws one number card (seat 0 first); the highest in natural order deals."""
+def first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, nseat):
+    """F4: each seat draws one number card (seat 0 first); the highest in natural order deals.
+    F12: ghosts do not draw (seat ``s`` draws the deck's card ``s`` all the same)."""
     seed_stream(srng, key, g, SETUP, 0)
     if stack.shape[0] > 0:
         for c in range(24):
@@ -91,7 +126,9 @@ def first_dealer(key, g, stack, deck, ev, evn, trace, srng):
             deck[c] = c
         shuffle(srng, deck, 24)
     best = 0
-    for s in range(4):
+    for s in range(nseat):
+        if ghost[s]:
+            continue
         if trace:
             emit(ev, evn, g, EV_DRAW, s, deck[s], 0, 0, 0, 0)
         if deck[s] > deck[best]:
@@ -99,12 +136,22 @@ def first_dealer(key, g, stack, deck, ev, evn, trace, srng):
     return best
 
 
+@njit(_nrt=False, inline="always")
+def next_human(s, ghost):
+    """F12: the deal moves left, skipping ghosts (four seats)."""
+    s = (s + 1) & 3
+    while ghost[s]:
+        s = (s + 1) & 3
+    return s
+
+
 @njit(_nrt=False)
-def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
+def play_team(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
               ev, evn, hg, hout, row, gout, gi, err, hands, nh, deck, undealt, played, pd, trick, tseat,
-              tricks, swo, drng, prng, tmp, prng_pt, srng, seen):
-    """Play game ``g`` to its end; write its hands from row ``row`` of ``hout`` and its
-    summary to ``gout[gi]``. Returns the next free row, or FULL / ILLEGAL."""
+              tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost):
+    """Play team game ``g`` (traditional F1-F11; Lucky Ghost F12 when ``ghost[s]`` marks
+    ghost seats) to its end; write its hands from row ``row`` of ``hout`` and its summary
+    to ``gout[gi]``. Returns the next free row, or FULL / ILLEGAL."""
     need = (k + 1) // 2  # F11
     for s in range(4):
         seed_stream(prng[s], key, g, POLICY, s)
@@ -121,7 +168,7 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
     pn = k
     for i in range(k):  # top of the deck is pd[pn - 1]
         pd[i] = tmp[k - 1 - i]
-    dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng)
+    dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, 4)
     gout[gi, G_FIRST] = dealer
     double = False
     pts0 = 0
@@ -159,6 +206,13 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
         hout[row, H_HAND] = h
         hout[row, H_DEALER] = dealer
         hout[row, H_DOUBLE] = 1 if double else 0
+        hout[row, H_LIMBO] = 0
+        hout[row, H_TIE] = 0
+        hout[row, H_ACTION] = -1
+        hout[row, H_REVEALER] = -1
+        hout[row, H_TARGET] = -1
+        for s in range(4):
+            hout[row, H_PS0 + s] = 0
         # F6: the decision cycle, two rounds at most
         caller = -1
         rnd = 0
@@ -171,9 +225,12 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
             pos = POS[p]
             for i in range(1, 5):
                 s = (dealer + i) % 4
-                v = decide_call(pids[s], hands[s], pos, p, s, dealer, r, params[s], prng[s])
-                if v != 0 and v != 1:
-                    return fail(err, g, s, D_CALL, v)
+                if ghost[s]:
+                    v = 0  # F12: ghosts always pass
+                else:
+                    v = decide_call(pids[s], hands[s], pos, p, s, dealer, r, params[s], prng[s])
+                    if v != 0 and v != 1:
+                        return fail(err, g, s, D_CALL, v)
                 if trace:
                     emit(ev, evn, g, EV_CALL, s, v, r, p, 0, 0)
                 if v == 1:
@@ -204,7 +261,7 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
                 emit(ev, evn, g, EV_MISDEAL, dealer, p, 0, 0, 0, 0)
             row += 1
             h += 1
-            dealer = (dealer + 1) % 4
+            dealer = next_human(dealer, ghost)
             double = False
             continue
         pos = POS[p]
@@ -239,10 +296,13 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
             for i in range(4):
                 s = (leader + i) & 3  # seats are non-negative: & 3 is % 4
                 n = nh[s]
-                idx = decide_card(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, (s + 2) & 3, caller,
-                                  tricks, params[s], prng[s])
-                if idx < 0 or idx >= n:
-                    return fail(err, g, s, D_CARD, idx)
+                if ghost[s]:
+                    idx = n - 1  # F12: the top card of the ghost's stack (the last card dealt to it)
+                else:
+                    idx = decide_card(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, (s + 2) & 3, caller,
+                                      tricks, params[s], prng[s])
+                    if idx < 0 or idx >= n:
+                        return fail(err, g, s, D_CARD, idx)
                 c = hands[s, idx]
                 hands[s, idx] = hands[s, n - 1]
                 hands[s, n - 1] = c
@@ -287,10 +347,18 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
             dealer = caller
             double = True
         elif fubbed:
-            dealer = (caller + 1) % 4 if fub_rule == FUB_CALLER_LEFT else (caller + 3) % 4
-            double = True
+            nd = (caller + 1) % 4 if fub_rule == FUB_CALLER_LEFT else (caller + 3) % 4
+            if ghost[nd]:
+                nd = (nd + 2) & 3  # F12: the winning team's human deals
+            if ghost[nd]:
+                # F12 reading: a winning team of ghosts cannot deal; the deal moves left, single advantage
+                dealer = next_human(dealer, ghost)
+                double = False
+            else:
+                dealer = nd
+                double = True
         else:
-            dealer = (dealer + 1) % 4
+            dealer = next_human(dealer, ghost)
             double = False
         if trace:
             emit(ev, evn, g, EV_HAND, caller, win, t0, 5 - t0, 1 if swept else 0, 1 if fubbed else 0)
@@ -316,11 +384,697 @@ def trick_card(trick, tseat, seat):
     return -1
 
 
-@njit
-def simulate(key, start, count, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
-             ev, evn, hg, hout, gout, err):
-    """Play games ``start .. start+count-1``.
+# -- individual play: Battle Royal, Solo, Full Deck (F13-F15) ----------------------------------
+@njit(_nrt=False, inline="always")
+def step(s, dr, nseat):
+    """The next seat in the play direction ``dr`` (+1 clockwise, -1 counter-clockwise)."""
+    s += dr
+    if s >= nseat:
+        s -= nseat
+    elif s < 0:
+        s += nseat
+    return s
 
+
+@njit(_nrt=False)
+def check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, pn, won, nwon, limbo, nlimbo, disc, ndisc,
+                p, inplay, gkinds, k, seenk, ast, nast, arev, nrev, acts, seena):
+    """Debug: every number card in exactly one place (hands, undealt, played); every point card of
+    the game in exactly one place (point deck, earned piles, limbo, discarded, in play); every
+    action card in the stack or revealed."""
+    seen[:] = 0
+    for s in range(nseat):
+        for i in range(nh[s]):
+            seen[hands[s, i]] += 1
+    for i in range(nund):
+        seen[undealt[i]] += 1
+    for i in range(npl):
+        seen[played[i]] += 1
+    for c in range(24):
+        if seen[c] != 1:
+            raise AssertionError("number card conservation broken")
+    seenk[:] = 0
+    for i in range(k):
+        seenk[gkinds[i]] += 1
+    for i in range(pn):
+        seenk[pd[i]] -= 1
+    for s in range(nseat):
+        for i in range(nwon[s]):
+            seenk[won[s, i]] -= 1
+    for i in range(nlimbo):
+        seenk[limbo[i]] -= 1
+    for i in range(ndisc):
+        seenk[disc[i]] -= 1
+    if inplay:
+        seenk[p] -= 1
+    for i in range(seenk.shape[0]):
+        if seenk[i] != 0:
+            raise AssertionError("point card conservation broken")
+    seena[:] = 0
+    for i in range(acts.shape[0]):
+        seena[acts[i]] += 1
+    for i in range(nast):
+        seena[ast[i]] -= 1
+    for i in range(nrev):
+        seena[arev[i]] -= 1
+    for i in range(seena.shape[0]):
+        if seena[i] != 0:
+            raise AssertionError("action card conservation broken")
+
+
+@njit(_nrt=False)
+def deal_royal(deck, hands, nh, undealt, nseat, dealer, dr):
+    """F5 / F13: five cards each, one at a time from the dealer's next seat in the play
+    direction; the remaining 24 - 5 * nseat cards stay undealt. Returns the undealt count."""
+    if nseat == 4:  # the common table: seat arithmetic with & 3 (two's complement for dr = -1)
+        for i in range(20):
+            hands[(dealer + dr * (1 + (i & 3))) & 3, i >> 2] = deck[i]
+        i = 20
+    else:
+        i = 0
+        for j in range(5):
+            s = dealer
+            for _ in range(nseat):
+                s = step(s, dr, nseat)
+                hands[s, j] = deck[i]
+                i += 1
+    nund = 24 - i
+    for u in range(nund):
+        undealt[u] = deck[i + u]
+    for s in range(nseat):
+        nh[s] = 5
+    return nund
+
+
+@njit(_nrt=False)
+def trace_deal(ev, evn, g, hands, nseat, undealt, nund):
+    for s in range(nseat):
+        emit(ev, evn, g, EV_DEAL, s, hands[s, 0], hands[s, 1], hands[s, 2], hands[s, 3], hands[s, 4])
+    for u in range(0, nund, 5):
+        emit(ev, evn, g, EV_UNDEALTN, -1, undealt[u], undealt[u + 1] if u + 1 < nund else -1,
+             undealt[u + 2] if u + 2 < nund else -1, undealt[u + 3] if u + 3 < nund else -1,
+             undealt[u + 4] if u + 4 < nund else -1)
+
+
+@njit(_nrt=False)
+def redeal(key, g, h, deck, hands, nh, undealt, nseat, dealer, dr, drng, ev, evn, trace):
+    """A complete redeal of the number cards for this hand (F15: Shuffle, Restart Game)."""
+    seed_stream(drng, key, g, REDEAL, h)
+    for c in range(24):
+        deck[c] = c
+    shuffle(drng, deck, 24)
+    nund = deal_royal(deck, hands, nh, undealt, nseat, dealer, dr)
+    if trace:
+        trace_deal(ev, evn, g, hands, nseat, undealt, nund)
+    return nund
+
+
+@njit(_nrt=False)
+def rotate_rows(a, n, nseat, left, buf):
+    """Row ``s`` of ``a`` (its first ``n[s]`` entries) moves to seat ``s + 1`` (left) or ``s - 1``."""
+    if left:
+        last = nseat - 1
+        m = n[last]
+        for i in range(m):
+            buf[i] = a[last, i]
+        for s in range(last, 0, -1):
+            for i in range(n[s - 1]):
+                a[s, i] = a[s - 1, i]
+            n[s] = n[s - 1]
+        for i in range(m):
+            a[0, i] = buf[i]
+        n[0] = m
+    else:
+        m = n[0]
+        for i in range(m):
+            buf[i] = a[0, i]
+        for s in range(nseat - 1):
+            for i in range(n[s + 1]):
+                a[s, i] = a[s + 1, i]
+            n[s] = n[s + 1]
+        for i in range(m):
+            a[nseat - 1, i] = buf[i]
+        n[nseat - 1] = m
+
+
+@njit(_nrt=False)
+def advantage(g, seat, nsw, pids, params, prng, hands, undealt, nund, pos, p, swo, err, ev, evn, trace):
+    """F7 / F10 mechanics: ``seat`` swaps up to ``nsw`` cards, each with the next undealt card.
+    Returns the swaps made, or ILLEGAL."""
+    swo[0] = -1
+    swo[1] = -1
+    decide_swap(pids[seat], hands[seat], pos, p, nsw, params[seat], prng[seat], swo)
+    u = 0
+    for i in range(2):
+        idx = swo[i]
+        if idx < -1 or idx >= 5 or (i >= nsw and idx != -1) or (idx >= 0 and u >= nund):
+            return fail(err, g, seat, D_SWAP, idx)
+        if idx >= 0:
+            old = hands[seat, idx]
+            hands[seat, idx] = undealt[u]
+            undealt[u] = old
+            if trace:
+                emit(ev, evn, g, EV_SWAP, seat, old, hands[seat, idx], i, 0, 0)
+            u += 1
+    return u
+
+
+@njit(_nrt=False)
+def check_numbers(hands, nh, nseat, undealt, nund, played, npl, seen):
+    """Debug: every number card in exactly one place (a hand, the undealt cards, played)."""
+    seen[:] = 0
+    for s in range(nseat):
+        for i in range(nh[s]):
+            seen[hands[s, i]] += 1
+    for i in range(nund):
+        seen[undealt[i]] += 1
+    for i in range(npl):
+        seen[played[i]] += 1
+    for c in range(24):
+        if seen[c] != 1:
+            raise AssertionError("number card conservation broken")
+
+
+@njit(_nrt=False)
+def peek_card(g, s, pids, params, prng, hands, nh, n, pos, p, trick, tseat, i, wi, tricks, err):
+    """The card of a player who revealed Peek (F15): the ``peek`` decision, which sees every hand
+    (a plug-in policy, which has no ``peek`` decision, plays its ``card`` decision)."""
+    if pids[s] >= PLUGIN_BASE:
+        idx = decide_card(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, -1, -1, tricks, params[s], prng[s])
+    else:
+        idx = decide_peek(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, hands, nh, tricks, params[s],
+                          prng[s])
+    if idx < 0 or idx >= n:
+        return fail(err, g, s, D_PEEK, idx)
+    return idx
+
+
+@njit(_nrt=False)
+def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, prng, hands, nh, trick, tseat,
+                 tricks, lastwin, undealt, nund, played, seen, debug, trace, ev, evn, err, nxt, auto):
+    """F8 / F13: five tricks among ``nseat`` seats in the play direction ``dr``; the dealer's next
+    seat leads the first (Rapid Fire: seat ``rapid`` leads them all), the winner the next. Ghosts
+    (and a No Reveal player ``gh``) play the top card of their stack; ``pk`` plays with Peek.
+    Fills ``tricks`` and ``lastwin`` (last trick won per seat); returns the cards played or ILLEGAL."""
+    pos = POS[p]
+    npl = 0
+    for s in range(4):
+        tricks[s] = 0
+        lastwin[s] = -1
+        tseat[s] = -1
+        nxt[s] = step(s, dr, nseat)  # a table: no wrap-around branch per play
+        auto[s] = 1 if ghost[s] or s == gh else 2 if s == pk else 0
+    leader = rapid if rapid >= 0 else nxt[dealer]
+    for t in range(5):
+        bestpos = 99
+        best = -1
+        wi = -1
+        s = leader
+        for i in range(nseat):
+            n = nh[s]
+            a = auto[s]
+            if a == 0:
+                idx = decide_card(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, -1, -1, tricks,
+                                  params[s], prng[s])
+                if idx < 0 or idx >= n:
+                    return fail(err, g, s, D_CARD, idx)
+            elif a == 1:
+                idx = n - 1  # F12 / No Reveal: the top card of the stack
+            else:
+                idx = peek_card(g, s, pids, params, prng, hands, nh, n, pos, p, trick, tseat, i, wi, tricks, err)
+                if idx < 0:
+                    return idx
+            c = hands[s, idx]
+            hands[s, idx] = hands[s, n - 1]
+            hands[s, n - 1] = c
+            nh[s] = n - 1
+            trick[i] = c
+            tseat[i] = s
+            if pos[c] < bestpos:
+                bestpos = pos[c]
+                best = s
+                wi = i
+            if debug:
+                played[npl] = c
+                npl += 1
+                check_numbers(hands, nh, nseat, undealt, nund, played, npl, seen)
+            if trace:
+                emit(ev, evn, g, EV_PLAY, s, c, t + 1, 0, 0, 0)
+            s = (s + dr) & 3 if nseat == 4 else nxt[s]
+        tricks[best] += 1
+        lastwin[best] = t
+        if rapid < 0:
+            leader = best
+        if trace:
+            emit(ev, evn, g, EV_TRICK, best, t + 1, trick_card(trick, tseat, best), 0, 0, 0)
+    return npl
+
+
+@njit(_nrt=False)
+def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands, nh, undealt, nund, deck,
+                  pd, kinds, k, won, nwon, limbo, disc, st, hx, ast, arev, acts, fd_base, move_pts, swo, erng,
+                  drng, prng_pt, buf, err, ev, evn, trace):
+    """F15: seat ``rev`` (last hand's point-card winner) reveals the top action card and its
+    FUBNUB meaning is applied to this hand. Writes the hand's effects into ``hx``; returns the
+    undealt count (it changes only with a redeal), or ILLEGAL."""
+    st[S_NAST] -= 1
+    a = ast[st[S_NAST]]
+    arev[st[S_NREV]] = a
+    st[S_NREV] += 1
+    fx = FX[a]
+    hx[X_ACTION] = a
+    hx[X_ADV_SEAT] = rev
+    hx[X_ADV_N] = fd_base
+    p = hx[X_POINT]
+    pos = POS[p]
+    dr = st[S_DIR]
+    seed_stream(erng, key, g, EFFECT, h)
+    if trace:
+        emit(ev, evn, g, EV_ACTION, rev, a, fx, 0, 0, 0)
+    if fx == C.FX_SKIP:
+        # the point cards won last hand go to limbo, for the winner of the next hand
+        for _ in range(gain):
+            nwon[rev] -= 1
+            limbo[st[S_NLIMBO]] = won[rev, nwon[rev]]
+            st[S_NLIMBO] += 1
+            if trace:
+                emit(ev, evn, g, EV_LIMBO, rev, won[rev, nwon[rev]], st[S_NLIMBO], LB_SKIP, 0, 0)
+    elif fx == C.FX_ELIMINATED:
+        # every other player in turn may give a card of their choice for a blind one of the dealer's
+        s = dealer
+        for _ in range(nseat - 1):
+            s = step(s, dr, nseat)
+            swo[0] = -1
+            swo[1] = -1
+            decide_swap(pids[s], hands[s], pos, p, 1, params[s], prng[s], swo)
+            idx = swo[0]
+            if idx < -1 or idx >= 5 or swo[1] != -1:
+                return fail(err, g, s, D_SWAP, idx if idx < -1 or idx >= 5 else swo[1])
+            if idx >= 0:
+                j = randint(erng, 5)
+                give = hands[s, idx]
+                take = hands[dealer, j]
+                hands[s, idx] = take
+                hands[dealer, j] = give
+                if trace:
+                    emit(ev, evn, g, EV_ELIM, s, give, take, dealer, 0, 0)
+            elif trace:
+                emit(ev, evn, g, EV_ELIM, s, -1, -1, dealer, 0, 0)
+    elif fx == C.FX_NO_REVEAL:
+        hx[X_GHOST] = rev
+        if trace:
+            emit(ev, evn, g, EV_GHOST, rev, 0, 0, 0, 0, 0)
+    elif fx == C.FX_PEEK:
+        hx[X_PEEK] = rev
+        if trace:
+            emit(ev, evn, g, EV_PEEK, rev, 0, 0, 0, 0, 0)
+    elif fx == C.FX_DO_OVER:
+        kp = decide_keep(pids[rev], hands[rev], pos, p, params[rev], prng[rev])
+        if kp < 0 or kp >= 5 or nund < 4:
+            return fail(err, g, rev, D_KEEP, kp)
+        u = 0
+        for i in range(5):
+            if i != kp:
+                t = hands[rev, i]
+                hands[rev, i] = undealt[u]
+                undealt[u] = t
+                u += 1
+        if trace:
+            emit(ev, evn, g, EV_KEEP, rev, hands[rev, kp], hands[rev, 0], hands[rev, 1], hands[rev, 2],
+                 hands[rev, 3])
+            emit(ev, evn, g, EV_DEAL, rev, hands[rev, 0], hands[rev, 1], hands[rev, 2], hands[rev, 3], hands[rev, 4])
+    elif fx == C.FX_RAPID_FIRE:
+        hx[X_RAPID] = rev
+        if trace:
+            emit(ev, evn, g, EV_RAPID, rev, 0, 0, 0, 0, 0)
+    elif fx == C.FX_CLEAN_UP:
+        m = st[S_NLIMBO]
+        for i in range(m):
+            won[rev, nwon[rev]] = limbo[i]
+            nwon[rev] += 1
+        st[S_NLIMBO] = 0
+        if trace:
+            emit(ev, evn, g, EV_CLAIM, rev, m, CL_CLEAN_UP, 0, 0, 0)
+    elif fx == C.FX_PICK:
+        t = decide_pick(pids[rev], nwon, rev, nseat, params[rev], prng[rev])
+        if t < 0 or t >= nseat or t == rev:
+            return fail(err, g, rev, D_PICK, t)
+        hx[X_ADV_SEAT] = t
+        hx[X_ADV_N] = 1
+        hx[X_TARGET] = t
+        if trace:
+            emit(ev, evn, g, EV_PICK, rev, t, 0, 0, 0, 0)
+    elif fx == C.FX_DOUBLE:
+        hx[X_ADV_N] = 2
+    elif fx == C.FX_NO_ADVANTAGE:
+        hx[X_ADV_N] = 0
+    elif fx == C.FX_REDEAL_SELF:
+        # the hand and the undealt cards shuffled together; the player deals themself five
+        for i in range(5):
+            buf[i] = hands[rev, i]
+        for u in range(nund):
+            buf[5 + u] = undealt[u]
+        shuffle(erng, buf, 5 + nund)
+        for i in range(5):
+            hands[rev, i] = buf[i]
+        for u in range(nund):
+            undealt[u] = buf[5 + u]
+        if trace:
+            emit(ev, evn, g, EV_REDEAL, rev, fx, 0, 0, 0, 0)
+            emit(ev, evn, g, EV_DEAL, rev, hands[rev, 0], hands[rev, 1], hands[rev, 2], hands[rev, 3], hands[rev, 4])
+    elif fx == C.FX_STEAL:
+        v = decide_steal(pids[rev], nwon, rev, nseat, params[rev], prng[rev])
+        if v < -1 or v >= nseat or v == rev or (v >= 0 and nwon[v] == 0):
+            return fail(err, g, rev, D_STEAL, v)
+        hx[X_TARGET] = v
+        if v >= 0:
+            nwon[v] -= 1
+            won[rev, nwon[rev]] = won[v, nwon[v]]
+            nwon[rev] += 1
+            if trace:
+                emit(ev, evn, g, EV_STEAL, rev, v, won[v, nwon[v]], 0, 0, 0)
+        elif trace:
+            emit(ev, evn, g, EV_STEAL, rev, -1, -1, 0, 0, 0)
+    elif fx == C.FX_RESTART:
+        st[S_RESTARTS] += 1
+        if trace:
+            emit(ev, evn, g, EV_RESTART, rev, 1 if move_pts else 0, 0, 0, 0, 0)
+        # the action stack is rebuilt from every action card and reshuffled
+        m = acts.shape[0]
+        for i in range(m):
+            ast[i] = acts[i]
+        shuffle(erng, ast, m)
+        st[S_NAST] = m
+        st[S_NREV] = 0
+        if move_pts:
+            # optional rule: earned point cards move too: every point card back into the point deck
+            n = st[S_PN]
+            pd[n] = p
+            n += 1
+            for s in range(nseat):
+                for i in range(nwon[s]):
+                    pd[n] = won[s, i]
+                    n += 1
+                nwon[s] = 0
+            for i in range(st[S_NLIMBO]):
+                pd[n] = limbo[i]
+                n += 1
+            for i in range(st[S_NDISC]):
+                pd[n] = disc[i]
+                n += 1
+            st[S_NLIMBO] = 0
+            st[S_NDISC] = 0
+            shuffle(prng_pt, pd, n)
+            n -= 1
+            p = pd[n]
+            st[S_PN] = n
+            hx[X_POINT] = p
+            if trace:
+                emit(ev, evn, g, EV_REVEAL, -1, p, 1, 0, 0, 0)
+        nund = redeal(key, g, h, deck, hands, nh, undealt, nseat, dealer, dr, drng, ev, evn, trace)
+    elif fx == C.FX_REVERSE:
+        st[S_DIR] = -dr
+        if trace:
+            emit(ev, evn, g, EV_REVERSE, rev, -dr, 0, 0, 0, 0)
+    elif fx == C.FX_SHUFFLE:
+        if trace:
+            emit(ev, evn, g, EV_REDEAL, -1, fx, 0, 0, 0, 0)
+        nund = redeal(key, g, h, deck, hands, nh, undealt, nseat, dealer, dr, drng, ev, evn, trace)
+        if move_pts:
+            # optional rule: the earned point cards are shuffled and dealt out again, one at a time
+            n = 0
+            for s in range(nseat):
+                for i in range(nwon[s]):
+                    buf[n] = won[s, i]
+                    n += 1
+                nwon[s] = 0
+            shuffle(erng, buf, n)
+            s = dealer
+            for i in range(n):
+                s = step(s, dr, nseat)
+                won[s, nwon[s]] = buf[i]
+                nwon[s] += 1
+    elif fx == C.FX_SWAP_LEFT or fx == C.FX_SWAP_RIGHT:
+        left = fx == C.FX_SWAP_LEFT
+        rotate_rows(hands, nh, nseat, left, buf)
+        if move_pts:
+            rotate_rows(won, nwon, nseat, left, buf)
+        if trace:
+            emit(ev, evn, g, EV_PASS, -1, 1 if left else -1, 1 if move_pts else 0, 0, 0, 0)
+            for s in range(nseat):
+                emit(ev, evn, g, EV_DEAL, s, hands[s, 0], hands[s, 1], hands[s, 2], hands[s, 3], hands[s, 4])
+    elif fx == C.FX_TURTLE:
+        # the game ends; limbo goes to the player who revealed the turtle
+        m = st[S_NLIMBO]
+        for i in range(m):
+            won[rev, nwon[rev]] = limbo[i]
+            nwon[rev] += 1
+        st[S_NLIMBO] = 0
+        st[S_OVER] = 1
+        pd[st[S_PN]] = p  # this hand's point card is never played: it stays on the point deck
+        st[S_PN] += 1
+        if trace:
+            emit(ev, evn, g, EV_CLAIM, rev, m, CL_TURTLE, 0, 0, 0)
+        return nund
+    # the dealer advantage this hand (F15 reading: the revealer's, unless the card says otherwise)
+    if hx[X_ADV_N] > 0:
+        if trace:
+            emit(ev, evn, g, EV_ADV, hx[X_ADV_SEAT], hx[X_ADV_N], 0, 0, 0, 0)
+        u = advantage(g, hx[X_ADV_SEAT], hx[X_ADV_N], pids, params, prng, hands, undealt, nund, POS[hx[X_POINT]],
+                      hx[X_POINT], swo, err, ev, evn, trace)
+        if u < 0:
+            return u
+        hx[X_SWAPS] = u
+    return nund
+
+
+@njit(_nrt=False)
+def play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, fd_base, move_pts, acts,
+               max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, row, gout, gi, err, hands, nh,
+               deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen,
+               won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt, auto):
+    """Play individual game ``g`` (Battle Royal F13, Solo F14, Full Deck F15) to its end: ``nseat``
+    seats, ``ghost[s]`` for Solo's ghosts. Writes its hands from row ``row`` of ``hout`` and its
+    summary to ``gout[gi]``. Returns the next free row, or FULL / ILLEGAL."""
+    fd = variant == V_FULL_DECK
+    for s in range(4):
+        seed_stream(prng[s], key, g, POLICY, s)
+        nwon[s] = 0
+    # the game's point deck (F2, F11): k cards of the deck, shuffled; the game uses them all (F13)
+    seed_stream(prng_pt, key, g, POINTS, 0)
+    nkinds = kinds.shape[0]
+    if pstack.shape[0] > 0:
+        for i in range(nkinds):
+            tmp[i] = pstack[i]
+    else:
+        for i in range(nkinds):
+            tmp[i] = kinds[i]
+        shuffle(prng_pt, tmp, nkinds)
+    for i in range(k):  # top of the deck is pd[pn - 1]
+        pd[i] = tmp[k - 1 - i]
+        gkinds[i] = pd[i]
+    st[S_PN] = k
+    st[S_NLIMBO] = 0
+    st[S_NDISC] = 0
+    st[S_DIR] = 1
+    st[S_RESTARTS] = 0
+    st[S_OVER] = 0
+    st[S_NREV] = 0
+    # F15: the action cards form their own face-down stack (top is ast[nast - 1])
+    m = acts.shape[0] if fd else 0
+    if astack.shape[0] > 0:
+        for i in range(m):
+            ast[i] = astack[m - 1 - i]
+    else:
+        for i in range(m):
+            ast[i] = acts[i]
+        seed_stream(erng, key, g, ACTIONS, 0)
+        shuffle(erng, ast, m)
+    st[S_NAST] = m
+    dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, nseat)
+    gout[gi, G_FIRST] = dealer
+    rev = -1
+    gain = 0
+    nactions = 0
+    h = 0
+    while st[S_PN] > 0 and st[S_OVER] == 0:  # F13: the game ends when the point deck is used up
+        if h >= max_hands:
+            break
+        if row >= hout.shape[0]:
+            return FULL
+        dr = st[S_DIR]
+        if trace:
+            emit(ev, evn, g, EV_DEALER, dealer, h, 0, dr, 0, 0)
+        if stack.shape[0] > h + 1:
+            for c in range(24):
+                deck[c] = stack[h + 1, c]
+        else:
+            seed_stream(drng, key, g, DEAL, h)
+            for c in range(24):
+                deck[c] = c
+            shuffle(drng, deck, 24)
+        nund = deal_royal(deck, hands, nh, undealt, nseat, dealer, dr)
+        npl = 0
+        if trace:
+            trace_deal(ev, evn, g, hands, nseat, undealt, nund)
+        # F13: every revealed point card is in play (no decision cycle, no dealer swap)
+        st[S_PN] -= 1
+        p = pd[st[S_PN]]
+        if trace:
+            emit(ev, evn, g, EV_REVEAL, -1, p, 1, 0, 0, 0)
+        hx[X_GHOST] = -1
+        hx[X_PEEK] = -1
+        hx[X_RAPID] = -1
+        hx[X_TARGET] = -1
+        hx[X_POINT] = p
+        hx[X_ADV_SEAT] = -1
+        hx[X_ADV_N] = 0
+        hx[X_SWAPS] = 0
+        hx[X_ACTION] = -1
+        if debug:
+            check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, st[S_PN], won, nwon, limbo,
+                        st[S_NLIMBO], disc, st[S_NDISC], p, True, gkinds, k, seenk, ast, st[S_NAST], arev,
+                        st[S_NREV], acts, seena)
+        hout[row, H_HAND] = h
+        hout[row, H_DEALER] = dealer
+        hout[row, H_CALLER] = -1
+        hout[row, H_ROUND] = 0
+        hout[row, H_MISDEAL] = 0
+        hout[row, H_SWEPT] = 0
+        hout[row, H_FUBBED] = 0
+        hout[row, H_SCORE0] = 0
+        hout[row, H_SCORE1] = 0
+        hout[row, H_REVEALER] = -1
+        # F15: last hand's point-card winner reveals an action card after the (Battle Royal: empty)
+        # dealer advantage and before play
+        if fd and rev >= 0 and st[S_NAST] > 0:
+            hout[row, H_REVEALER] = rev
+            nactions += 1
+            nund = reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands, nh, undealt,
+                                 nund, deck, pd, kinds, k, won, nwon, limbo, disc, st, hx, ast, arev, acts, fd_base,
+                                 move_pts, swo, erng, drng, prng_pt, buf, err, ev, evn, trace)
+            if nund < 0:
+                return nund
+            p = hx[X_POINT]
+            dr = st[S_DIR]
+            if debug:
+                check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, st[S_PN], won, nwon, limbo,
+                            st[S_NLIMBO], disc, st[S_NDISC], p, st[S_OVER] == 0, gkinds, k, seenk, ast,
+                            st[S_NAST], arev, st[S_NREV], acts, seena)
+        hout[row, H_POINT] = p
+        hout[row, H_ACTION] = hx[X_ACTION]
+        hout[row, H_TARGET] = hx[X_TARGET]
+        hout[row, H_SWAPS] = hx[X_SWAPS]
+        hout[row, H_DOUBLE] = 1 if hx[X_ADV_N] == 2 else 0
+        for s in range(4):
+            tricks[s] = 0
+        w = -1
+        tie = False
+        if st[S_OVER] == 0:
+            npl = royal_tricks(g, p, dealer, dr, nseat, ghost, hx[X_GHOST], hx[X_PEEK], hx[X_RAPID], pids, params,
+                               prng, hands, nh, trick, tseat, tricks, lastwin, undealt, nund, played, seen, debug,
+                               trace, ev, evn, err, nxt, auto)
+            if npl < 0:
+                return npl
+            # F13: the player with the most tricks wins the point card
+            top = 0
+            cnt = 0
+            for s in range(nseat):
+                if tricks[s] > top:
+                    top = tricks[s]
+                    cnt = 1
+                    w = s
+                elif tricks[s] == top:
+                    cnt += 1
+            tie = cnt > 1
+            if tie:
+                if tie_rule == TIE_LAST_TRICK:
+                    lt = -1
+                    for s in range(nseat):
+                        if tricks[s] == top and lastwin[s] > lt:
+                            lt = lastwin[s]
+                            w = s
+                else:
+                    w = -1
+            if w >= 0:
+                m = st[S_NLIMBO]
+                won[w, nwon[w]] = p
+                nwon[w] += 1
+                for i in range(m):
+                    won[w, nwon[w]] = limbo[i]
+                    nwon[w] += 1
+                st[S_NLIMBO] = 0
+                gain = 1 + m
+                if trace and m > 0:
+                    emit(ev, evn, g, EV_CLAIM, w, m, CL_HAND, 0, 0, 0)
+            elif tie_rule == TIE_LIMBO:
+                limbo[st[S_NLIMBO]] = p
+                st[S_NLIMBO] += 1
+                gain = 0
+                if trace:
+                    emit(ev, evn, g, EV_LIMBO, -1, p, st[S_NLIMBO], LB_TIE, 0, 0)
+            else:
+                disc[st[S_NDISC]] = p
+                st[S_NDISC] += 1
+                gain = 0
+                if trace:
+                    emit(ev, evn, g, EV_DISCARD, -1, p, 0, 0, 0, 0)
+            rev = w
+            if debug:
+                check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, st[S_PN], won, nwon, limbo,
+                            st[S_NLIMBO], disc, st[S_NDISC], p, False, gkinds, k, seenk, ast, st[S_NAST], arev,
+                            st[S_NREV], acts, seena)
+        for s in range(4):
+            hout[row, H_T0 + s] = tricks[s]
+            hout[row, H_PS0 + s] = nwon[s] if s < nseat else 0
+        hout[row, H_WINNER] = w
+        hout[row, H_TIE] = 1 if tie else 0
+        hout[row, H_LIMBO] = st[S_NLIMBO]
+        if trace:
+            emit(ev, evn, g, EV_RHAND, w, 1 if tie else 0, st[S_NLIMBO],
+                 tricks[0] + 8 * tricks[1] + 64 * tricks[2] + 512 * tricks[3], p, 0)
+            emit(ev, evn, g, EV_SCORE, -1, nwon[0], nwon[1], nwon[2], nwon[3], nseat)
+        row += 1
+        h += 1
+        # the deal moves on in the play direction; ghosts never deal (F12, F14)
+        dealer = step(dealer, st[S_DIR], nseat)
+        while ghost[dealer]:
+            dealer = step(dealer, st[S_DIR], nseat)
+    finished = st[S_OVER] == 1 or st[S_PN] == 0
+    top = -1
+    cnt = 0
+    w = -1
+    for s in range(nseat):
+        gout[gi, G_PS0 + s] = nwon[s]
+        if nwon[s] > top:
+            top = nwon[s]
+            cnt = 1
+            w = s
+        elif nwon[s] == top:
+            cnt += 1
+    gout[gi, G_WINNER] = w if finished and cnt == 1 else -1
+    gout[gi, G_TIE] = 1 if finished and cnt > 1 else 0
+    gout[gi, G_HANDS] = h
+    gout[gi, G_UNFINISHED] = 0 if finished else 1
+    gout[gi, G_LIMBO] = st[S_NLIMBO]
+    gout[gi, G_DISC] = st[S_NDISC]
+    gout[gi, G_TURTLE] = st[S_OVER]
+    gout[gi, G_RESTARTS] = st[S_RESTARTS]
+    gout[gi, G_ACTIONS] = nactions
+    if trace:
+        emit(ev, evn, g, EV_SCORE, -1, nwon[0], nwon[1], nwon[2], nwon[3], nseat)
+        emit(ev, evn, g, EV_RGAME, gout[gi, G_WINNER], gout[gi, G_TIE], h, 0 if finished else 1, st[S_OVER],
+             st[S_NLIMBO])
+    return row
+
+
+@njit
+def simulate_team(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack,
+                  debug, trace, ev, evn, hg, hout, gout, err):
+    """Play team games ``start .. start+count-1`` (traditional, Lucky Ghost: F1-F12).
+
+    ``pids`` (int64[4]) and ``params`` (float64[4, w]) are per seat (ghost seats unused);
+    ``ghost`` (int64[4]) marks Lucky Ghost's ghost seats.
     Writes one row per hand into ``hout`` (int16[cap, NH]) with its game index in
     ``hg`` (int64[cap]) and one row per game into ``gout`` (int32[count, NG]).
     Returns the number of hand rows, FULL when ``hout`` is too small, or ILLEGAL
@@ -346,9 +1100,67 @@ def simulate(key, start, count, pids, params, kinds, k, fub_rule, max_hands, sta
     for i in range(count):
         g = start + i
         r0 = row
-        row = play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
+        row = play_team(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
                         ev, evn, hg, hout, row, gout, i, err, hands, nh, deck, undealt, played, pd, trick,
-                        tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen)
+                        tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost)
+        if row < 0:
+            return row
+        for j in range(r0, row):
+            hg[j] = g
+    return row
+
+
+@njit
+def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, fd_base,
+                   move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err):
+    """Play individual games ``start .. start+count-1`` of ``variant`` (Battle Royal, Solo, Full
+    Deck: F13-F15) with ``nseat`` seats at the table (``ghost`` marks Solo's ghosts), the tie
+    rule ``tie_rule`` (TIE_*), Full Deck's base advantage ``fd_base`` (1: the revealer's single
+    swap, 0: none), its optional rule ``move_pts`` and action stack ``acts`` (action codes).
+    Tables and return value as :func:`simulate_team`.
+    """
+    nk = kinds.shape[0]
+    hands = np.empty((4, 5), np.int64)
+    nh = np.zeros(4, np.int64)
+    deck = np.empty(24, np.int64)
+    undealt = np.empty(24, np.int64)
+    played = np.empty(24, np.int64)
+    pd = np.empty(nk + 1, np.int64)
+    trick = np.zeros(4, np.int64)
+    tseat = np.zeros(4, np.int64)
+    tricks = np.zeros(4, np.int64)
+    swo = np.empty(2, np.int64)
+    drng = np.empty(1, np.uint64)
+    prng = np.empty((4, 1), np.uint64)
+    tmp = np.empty(nk, np.int64)
+    prng_pt = np.empty(1, np.uint64)
+    srng = np.empty(1, np.uint64)
+    seen = np.zeros(24, np.int64)
+    won = np.empty((4, nk + 1), np.int64)
+    nwon = np.zeros(4, np.int64)
+    limbo = np.empty(nk + 1, np.int64)
+    disc = np.empty(nk + 1, np.int64)
+    lastwin = np.zeros(4, np.int64)
+    ast = np.empty(N_ACTION + 1, np.int64)
+    arev = np.empty(N_ACTION + 1, np.int64)
+    erng = np.empty(1, np.uint64)
+    buf = np.empty(nk + 32, np.int64)
+    st = np.zeros(8, np.int64)
+    hx = np.zeros(9, np.int64)
+    gkinds = np.empty(nk + 1, np.int64)
+    seenk = np.zeros(NKINDS, np.int64)
+    seena = np.zeros(N_ACTION, np.int64)
+    nxt = np.zeros(4, np.int64)
+    auto = np.zeros(4, np.int64)
+    row = 0
+    for i in range(count):
+        g = start + i
+        r0 = row
+        row = play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, fd_base, move_pts,
+                         acts, max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, row, gout, i,
+                         err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp,
+                         prng_pt, srng, seen, won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx,
+                         gkinds, seenk, seena, nxt, auto)
         if row < 0:
             return row
         for j in range(r0, row):
