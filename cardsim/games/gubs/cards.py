@@ -184,8 +184,8 @@ ANN_W = 8  # ann = (ctx, op, card, actor, tseat, tslot, aux, as_card)
 
 # -- knob codes ---------------------------------------------------------------------------
 (K_STACK, K_TOAD, K_LHAND, K_STOLEN, K_THIEF_TO, K_THIEF_ANY, K_RING_EXACT, K_CURE_ANY, K_REDRAW,
- K_PSHUFFLE, K_HAND_LIMIT, K_HAND_SIZE, K_MAX_TURNS, K_LETTERS) = range(14)
-NKNOB = 14
+ K_PSHUFFLE, K_HAND_LIMIT, K_HAND_SIZE, K_MAX_TURNS, K_LETTERS, K_MAX_PLAYS) = range(15)
+NKNOB = 15
 STOLEN_RETURN, STOLEN_DISCARD, STOLEN_MOVE = 0, 1, 2
 REDRAW_SAME, REDRAW_THREE, REDRAW_NONE = 0, 1, 2
 LETTERS_THIRDS, LETTERS_SHUFFLED = 0, 1
@@ -229,8 +229,8 @@ V_PEND = 0  # + card: cards in transit (played and waiting for the interrupt win
 V_SCOUT_N = V_PEND + NK  # + seat: deck size when the seat scouted the deck (0: none)
 V_SCOUT_VER = V_SCOUT_N + MAXS  # + seat: deck version then
 V_DECK_VER = V_SCOUT_VER + MAXS  # bumped by every insertion or shuffle
-V_SKIPS, V_INTERRUPTS, V_EVENTS = V_DECK_VER + 1, V_DECK_VER + 2, V_DECK_VER + 3
-V_SIZE = V_DECK_VER + 4
+V_SKIPS, V_INTERRUPTS, V_EVENTS, V_PLAYCAPS = V_DECK_VER + 1, V_DECK_VER + 2, V_DECK_VER + 3, V_DECK_VER + 4
+V_SIZE = V_DECK_VER + 5
 
 # -- trace event kinds ----------------------------------------------------------------------
 (EV_START, EV_DEAL, EV_REDEAL, EV_TURN, EV_DRAW, EV_SKIP, EV_ASK, EV_ANSWER, EV_PASS, EV_CANCEL, EV_FLOP,
@@ -245,7 +245,7 @@ TB_NAMES = ("none", "elder", "hand", "shared", "unfinished")
 
 # -- game-table columns (int32 matrix ``gout``) ---------------------------------------------
 (G_WINNER, G_WINNERS, G_TURNS, G_TB, G_FLOPPED, G_SKIPS, G_INTERRUPTS, G_EVENTS, G_DECK, G_ELDER,
- G_FINISHED) = range(11)
-G_SCORE = 11  # + seat
-G_HAND = 17  # + seat: cards in hand at the end
-NG = 23
+ G_FINISHED, G_PLAYCAPS) = range(12)
+G_SCORE = 12  # + seat
+G_HAND = 18  # + seat: cards in hand at the end
+NG = 24

@@ -57,7 +57,6 @@ from cardsim.games.gubs.cards import (
     K_THIEF_ANY,
     K_THIEF_TO,
     K_TOAD,
-    LETTER_B,
     LETTER_G,
     LETTERS_THIRDS,
     LIGHTNING,
@@ -488,13 +487,55 @@ def clear_state(n, pub, hand, priv, st):
 
 
 @njit(_nrt=False)
-def setup_game(n, cnt, kn, stack, pub, hand, deck, priv, st, drng, scr, ctl, ev, evn):
-    """G2: one Gub per player in play; Letters out, shuffle, one Letter back in each third
-    (``letter_placement = "thirds"``) or shuffled anywhere; deal ``hand_size`` each, one at a
-    time from seat 0, dealt Events back into the deck at random and replaced.
+def build_deck(n, cnt, kn, deck, drng, scr):
+    """G2: the deck without the starting Gubs: Letters out, shuffle, Letters back in one in
+    each third (``letter_placement = "thirds"``: the non-Letter cards split into three parts as
+    equal as possible, top part first, each Letter at a uniform place in its part; the three
+    Letters in random order) or shuffled anywhere. Writes ``deck`` (bottom first); returns
+    its size."""
+    d = 0
+    for k in range(LETTER_G):
+        c = cnt[k] - (n if k == GUB else 0)
+        for _ in range(c):
+            scr[d] = k
+            d += 1
+    if kn[K_LETTERS] != LETTERS_THIRDS:
+        for j in range(3):
+            scr[d] = LETTER_G + j
+            d += 1
+        shuffle(drng, scr, d)
+        for i in range(d):
+            deck[i] = scr[d - 1 - i]
+        return d
+    shuffle(drng, scr, d)
+    lt = scr[d:d + 3]
+    for j in range(3):
+        lt[j] = LETTER_G + j
+    shuffle(drng, lt, 3)
+    tot = d + 3
+    pos = tot - 1  # deck[tot - 1] is the top
+    start = 0
+    for j in range(3):
+        size = d // 3 + (1 if j < d % 3 else 0)
+        at = randint(drng, size + 1)
+        for q in range(size + 1):
+            if q == at:
+                deck[pos] = lt[j]
+            else:
+                deck[pos] = scr[start + (q if q < at else q - 1)]
+            pos -= 1
+        start += size
+    return tot
 
-    ``stack`` (int32, top first) replaces the shuffled deck when non-empty (a stacked deck:
-    the cards left after the starting Gubs are taken out, Letters included)."""
+
+@njit(_nrt=False)
+def setup_game(n, cnt, kn, stack, pub, hand, deck, priv, st, drng, scr, ctl, ev, evn):
+    """G2: one Gub per player in play (never the Elder); the deck built by :func:`build_deck`;
+    ``hand_size`` cards dealt to each player, one at a time from seat 0, a dealt Event
+    (Letters included) put back into the deck at a random place and replaced.
+
+    ``stack`` (int32, top first) replaces the built deck when non-empty (a stacked deck: the
+    cards left after the starting Gubs are taken out, Letters included)."""
     clear_state(n, pub, hand, priv, st)
     for s in range(n):
         i = slot_new(pub, s, False)
@@ -505,52 +546,8 @@ def setup_game(n, cnt, kn, stack, pub, hand, deck, priv, st, drng, scr, ctl, ev,
             deck[m - 1 - i] = stack[i]
         pub[P_DECKN] = m
     else:
-        # scr[:D] = the deck without Letters, shuffled
-        d = 0
-        for k in range(NK):
-            if k >= LETTER_G:
-                continue
-            c = cnt[k] - (n if k == GUB else 0)
-            for _ in range(c):
-                scr[d] = k
-                d += 1
-        letters = cnt[LETTER_G] + cnt[LETTER_G + 1] + cnt[LETTER_B]
-        if kn[K_LETTERS] == LETTERS_THIRDS:
-            shuffle(drng, scr, d)
-            # the Letters in random order, one into each third (top third first)
-            lt = scr[d:d + 3]
-            for j in range(3):
-                lt[j] = LETTER_G + j
-            shuffle(drng, lt, 3)
-            # build the deck top first in deck[], then reverse
-            pos = 0
-            start = 0
-            for j in range(3):
-                size = d // 3 + (1 if j < d % 3 else 0)
-                at = randint(drng, size + 1)
-                for q in range(size + 1):
-                    if q == at:
-                        deck[pos] = lt[j]
-                    else:
-                        deck[pos] = scr[start + (q if q < at else q - 1)]
-                    pos += 1
-                start += size
-            tot = d + letters
-            for i in range(tot // 2):
-                t = deck[i]
-                deck[i] = deck[tot - 1 - i]
-                deck[tot - 1 - i] = t
-            pub[P_DECKN] = tot
-        else:
-            for j in range(3):
-                scr[d] = LETTER_G + j
-                d += 1
-            shuffle(drng, scr, d)
-            for i in range(d):
-                deck[i] = scr[i]
-            pub[P_DECKN] = d
-    hs = kn[K_HAND_SIZE]
-    for _ in range(hs):
+        pub[P_DECKN] = build_deck(n, cnt, kn, deck, drng, scr)
+    for _ in range(kn[K_HAND_SIZE]):
         for s in range(n):
             draw_nonevent(s, deck, pub, priv, hand, st, drng, ctl, ev, evn, EV_DEAL)
     refresh(pub)

@@ -33,14 +33,15 @@ GAME_COLUMNS = {
     "shared": "the win is shared by tied players (G5: same score, no Elder, same hand size)",
     "tie_break": "G5 tie-break that decided: none, elder, hand (fewest cards), shared, unfinished",
     "turns": "player turns taken (a round is `players` turns)",
-    "score_s0": "Free + Protected Gubs of seat 0 at the end (likewise score_s1..score_s5; null for absent seats)",
-    "hand_s0": "cards in seat 0's hand at the end (likewise hand_s1..hand_s5; null for absent seats)",
+    **{f"score_s{s}": f"Free + Protected Gubs of seat {s} at the end (null: no seat {s})" for s in range(C.MAXS)},
+    **{f"hand_s{s}": f"cards in seat {s}'s hand at the end (null: no seat {s})" for s in range(C.MAXS)},
     "letters_flopped": "Letters sent back into the deck by Flop Boat (or Cricket Song as one)",
     "interrupts": "interrupt cards played (Feather, Blindfold, Flop Boat, Cricket Song as one)",
     "events": "Events (not Letters) that acted",
     "skips": "draws skipped (G3)",
     "deck_left": "cards left in the deck at the end",
     "elder_seat": "seat with the Esteemed Elder in play at the end (-1: none)",
+    "play_caps": "turns whose play phase was cut at max_plays (0 for every built-in policy in practice)",
 }
 CARD_COLUMNS = {
     "game": "global game index",
@@ -106,6 +107,8 @@ class Gubs(Game):
         Knob("hand_size", 3, "cards dealt to each player (G2)", lo=1, hi=10),
         Knob("max_turns", 2000, "player turns after which a game is cut and counted unfinished",
              lo=1, hi=1_000_000),
+        Knob("max_plays", 200, "plays after which a turn's play phase is cut (a safety against endless "
+             "turns, e.g. two Age-Old Cures taking each other back; counted in play_caps)", lo=1, hi=100_000),
     )
     policies = POLICIES
     decisions = DECISIONS
@@ -166,6 +169,7 @@ class Gubs(Game):
         kn[C.K_HAND_SIZE] = int(k("hand_size"))
         kn[C.K_MAX_TURNS] = int(k("max_turns"))
         kn[C.K_LETTERS] = CHOICES["letter_placement"].index(k("letter_placement"))
+        kn[C.K_MAX_PLAYS] = int(k("max_plays"))
         return kn
 
     # -- the kernel call -----------------------------------------------------------------
@@ -279,6 +283,7 @@ def games_frame(start: int, n: int, g: np.ndarray) -> pl.DataFrame:
         "skips": pl.Series(g[:, C.G_SKIPS], dtype=pl.Int16),
         "deck_left": pl.Series(g[:, C.G_DECK], dtype=pl.Int16),
         "elder_seat": pl.Series(g[:, C.G_ELDER], dtype=pl.Int8),
+        "play_caps": pl.Series(g[:, C.G_PLAYCAPS], dtype=pl.Int16),
     }
     return pl.DataFrame(cols)
 

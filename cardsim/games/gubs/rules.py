@@ -61,6 +61,7 @@ from cardsim.games.gubs.cards import (
     G_FLOPPED,
     G_HAND,
     G_INTERRUPTS,
+    G_PLAYCAPS,
     G_SCORE,
     G_SKIPS,
     G_TB,
@@ -68,6 +69,7 @@ from cardsim.games.gubs.cards import (
     G_WINNER,
     G_WINNERS,
     K_HAND_LIMIT,
+    K_MAX_PLAYS,
     K_MAX_TURNS,
     LETTER_G,
     LURE,
@@ -104,6 +106,7 @@ from cardsim.games.gubs.cards import (
     V_EVENTS,
     V_INTERRUPTS,
     V_PEND,
+    V_PLAYCAPS,
     V_SCOUT_N,
     V_SCOUT_VER,
     V_SIZE,
@@ -411,6 +414,7 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob):
     ctl, ev, evn = ob[0], ob[1], ob[2]
     n = pub[P_NP]
     limit = kn[K_HAND_LIMIT]
+    maxp = kn[K_MAX_PLAYS]
     while pub[P_OVER] == 0 and pub[P_TURN] < turn_cap:
         a = pub[P_CUR]
         pub[P_TURN] += 1
@@ -438,8 +442,13 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob):
             pub[P_SKIP + a] = 1
             priv[V_SKIPS] += 1
             emit(ctl, ev, evn, EV_SKIP, a, 0, 0, 0, 0, 0)
-        # FAQ 1, 4: play as many cards as you like, after an Event too
+        # FAQ 1, 4: play as many cards as you like, after an Event too (max_plays: a safety cap
+        # against endless turns, e.g. two Age-Old Cures taking each other back forever)
+        plays = 0
         while True:
+            if plays >= maxp:
+                priv[V_PLAYCAPS] += 1
+                break
             m = legal_plays(a, pub, hand, kn, acts, reps)
             if m == 1:
                 break
@@ -449,6 +458,7 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob):
             if k == 0:
                 break
             play_card(a, k, sb, rb, pb, wb, ob)
+            plays += 1
         # discard down to the hand limit (never below it)
         while pub[P_HANDN + a] > limit:
             nopt = 0
@@ -493,6 +503,7 @@ def finish(i, sb, ob, gout, tbo):
     gout[i, G_DECK] = pub[P_DECKN]
     gout[i, G_ELDER] = pub[P_ELDER]
     gout[i, G_FINISHED] = 1 if done else 0
+    gout[i, G_PLAYCAPS] = priv[V_PLAYCAPS]
     for s in range(MAXS):
         gout[i, G_SCORE + s] = pub[P_SCORE + s] if s < n else -1
         gout[i, G_HAND + s] = pub[P_HANDN + s] if s < n else -1
