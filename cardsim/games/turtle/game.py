@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from cardsim.errors import ScenarioError
+from cardsim.errors import PolicyError, ScenarioError
 from cardsim.games.base import Game, Knob, Setup, Variant
 from cardsim.games.turtle import cards
 from cardsim.games.turtle import rules as R
@@ -219,6 +219,16 @@ class Turtle(Game):
                     f"{cards.card_name(err[2])} found {err[3]} times") from None
             raise
 
+    def _illegal(self, setup: Setup, err: np.ndarray) -> None:
+        g, seat, d, value = (int(x) for x in err[1:5])
+        legal = [i for i in range(cards.LEGAL_LEN) if err[8 + i] == 1]
+        what = {R.D_PICK: "a seat", R.D_RESPOND: "0 pass, 1/2 Never Happened, 3 No Way, 4+t Shield onto t",
+                R.D_PERFORM: "0 skip, 1 perform"}[d]
+        raise PolicyError(
+            f"seat {seat} ({setup.seats[seat].plugin or setup.seats[seat].name}) returned {value} at decision "
+            f"'{cards.DECISION_NAMES[d]}' in game {g}; legal: {legal} ({what})"
+        )
+
     def simulate_chunk(self, setup: Setup, key: int, start: int, count: int,
                        debug: bool = False) -> dict[str, pl.DataFrame]:
         out_g, out_s, rv, _ = self._run(setup, key, start, count, debug, False)
@@ -242,9 +252,7 @@ class Turtle(Game):
         return describe(event)
 
     # -- constructed situations (tests) ----------------------------------------------------
-    def play_table(self, setup: Setup, table: Table, turns: int = 1, key: int = 0, game: int = 0,
-                   debug: bool = True) -> Played:
-        """Play ``turns`` more turns (or to the end) from a constructed :class:`Table`."""
+    def _table_state(self, setup: Setup, table: Table, key: int, game: int, debug: bool):
         p = setup.players
         placed = [c for lists in (table.stacks, table.discards, table.reveals) for pile in lists for c in pile]
         placed += list(table.held)
@@ -285,6 +293,26 @@ class Turtle(Game):
         for i, name in enumerate(pend.get("perform", [])):
             S[R.G_PERF + i] = cards.action_code(name)
         S[R.G_NPERF] = len(pend.get("perform", []))
+        return S, F, RS
+
+    def observe(self, setup: Setup, table: Table, seat: int) -> np.ndarray:
+        """The observation ``obs`` (cards.OBS_*) seat ``seat`` would get at a Pick a Player decision
+        in a constructed :class:`Table` (for plug-in authors and tests)."""
+        S, _, _ = self._table_state(setup, table, 0, 0, False)
+        S[R.G_LIVE] = 0
+        for q in range(3 * setup.players):
+            if q % 3 != R.REV:
+                for c in S[R.PL + q * R.CAP: R.PL + q * R.CAP + S[R.PN + q]]:
+                    if c >= cards.ACTION_BASE:
+                        S[R.G_LIVE] |= 1 << int(c - cards.ACTION_BASE)
+        R.fill_obs(S, seat, R.D_PICK, cards.PICK_A_PLAYER, seat, seat, -1, -1, 0)
+        return S[R.OB: R.OB + cards.OBS_LEN].copy()
+
+    def play_table(self, setup: Setup, table: Table, turns: int = 1, key: int = 0, game: int = 0,
+                   debug: bool = True) -> Played:
+        """Play ``turns`` more turns (or to the end) from a constructed :class:`Table`."""
+        p = setup.players
+        S, F, RS = self._table_state(setup, table, key, game, debug)
         S[R.G_MAX_TURNS] = table.turn + turns
         ns = kernel_namespace(self, setup.plugins)
         EV = np.zeros((20000, 8), np.int64)
