@@ -509,7 +509,7 @@ def describe(e: Mapping[str, Any]) -> str:
             tgt.append(f"({e['target_card']})")
         if "ring" in e:
             tgt.append(f"ring {e['ring']}")
-        return f"seat {s} plays {card}: {e['op']} " + " ".join(tgt)
+        return " ".join([f"seat {s} plays {card}: {e['op']}", *tgt])
     if k == "gub_moved":
         return f"  Gub in slot {e['slot']} moves from seat {e['from_seat']} to seat {e['to_seat']}"
     if k == "to_discard":

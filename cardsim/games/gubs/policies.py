@@ -98,13 +98,13 @@ POLICIES = (
                "Free Gubs (Velvet Moth, then Mushroom, then Toad Rider); frees its own Gubs (Haki "
                "Flute on any Ring holding Gubs, Spear on its Sud Spouts); takes a Gub back with "
                "Age-Old Cure; attacks only the leader (the opponent with the highest score, ties to "
-               "the first from its left): Super Lure, Light. on the Elder, Lure, Smahl Thief, Rings, "
+               "the first from its left): Super Lure, Lightning on the Elder, Lure, Smahl Thief, Rings, "
                "Sud Spout, Cyclone, Barricade removal, Lightning on the hand; Omen Beetle when "
                "opponents lose more Gubs than it does; keeps Cricket Song, Scout and Retreat. "
                "Answers every Hazard or Trap aimed at its own Gubs or hand (Blindfold, then "
                "Feather, then Cricket Song), Flop Boats a Flash Flood that hits its Free Gubs, "
                "Dangerous Alchemy on itself, Rumor of Wasps on its Toad Riders and the final Letter "
-               "when it is not winning; always saves its hand from the Plague; discards its "
+               "when it is not winning; saves its hand from the Plague when it holds another card; discards its "
                "lowest-valued card (fixed card values)"),
     PolicySpec("strong", STRONG,
                "parametric heuristic: values plays by the Gub swing they cause (weighting the "
@@ -113,11 +113,12 @@ POLICIES = (
                "Cricket Song on its turn only for a swing of `cricket_min` Gubs; answers an attack "
                "only when it would lose at least `interrupt_min` Gubs; Flop Boats the final Letter "
                "when not winning (`flop_letter`); saves its hand from the Plague when it holds "
-               "`save_min` other cards; when `tempo` = 1 and behind with two Letters out it skips "
-               "the draw whenever legal, and a Scout's knowledge of the top card (`peek` = 1) "
-               "decides draw or skip",
-               (("hide_gubs", 1.0), ("reveal_letters", 2.0), ("interrupt_min", 1.0), ("target", 0.0),
-                ("cricket_min", 2.0), ("flop_letter", 1.0), ("save_min", 2.0), ("tempo", 1.0),
+               "`save_min` other cards; a Scout's knowledge of the top card (`peek` = 1) decides draw "
+               "or skip (skip a final Letter it would lose on, a Flash Flood or Dangerous Alchemy that "
+               "would hurt it); with `tempo` = 1 it also skips whenever legal when behind with two "
+               "Letters out (measured: this loses). Defaults are the best measured against `simple`",
+               (("hide_gubs", 0.0), ("reveal_letters", 2.0), ("interrupt_min", 1.0), ("target", 0.0),
+                ("cricket_min", 3.0), ("flop_letter", 1.0), ("save_min", 2.0), ("tempo", 0.0),
                 ("peek", 1.0))),
 )
 
@@ -428,7 +429,7 @@ def strong_value(seat, ld, op, card, ts, tsl, aux, pub, hand, params):
         v = 40.0 + 10.0 * net if net > 0 else 0.0
     elif op == OP_UNMUSH or op == OP_UNBAR or op == OP_SPEAR_BAR:
         if ts != seat and pub[P_BM + tsl] + pub[P_BT + tsl] + pub[P_BV + tsl] == 1:
-            v = 30.0 + 10.0 * w
+            v = 30.0 + 10.0 * w  # exposes an opponent's Gub
     elif op == OP_LIGHT_HAND:
         hn = pub[P_HANDN + ts]
         v = 25.0 + 3.0 * hn * w if hn >= 3 else 0.0
