@@ -136,6 +136,10 @@ class Fubnub(Game):
              "an action card takes a single blind swap with the undealt cards unless the card says otherwise; "
              "none = only Double Dip / Recycle Bonus / Refund, Pick a Player and Second Chance / Slow Down give "
              "swaps", kind="choice", choices=("revealer", "none"), variants=("full_deck",)),
+        Knob("limbo_award", "next_winner", "Full Deck: who gets point cards in limbo (ties, Skip): next_winner = "
+             "the next hand's winner (F13); claim = they wait for Clean Up or the Turtle (else nobody), the "
+             "reading under which those cards' limbo clauses can act", kind="choice",
+             choices=("next_winner", "claim"), variants=("full_deck",)),
         Knob("move_points", False, "Full Deck: the sheet's optional rule: earned point cards move with hand "
              "swaps (Stack Swap), Restart Game (all back into the point deck) and Shuffle (redealt)",
              kind="bool", variants=("full_deck",)),
@@ -174,6 +178,7 @@ class Fubnub(Game):
         tie = TIE_CODE[setup.knobs.get("tie_rule", "limbo")]
         fd_base = 1 if setup.knobs.get("advantage", "revealer") == "revealer" else 0
         move_pts = bool(setup.knobs.get("move_points", False))
+        limbo_next = setup.knobs.get("limbo_award", "next_winner") == "next_winner"
         acts = (cards.action_stack(tuple(setup.knobs.get("remove_actions", ()))) if variant == "full_deck"
                 else np.zeros(0, np.int64))
         nseat, ghosts = table_seats(variant, setup.players)
@@ -201,7 +206,8 @@ class Fubnub(Game):
                                            ev, evn, hg, hout, gout, err)
             else:
                 rows = ns["simulate_royal"](np.uint64(key), start, count, VARIANT_CODE[variant], pids, params,
-                                            kinds, k, int(setup.knob("max_hands")), nseat, ghost, tie, fd_base,
+                                            kinds, k, int(setup.knob("max_hands")), nseat, ghost, tie, limbo_next,
+                                            fd_base,
                                             move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout,
                                             gout, err)
             if rows == R.FULL:

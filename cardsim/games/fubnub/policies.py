@@ -246,8 +246,8 @@ def decide_card(pid, hand, n, pos, point, trick, tseat, nplayed, winner, seat, p
     return randint(rng, n)
 
 
-# -- the modes' decisions (Full Deck, F15) ------------------------------------------------
-@njit(_nrt=False, inline="always")
+# -- the modes' decisions (Full Deck, F15; at most once a hand: not inlined, to keep compiles short)
+@njit(_nrt=False)
 def leader_seat(points, seat, nplayers, most):
     """The other seat with the most (``most``) or fewest point cards, ties to the nearest on
     ``seat``'s left; with ``most`` only seats holding a card count (-1 if none)."""
@@ -268,7 +268,7 @@ def leader_seat(points, seat, nplayers, most):
     return best
 
 
-@njit(_nrt=False, inline="always")
+@njit(_nrt=False)
 def decide_steal(pid, points, seat, nplayers, params, rng):
     if pid == RANDOM:
         # uniform over "no steal" and every other player holding a point card
@@ -288,7 +288,7 @@ def decide_steal(pid, points, seat, nplayers, params, rng):
     return leader_seat(points, seat, nplayers, True)
 
 
-@njit(_nrt=False, inline="always")
+@njit(_nrt=False)
 def decide_pick(pid, points, seat, nplayers, params, rng):
     if pid == RANDOM:
         r = randint(rng, nplayers - 1)
@@ -296,14 +296,14 @@ def decide_pick(pid, points, seat, nplayers, params, rng):
     return leader_seat(points, seat, nplayers, False)
 
 
-@njit(_nrt=False, inline="always")
+@njit(_nrt=False)
 def decide_keep(pid, hand, pos, point, params, rng):
     if pid == RANDOM:
         return randint(rng, 5)
     return highest(hand, 5, pos)
 
 
-@njit(_nrt=False, inline="always")
+@njit(_nrt=False)
 def tactician_peek(hand, n, pos, trick, tseat, nplayed, winner, seat, hands, nh):
     """Full information (Peek): the cheapest card beating the winning card and every card of
     the players still to play; the lowest card when none does."""
@@ -326,7 +326,7 @@ def tactician_peek(hand, n, pos, trick, tseat, nplayed, winner, seat, hands, nh)
     return beat
 
 
-@njit(_nrt=False, inline="always")
+@njit(_nrt=False)
 def decide_peek(pid, hand, n, pos, point, trick, tseat, nplayed, winner, seat, hands, nh, tricks, params, rng):
     if pid == GREEDY:
         return highest(hand, n, pos)

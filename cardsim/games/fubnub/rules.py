@@ -518,12 +518,18 @@ def rotate_rows(a, n, nseat, left, buf):
 
 
 @njit(_nrt=False)
-def advantage(g, seat, nsw, pids, params, prng, hands, undealt, nund, pos, p, swo, err, ev, evn, trace):
-    """F7 / F10 mechanics: ``seat`` swaps up to ``nsw`` cards, each with the next undealt card.
-    Returns the swaps made, or ILLEGAL."""
+def choose_swaps(seat, nsw, pids, params, prng, hands, pos, p, swo):
+    """The ``swap`` decision of ``seat`` into ``swo`` (one call site, so the dispatcher is inlined once)."""
     swo[0] = -1
     swo[1] = -1
     decide_swap(pids[seat], hands[seat], pos, p, nsw, params[seat], prng[seat], swo)
+
+
+@njit(_nrt=False)
+def advantage(g, seat, nsw, pids, params, prng, hands, undealt, nund, pos, p, swo, err, ev, evn, trace):
+    """F7 / F10 mechanics: ``seat`` swaps up to ``nsw`` cards, each with the next undealt card.
+    Returns the swaps made, or ILLEGAL."""
+    choose_swaps(seat, nsw, pids, params, prng, hands, pos, p, swo)
     u = 0
     for i in range(2):
         idx = swo[i]
@@ -558,12 +564,9 @@ def check_numbers(hands, nh, nseat, undealt, nund, played, npl, seen):
 @njit(_nrt=False)
 def peek_card(g, s, pids, params, prng, hands, nh, n, pos, p, trick, tseat, i, wi, tricks, err):
     """The card of a player who revealed Peek (F15): the ``peek`` decision, which sees every hand
-    (a plug-in policy, which has no ``peek`` decision, plays its ``card`` decision)."""
-    if pids[s] >= PLUGIN_BASE:
-        idx = decide_card(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, -1, -1, tricks, params[s], prng[s])
-    else:
-        idx = decide_peek(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, hands, nh, tricks, params[s],
-                          prng[s])
+    (a plug-in policy, which has no ``peek`` decision, plays its ``card`` decision instead:
+    :func:`royal_tricks` does not route it here)."""
+    idx = decide_peek(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, hands, nh, tricks, params[s], prng[s])
     if idx < 0 or idx >= n:
         return fail(err, g, s, D_PEEK, idx)
     return idx
@@ -583,7 +586,7 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
         lastwin[s] = -1
         tseat[s] = -1
         nxt[s] = step(s, dr, nseat)  # a table: no wrap-around branch per play
-        auto[s] = 1 if ghost[s] or s == gh else 2 if s == pk else 0
+        auto[s] = 1 if ghost[s] or s == gh else 2 if s == pk and pids[s] < PLUGIN_BASE else 0
     leader = rapid if rapid >= 0 else nxt[dealer]
     for t in range(5):
         bestpos = 99
@@ -664,9 +667,7 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
         s = dealer
         for _ in range(nseat - 1):
             s = step(s, dr, nseat)
-            swo[0] = -1
-            swo[1] = -1
-            decide_swap(pids[s], hands[s], pos, p, 1, params[s], prng[s], swo)
+            choose_swaps(s, 1, pids, params, prng, hands, pos, p, swo)
             idx = swo[0]
             if idx < -1 or idx >= 5 or swo[1] != -1:
                 return fail(err, g, s, D_SWAP, idx if idx < -1 or idx >= 5 else swo[1])
@@ -849,7 +850,7 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
 
 
 @njit(_nrt=False)
-def play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, fd_base, move_pts, acts,
+def play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base, move_pts, acts,
                max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, row, gout, gi, err, hands, nh,
                deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen,
                won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt, auto):
@@ -893,10 +894,10 @@ def play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, 
     st[S_NAST] = m
     dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, nseat)
     gout[gi, G_FIRST] = dealer
-    rev = -1
-    gain = 0
+    rev = np.int64(-1)  # typed int64, not a literal: one compiled signature of reveal_action
+    gain = np.int64(0)
     nactions = 0
-    h = 0
+    h = np.int64(0)
     while st[S_PN] > 0 and st[S_OVER] == 0:  # F13: the game ends when the point deck is used up
         if h >= max_hands:
             break
@@ -997,13 +998,14 @@ def play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, 
                 else:
                     w = -1
             if w >= 0:
-                m = st[S_NLIMBO]
+                m = st[S_NLIMBO] if limbo_next else 0  # F13: limbo goes to the next hand's winner
                 won[w, nwon[w]] = p
                 nwon[w] += 1
                 for i in range(m):
                     won[w, nwon[w]] = limbo[i]
                     nwon[w] += 1
-                st[S_NLIMBO] = 0
+                if limbo_next:
+                    st[S_NLIMBO] = 0
                 gain = 1 + m
                 if trace and m > 0:
                     emit(ev, evn, g, EV_CLAIM, w, m, CL_HAND, 0, 0, 0)
@@ -1096,7 +1098,7 @@ def simulate_team(key, start, count, variant, pids, params, kinds, k, fub_rule, 
     prng_pt = np.empty(1, np.uint64)
     srng = np.empty(1, np.uint64)
     seen = np.zeros(24, np.int64)
-    row = 0
+    row = np.int64(0)  # not a literal: one compiled signature of play_team
     for i in range(count):
         g = start + i
         r0 = row
@@ -1111,11 +1113,12 @@ def simulate_team(key, start, count, variant, pids, params, kinds, k, fub_rule, 
 
 
 @njit
-def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, fd_base,
-                   move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err):
+def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, limbo_next,
+                   fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err):
     """Play individual games ``start .. start+count-1`` of ``variant`` (Battle Royal, Solo, Full
     Deck: F13-F15) with ``nseat`` seats at the table (``ghost`` marks Solo's ghosts), the tie
-    rule ``tie_rule`` (TIE_*), Full Deck's base advantage ``fd_base`` (1: the revealer's single
+    rule ``tie_rule`` (TIE_*), ``limbo_next`` (limbo goes to the next hand's winner; else it waits
+    for Clean Up or the Turtle), Full Deck's base advantage ``fd_base`` (1: the revealer's single
     swap, 0: none), its optional rule ``move_pts`` and action stack ``acts`` (action codes).
     Tables and return value as :func:`simulate_team`.
     """
@@ -1152,11 +1155,11 @@ def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands
     seena = np.zeros(N_ACTION, np.int64)
     nxt = np.zeros(4, np.int64)
     auto = np.zeros(4, np.int64)
-    row = 0
+    row = np.int64(0)  # not a literal: one compiled signature of play_royal
     for i in range(count):
         g = start + i
         r0 = row
-        row = play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, fd_base, move_pts,
+        row = play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base, move_pts,
                          acts, max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, row, gout, i,
                          err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp,
                          prng_pt, srng, seen, won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx,
