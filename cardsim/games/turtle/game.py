@@ -605,26 +605,44 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
     ])
     out.append(("Game length and events per game (mean, se, 95% CI)", length))
     if setup.variant == "full":
-        out.append(("Action cards: share of games with a reveal, and the revealing seat's win rate "
-                    "(finished games; 95% Wilson)", card_table(tables["reveals"].collect(), n_games)))
+        base = any_reveal_win_rate(finished, setup.players)
+        out.append((f"Action cards: share of games with a reveal (over all games), and the revealing seat's win "
+                    f"rate (finished games; 95% Wilson); lift = win_rate minus {base:.4f}, the win rate behind "
+                    f"any revealed card (players who reveal more stay in longer)",
+                    card_table(tables["reveals"].collect(), n_games, base)))
     return out
 
 
-def card_table(rv: pl.DataFrame, n_games: int) -> pl.DataFrame:
-    """Per action card: reveals, games with one (rate over all games), and the revealer's win rate."""
+def any_reveal_win_rate(finished: pl.DataFrame, players: int) -> float:
+    """The win rate of the seat behind a revealed card of any kind, weighted by reveals (the baseline
+    for the per-card table)."""
+    if finished.height == 0:
+        return float("nan")
+    num = finished.select(pl.sum_horizontal(
+        [pl.col(f"reveals_s{k}") * (pl.col("winner") == k).cast(pl.Int64) for k in range(players)]).sum()).item()
+    den = finished.select(pl.sum_horizontal([pl.col(f"reveals_s{k}") for k in range(players)]).sum()).item()
+    return num / den if den else float("nan")
+
+
+def card_table(rv: pl.DataFrame, n_games: int, base: float = float("nan")) -> pl.DataFrame:
+    """Per action card: reveals, games with one (rate over all games), how many were stopped (overruled
+    or discarded), and the revealing seat's win rate in finished games."""
     per = rv.group_by("card").agg(
         pl.len().alias("reveals"),
         pl.col("game").n_unique().alias("games_with"),
         (pl.col("applied_to") < 0).sum().alias("stopped"),
-        pl.col("won").count().alias("n_won"),
-        pl.col("won").cast(pl.Float64).sum().alias("k_won"),
+        pl.col("won").count().alias("win_n"),
+        pl.col("won").cast(pl.Float64).sum().alias("win_k"),
     )
     allcards = pl.DataFrame({"card": CARD_SERIES})
     per = allcards.join(per, on="card", how="left").fill_null(0)
     return per.with_columns(
         (pl.col("reveals") / n_games).alias("per_game"),
         *wilson_exprs(pl.col("games_with"), pl.lit(n_games), prefix="games_"),
-        *wilson_exprs(pl.col("k_won"), pl.col("n_won"), prefix="win_"),
+        *wilson_exprs(pl.col("win_k"), pl.col("win_n"), prefix="win_"),
+    ).with_columns((pl.col("win_rate") - base).alias("lift")).select(
+        "card", "reveals", "per_game", "games_with", "games_rate", "games_lo", "games_hi", "stopped",
+        "win_n", "win_rate", "win_lo", "win_hi", "lift",
     ).sort("card")
 
 
