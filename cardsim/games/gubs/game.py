@@ -15,7 +15,7 @@ from cardsim.games.gubs import engine as E
 from cardsim.games.gubs import rules as R
 from cardsim.games.gubs.policies import POLICIES
 from cardsim.policies import kernel_namespace
-from cardsim.stats import mean_exprs, wilson_exprs
+from cardsim.stats import mean_exprs, rate_table, wilson_exprs
 
 DECISIONS = {
     "draw": "seat, peek, pub, hand, params, rng",
@@ -236,6 +236,31 @@ class Gubs(Game):
     def summarize(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
         return summarize(tables, setup.players)
 
+    def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+        oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
+        first = rate_table(oc.filter(pl.col("seat") == 0).with_columns(x=pl.lit(0)), ["x"], "win").row(0, named=True)
+        impact = card_impact(tables["cards"], oc).filter(pl.col("n_drew") >= 30).sort("diff", descending=True)
+        top, low = impact.row(0, named=True), impact.row(impact.height - 1, named=True)
+        return (f"With {setup.players} players the starting seat wins {100 * first['rate']:.1f}% (95% CI "
+                f"{100 * first['lo']:.1f}-{100 * first['hi']:.1f}%; fair share {100 / setup.players:.1f}%) of "
+                f"{first['n']:,} finished games. Drawing {top['card']} goes with the largest gain in win rate "
+                f"({100 * top['diff']:+.1f} points), drawing {low['card']} with the largest loss "
+                f"({100 * low['diff']:+.1f}).")
+
+    def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
+        from cardsim.report import figures as F
+
+        oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
+        t = card_impact(tables["cards"], oc).filter(pl.col("n_drew") > 0).sort("diff")
+        half = (((t["drew_hi"] - t["drew_lo"]) / 2) ** 2 + ((t["not_hi"] - t["not_lo"]) / 2) ** 2).sqrt()
+        fig = F.forest(t["card"].to_list(), t["diff"].to_list(), (t["diff"] - half).to_list(),
+                       (t["diff"] + half).to_list(), "Card impact: win rate of seats that drew it minus the rest",
+                       "difference in win rate (approximate 95% interval)")
+        return [("Card power ranking",
+                 [("Win rate of seats that drew each card minus seats that did not (a card's association "
+                   "with winning, not its isolated effect)", fig)],
+                 [("Card impact", t.sort("diff", descending=True))])]
+
 
 def raise_kernel_error(setup: Setup, err: np.ndarray) -> None:
     """Turn the kernel's error report into PolicyError / AssertionError (no return when set)."""
@@ -310,6 +335,7 @@ def outcomes(games: pl.LazyFrame, n: int) -> pl.LazyFrame:
         "game", "seat",
         pl.when(~pl.col("finished")).then(None).otherwise(mine.cast(pl.Float64) / nwin).alias("win"),
         pl.col("turns").alias("length"),
+        (pl.col("seat") == 0).alias("first"),  # seat 0 takes the first turn
     )
 
 
