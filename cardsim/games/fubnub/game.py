@@ -513,8 +513,9 @@ def describe(e: Mapping[str, Any]) -> str:
     if k == "draw_for_deal":
         return f"seat {e['seat']} draws {e['card']} for the deal"
     if k == "dealer":
-        extra = f", {e['direction']}" if "direction" in e else ""
-        return f"-- hand {e['hand']}: seat {e['seat']} deals ({e['advantage']} advantage{extra})"
+        if e["advantage"] == "none":
+            return f"-- hand {e['hand']}: seat {e['seat']} deals (no dealer advantage, play goes {e['direction']})"
+        return f"-- hand {e['hand']}: seat {e['seat']} deals ({e['advantage']} advantage)"
     if k == "deal":
         return f"seat {e['seat']} is dealt {', '.join(e['cards'])}"
     if k == "undealt":

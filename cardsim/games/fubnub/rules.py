@@ -651,7 +651,8 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
     p = hx[X_POINT]
     pos = POS[p]
     dr = st[S_DIR]
-    seed_stream(erng, key, g, EFFECT, h)
+    if fx == C.FX_ELIMINATED or fx == C.FX_REDEAL_SELF or fx == C.FX_RESTART or fx == C.FX_SHUFFLE:
+        seed_stream(erng, key, g, EFFECT, h)  # the effect's own randomness (one effect a hand)
     if trace:
         emit(ev, evn, g, EV_ACTION, rev, a, fx, 0, 0, 0)
     if fx == C.FX_SKIP:
