@@ -186,13 +186,13 @@ class Turtle(Game):
             st = np.array([cards.card_code(c) for c in stacked], np.int64)
             if sorted(st.tolist()) != sorted(deck.tolist()):
                 raise ScenarioError("a stacked deck must hold exactly the cards in play, each once")
-        rvcap = max(64, count * (0 if setup.variant == "young" else 28))
+        rvcap = max(64, count * (0 if setup.variant == "young" else 30))
         evcap = max(64, count * 600) if trace else 0
         while True:
             S, F, RS = self._state(setup, key, debug, trace, deck)
             out_g = np.zeros((count, R.NOG), np.int64)
             out_s = np.zeros((count, 16), np.int64)
-            RV = np.zeros((rvcap, R.NRV), np.int64)
+            RV = np.zeros((rvcap, R.NRV), np.int32)
             EV = np.zeros((evcap, 8), np.int64)
             self._call(setup, S, ns["simulate"], S, F, RS, np.int64(start), np.int64(count), deck, st,
                        out_g, out_s, EV, RV)
@@ -274,6 +274,7 @@ class Turtle(Game):
         for name, seat in table.held.items():
             S[R.G_HOLD + cards.HELD.index(name)] = seat
         S[R.G_GAME] = game
+        S[R.G_START] = game
         S[R.G_CUR] = table.cur
         S[R.G_REF] = table.cur
         S[R.G_DIR] = table.direction
@@ -316,7 +317,7 @@ class Turtle(Game):
         S[R.G_MAX_TURNS] = table.turn + turns
         ns = kernel_namespace(self, setup.plugins)
         EV = np.zeros((20000, 8), np.int64)
-        RV = np.zeros((2000, R.NRV), np.int64)
+        RV = np.zeros((2000, R.NRV), np.int32)
         self._call(setup, S, ns["play_state"], S, F, RS, EV, RV)
 
         def names(q: int) -> list[str]:
@@ -390,7 +391,7 @@ def games_frame(start: int, players: int, g: np.ndarray, s: np.ndarray) -> pl.Da
 
 
 def reveals_frame(rv: np.ndarray, out_g: np.ndarray, start: int) -> pl.DataFrame:
-    games = rv[:, R.RV_GAME]
+    games = rv[:, R.RV_GAME].astype(np.int64) + start
     winner = out_g[games - start, R.OG_WINNER] if rv.shape[0] else np.zeros(0, np.int64)
     return pl.DataFrame({
         "game": pl.Series(games, dtype=pl.Int64),

@@ -139,7 +139,7 @@ G_OBS_DIRTY = GS + 38  # entries of the observation's stack zone holding cards (
 G_LIVE = GS + 39       # bit a: action card a is in a stack or discard pile (kept by push)
 KNOBS = GS + 40   # the knobs, copied in by the wrapper (``knobs`` arrays index from here)
 G_MAX_TURNS, G_YOUNG, G_PICK_SELF, G_SHIELD_TARGET, G_SHIELD_TURTLE, G_NH_HELD = (KNOBS + i for i in range(6))
-G_REFUND_BOTTOM, G_REVIVE, G_DEBUG, G_TRACE, G_PW = (KNOBS + i for i in range(6, 11))
+G_REFUND_BOTTOM, G_REVIVE, G_DEBUG, G_TRACE, G_PW, G_START = (KNOBS + i for i in range(6, 12))
 NKNOBS = NGS - 40
 OB = GS + NGS                # the policy observation (cards.OBS_*)
 LG = OB + OBS_CAP            # legal actions
@@ -161,7 +161,8 @@ NRS = RS_KEY + 1
 OG_WINNER, OG_TURNS, OG_ELIM, OG_RESTARTS, OG_REDEALS, OG_SHUFFLES, OG_ENDED = 0, 1, 2, 3, 4, 5, 6
 NOG = 7
 ENDED_TURTLE, ENDED_LAST, ENDED_CAP = 0, 1, 2
-# reveal table rows (RV columns): one per action card revealed (full variant)
+# reveal table rows (RV int32 columns): one per action card revealed (full variant); RV_GAME counts from
+# the chunk's first game (``S[G_START]``)
 RV_GAME, RV_CARD, RV_SEAT, RV_TURN, RV_APPLIED = 0, 1, 2, 3, 4
 NRV = 5
 
@@ -770,7 +771,7 @@ def act_on(S, F, RS, EV, RV, s, a):
     if S[G_HOLD] >= 0 or S[G_HOLD + 1] >= 0 or S[G_HOLD + 2] >= 0:
         v = window(S, F, RS, EV, a, s)
     if row < RV.shape[0]:
-        RV[row, RV_GAME] = S[G_GAME]
+        RV[row, RV_GAME] = S[G_GAME] - S[G_START]
         RV[row, RV_CARD] = a
         RV[row, RV_SEAT] = s
         RV[row, RV_TURN] = S[G_TURN]
@@ -1006,9 +1007,10 @@ def simulate(S, F, RS, start, count, deck, stacked, out_g, out_s, EV, RV):
     ``deck`` int64[n] the cards in play; ``stacked`` int64[n] (or empty) a fixed deck order for
     every game. Writes ``out_g`` int64[count, NOG], ``out_s`` int64[count, 16] (elimination order
     per seat, then cards revealed per seat), rows of ``RV`` (``S[CNT + 1]`` counts them, past the
-    capacity too) and, when tracing, rows of ``EV`` (``S[CNT]``).
+    capacity too; int32, game counted from ``start``) and, when tracing, rows of ``EV`` (``S[CNT]``).
     """
     p = S[G_PLAYERS]
+    S[G_START] = start
     for i in range(count):
         g = start + i
         new_game(S, RS, EV, g, deck, stacked)
