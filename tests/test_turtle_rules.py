@@ -858,6 +858,16 @@ def test_tables_outcomes_and_summary():
     assert stood.height > 0 and stood["won"].all()  # a Turtle not stopped by No Way wins
 
 
+def test_headline_and_report_figures():
+    s = setup(players=4)
+    lazy = {k: v.lazy() for k, v in GAME.simulate_chunk(s, root_key(13), 0, 400).items()}
+    assert GAME.headline(lazy, s).startswith("Seat ")
+    sections = GAME.figures(lazy, s)
+    assert [title for title, _, _ in sections] == ["Game length", "Action cards"]
+    cards_frame = sections[1][2][0][1]
+    assert cards_frame.height == 31 and "lift" in cards_frame.columns
+
+
 def test_young_variant_has_an_empty_reveals_table():
     t = GAME.simulate_chunk(setup(variant="young"), root_key(1), 0, 20)
     assert t["reveals"].height == 0 and set(t["reveals"].columns) == set(GAME.columns["reveals"])

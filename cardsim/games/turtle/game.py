@@ -370,6 +370,12 @@ class Turtle(Game):
     def summarize(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
         return summarize(tables, setup)
 
+    def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+        return headline(tables, setup)
+
+    def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
+        return figures(tables, setup)
+
 
 # -- frames ------------------------------------------------------------------------------------
 def games_frame(start: int, players: int, g: np.ndarray, s: np.ndarray) -> pl.DataFrame:
@@ -606,23 +612,81 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
     ])
     out.append(("Game length and events per game (mean, se, 95% CI)", length))
     if setup.variant == "full":
-        base = any_reveal_win_rate(finished, setup.players)
+        reveals = tables["reveals"].collect()
+        base = number_reveal_win_rate(finished, reveals, setup.players)
         out.append((f"Action cards: share of games with a reveal (over all games), and the revealing seat's win "
                     f"rate (finished games; 95% Wilson); lift = win_rate minus {base:.4f}, the win rate behind "
-                    f"any revealed card (players who reveal more stay in longer)",
-                    card_table(tables["reveals"].collect(), n_games, base)))
+                    f"a revealed number card (players who reveal more stay in longer)",
+                    card_table(reveals, n_games, base)))
     return out
 
 
-def any_reveal_win_rate(finished: pl.DataFrame, players: int) -> float:
-    """The win rate of the seat behind a revealed card of any kind, weighted by reveals (the baseline
-    for the per-card table)."""
+def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+    """One sentence: the best seat's win rate against the fair share, game length and how games end."""
+    games = tables["games"].collect()
+    n = games.height
+    if n == 0:
+        return "No games played."
+    finished = games.filter(pl.col("winner") >= 0)
+    ends = {k: int((games["ended_by"] == k).sum()) for k in ENDED}
+    turns = games["turns"].mean()
+    tail = (f"Games last {turns:.1f} turns on average; {100 * ends['turtle'] / n:.1f}% end with the Turtle, "
+            f"{100 * ends['last_player'] / n:.1f}% with the last player standing, {ends['cap']:,} of {n:,} "
+            f"were cut at max_turns.")
+    if finished.height == 0:
+        return tail
+    rates = [rate_table(finished.with_columns(x=pl.lit(0), win=pl.col("winner") == k), ["x"], "win").row(0, named=True)
+             for k in range(setup.players)]
+    best = max(range(setup.players), key=lambda k: rates[k]["rate"])
+    names = [s.plugin or s.name for s in setup.seats]
+    r = rates[best]
+    others = ", ".join(f"seat {k} {100 * rates[k]['rate']:.1f}%" for k in range(setup.players) if k != best)
+    return (f"Seat {best} ({names[best]}) wins {100 * r['rate']:.1f}% (95% {100 * r['lo']:.1f}-{100 * r['hi']:.1f}%) "
+            f"of {finished.height:,} finished games ({others}; fair {100 / setup.players:.1f}%). " + tail)
+
+
+def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
+    """Report sections: game length, and (full variant) each action card's lift on its revealer's win rate."""
+    from cardsim.report import figures as F
+
+    games = tables["games"].collect()
+    out: list[tuple[str, list, list]] = []
+    hist = F.histogram(games["turns"], "Turns per game", "turns (skipped and Second Chance turns included)")
+    ends = games.group_by("ended_by").agg(pl.len().alias("games")).with_columns(
+        pl.col("ended_by").cast(pl.String)).sort("ended_by")
+    out.append(("Game length", [("How many turns a game lasts (T9 cap: max_turns)", hist)],
+                [("How games end", ends)]))
+    if setup.variant == "full" and games.height:
+        finished = games.filter(pl.col("winner") >= 0)
+        reveals = tables["reveals"].collect()
+        base = number_reveal_win_rate(finished, reveals, setup.players)
+        t = card_table(reveals, games.height, base).filter(pl.col("win_n") > 0).sort("lift")
+        plot = t.filter(~pl.col("card").is_in(["Turtle", "Eliminated"]))
+        figs = []
+        if plot.height:
+            fig = F.forest([str(c) for c in plot["card"].to_list()], plot["lift"].to_list(),
+                           (plot["win_lo"] - base).to_list(), (plot["win_hi"] - base).to_list(),
+                           "Revealer's win rate minus the win rate behind a number card",
+                           "difference in win rate (95% Wilson interval)")
+            figs.append(("Which action cards help the player who reveals them: lift over the "
+                          f"{base:.3f} win rate behind a revealed number card (Turtle and gecko in the table)", fig))
+        out.append(("Action cards", figs, [("Per action card", t)]))
+    return out
+
+
+def number_reveal_win_rate(finished: pl.DataFrame, reveals: pl.DataFrame, players: int) -> float:
+    """The win rate of the seat behind a revealed number card (finished games, weighted by reveals):
+    number cards do nothing, so this is the baseline of the per-card table (a seat that reveals more
+    cards has simply stayed in the game longer)."""
     if finished.height == 0:
         return float("nan")
-    num = finished.select(pl.sum_horizontal(
+    won_all = finished.select(pl.sum_horizontal(
         [pl.col(f"reveals_s{k}") * (pl.col("winner") == k).cast(pl.Int64) for k in range(players)]).sum()).item()
-    den = finished.select(pl.sum_horizontal([pl.col(f"reveals_s{k}") for k in range(players)]).sum()).item()
-    return num / den if den else float("nan")
+    all_ = finished.select(pl.sum_horizontal([pl.col(f"reveals_s{k}") for k in range(players)]).sum()).item()
+    act = reveals.filter(pl.col("won").is_not_null())
+    won_act = int(act["won"].sum()) if act.height else 0
+    den = all_ - act.height
+    return (won_all - won_act) / den if den > 0 else float("nan")
 
 
 def card_table(rv: pl.DataFrame, n_games: int, base: float = float("nan")) -> pl.DataFrame:
