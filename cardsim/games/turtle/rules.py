@@ -114,6 +114,7 @@ def typed(sig):
 
     return deco
 
+
 MAXP = 8
 CAP = 64
 STK, DIS, REV = 0, 1, 2
@@ -130,17 +131,16 @@ GS = SV + NSV * MAXP         # game scalars and knobs (G_*)
 NGS = 64
 G_GAME, G_PLAYERS, G_CUR, G_DIR, G_REF, G_OVERRIDE, G_EXTRA = (GS + i for i in range(7))
 G_SKIP, G_NOREVEAL, G_NOTRASH, G_PARTIAL, G_RAPID, G_SLOW, G_NPERF = (GS + i for i in range(7, 14))
-G_PERF = GS + 14  # .. + 6: the performance cards pending on the next turn
+G_PERF = GS + 14             # .. + 6: the performance cards pending on the next turn
 G_TURN, G_RESTARTS, G_REDEALS, G_SHUFFLES, G_NSHUF, G_ELIM = (GS + i for i in range(21, 27))
 G_WINNER, G_ENDED, G_OVER, G_CHAIN_SEAT, G_CHAIN_SRC, G_TURN_OVER, G_NALIVE = (GS + i for i in range(27, 34))
-G_HOLD = GS + 34  # .. + 2: seat holding Never Happened, No Way, Shield (-1: nobody)
+G_HOLD = GS + 34             # .. + 2: seat holding Never Happened, No Way, Shield (-1: nobody)
 G_IS_EXTRA = GS + 37
-G_OBS_DIRTY = GS + 38  # entries of the observation's stack zone holding cards (the rest are -1)
-G_LIVE = GS + 39       # bit a: action card a is in a stack or discard pile (kept by push)
-KNOBS = GS + 40   # the knobs, copied in by the wrapper (``knobs`` arrays index from here)
+G_OBS_DIRTY = GS + 38        # entries of the observation's stack zone holding cards (the rest are -1)
+G_LIVE = GS + 39             # bit a: action card a is in a stack or discard pile (kept by push)
+KNOBS = GS + 40              # the knobs and chunk constants, set by the wrapper (game.py ``_state``)
 G_MAX_TURNS, G_YOUNG, G_PICK_SELF, G_SHIELD_TARGET, G_SHIELD_TURTLE, G_NH_HELD = (KNOBS + i for i in range(6))
 G_REFUND_BOTTOM, G_REVIVE, G_DEBUG, G_TRACE, G_PW, G_START = (KNOBS + i for i in range(6, 12))
-NKNOBS = NGS - 40
 OB = GS + NGS                # the policy observation (cards.OBS_*)
 LG = OB + OBS_CAP            # legal actions
 POOL = LG + LEGAL_LEN        # scratch: cards being redealt
@@ -148,7 +148,7 @@ SWAP = POOL + CAP            # scratch: stacks during a swap
 LENS = SWAP + MAXP * CAP
 GOT = LENS + MAXP
 INUSE = GOT + MAXP           # 1 for each card in play
-SEEN = INUSE + CAP             # scratch: card counts for check_cards
+SEEN = INUSE + CAP           # scratch: card counts for check_cards
 CNT = SEEN + CAP             # CNT: trace rows, CNT + 1: reveal rows (both counted past capacity), CNT + 2: policy calls
 ERR = CNT + 4                # error report (ERR: kind, then game, seat/card, decision/count, value; legal)
 PIDS = ERR + 32              # the seats' policy ids
@@ -237,6 +237,7 @@ def push(S, q, card):
 
 @typed(I64(SA, I64))
 def pop(S, q):
+    """Take the top card of pile ``q``."""
     n = S[PN + q] - 1
     S[PN + q] = n
     return S[PL + q * CAP + n]
