@@ -365,6 +365,8 @@ class Turtle(Game):
             pl.when(pl.col("winner") < 0).then(None)
             .otherwise((pl.col("winner") == pl.col("seat")).cast(pl.Float64)).alias("win"),
             pl.col("turns").alias("length"),
+            (pl.col("seat") == 1).alias("first"),  # T3: seat 1 plays first
+            (pl.col("seat") == 0).alias("dealer"),  # T3: seat 0 deals
         )
 
     def summarize(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
