@@ -218,6 +218,9 @@ class Fubnub(Game):
             if trace and evn[0] > evcap:
                 evcap = int(evn[0])
                 continue
+            if variant in TEAM_VARIANTS and rows > 0:  # columns of individual play, constant here
+                hout[:rows, R.H_LIMBO:R.H_PS0 + 4] = 0
+                hout[:rows, [R.H_ACTION, R.H_REVEALER, R.H_TARGET]] = -1
             return rows, hout[:rows], hg[:rows], gout, ev[: evn[0]]
 
     def _illegal(self, setup: Setup, err: np.ndarray) -> None:
