@@ -9,6 +9,7 @@ import pytest
 
 from cardsim import api
 from cardsim.errors import RunDirError
+from cardsim.games import get_game
 from cardsim.runner import execute, plan
 from cardsim.scenario import from_dict
 
@@ -83,7 +84,7 @@ def test_manifest_records_identity(tmp_path):
     res = api.run(scenario(games=50), out=tmp_path / "r")
     m = json.loads((res.path / "manifest.json").read_text())
     assert m["hash"] == scenario(games=50).hash() and m["seed"] == 4
-    assert m["identity"]["rules_version"] == 1 and m["cardsim_version"]
+    assert m["identity"]["rules_version"] == get_game("fubnub").rules_version and m["cardsim_version"]
     assert m["scenario"]["scenario"]["game"] == "fubnub"
     scan = pl.scan_parquet(str(res.path / "hands" / "*.parquet")).collect()
     assert scan.height == res.tables["hands"].collect().height

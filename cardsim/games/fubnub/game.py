@@ -15,7 +15,7 @@ from cardsim.games.fubnub import cards
 from cardsim.games.fubnub import rules as R
 from cardsim.games.fubnub.policies import POLICIES
 from cardsim.policies import kernel_namespace
-from cardsim.stats import mean_exprs, rate_table, wilson_exprs
+from cardsim.stats import collect, mean_exprs, rate_table, wilson_exprs
 
 
 def pct(row: Mapping[str, Any]) -> str:
@@ -105,7 +105,7 @@ GAME_COLUMNS = {
 class Fubnub(Game):
     name = "fubnub"
     title = "FUBNUB"
-    rules_version = 1
+    rules_version = 2  # 2: the modes added columns to the tables
     unit = "hand"
     unit_table = "hands"
     variants = (
@@ -273,12 +273,15 @@ class Fubnub(Game):
         counted, for a seat among them, else 0; null when unfinished."""
         seats = pl.LazyFrame({"seat": list(range(setup.players))}, schema={"seat": pl.Int8})
         if setup.variant in TEAM_VARIANTS:
-            games = tables["games"].select("game", "winner", "hands")
+            games = tables["games"].select("game", "winner", "hands", "first_dealer")
             return games.join(seats, how="cross").select(
                 "game", "seat",
                 pl.when(pl.col("winner") < 0).then(None)
                 .otherwise((pl.col("winner") == pl.col("seat") % 2).cast(pl.Float64)).alias("win"),
                 pl.col("hands").alias("length"),
+                # F4 / F8: the first dealer, and the seat on its left that plays first
+                (pl.col("seat") == pl.col("first_dealer")).alias("dealer"),
+                (pl.col("seat") == (pl.col("first_dealer") + 1) % 4).alias("first"),
             )
         nseat, _g = table_seats(setup.variant, setup.players)
         pts = [f"points_s{s}" for s in range(nseat)]
@@ -292,6 +295,16 @@ class Fubnub(Game):
             .when(own == pl.col("top")).then(1.0 / pl.col("ntop")).otherwise(0.0).alias("win"),
             pl.col("hands").alias("length"),
         )
+
+    def progress(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> tuple[pl.LazyFrame, pl.LazyFrame] | None:
+        """Team variants: each team's point cards after every hand (for the drama metrics)."""
+        if setup.variant not in TEAM_VARIANTS:
+            return None
+        h = tables["hands"].select("game", "hand", "score_t0", "score_t1")
+        prog = pl.concat([h.select("game", pl.col("hand").alias("step"), side=pl.lit(t, pl.Int8),
+                                   score=pl.col(f"score_t{t}")) for t in (0, 1)])
+        winners = tables["games"].filter(pl.col("winner") >= 0).select("game", side=pl.col("winner").cast(pl.Int8))
+        return prog, winners
 
     def summarize(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
         if setup.variant == "traditional":
@@ -310,7 +323,7 @@ class Fubnub(Game):
         fd = rate_table(games.with_columns(x=pl.lit(0), win=pl.col("winner") == pl.col("first_dealer") % 2),
                         ["x"], "win").row(0, named=True)
         called = tables["hands"].filter(pl.col("caller") >= 0).with_columns(
-            x=pl.lit(0), win=pl.col("winner") == pl.col("caller") % 2).collect()
+            x=pl.lit(0), win=pl.col("winner") == pl.col("caller") % 2)
         ct = rate_table(called, ["x"], "win").row(0, named=True)
         return (f"Team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games; the first dealer's team wins {pct(fd)}; "
                 f"the calling team wins the point card in {pct(ct)} of {ct['n']:,} played hands.")
@@ -600,7 +613,9 @@ def describe(e: Mapping[str, Any]) -> str:
 
 # -- summaries ------------------------------------------------------------------------
 def summarize(tables: Mapping[str, pl.LazyFrame]) -> list[tuple[str, pl.DataFrame]]:
-    games = tables["games"].collect()
+    """The team game's summary. Every aggregate is computed lazily with the streaming
+    engine, so summarising 100 million hands needs memory for the aggregates only."""
+    games = tables["games"]
     hands = tables["hands"]
     out: list[tuple[str, pl.DataFrame]] = []
     finished = games.filter(pl.col("winner") >= 0)
@@ -611,34 +626,30 @@ def summarize(tables: Mapping[str, pl.LazyFrame]) -> list[tuple[str, pl.DataFram
     out.append(("Game win rate by team (seats 0+2 = team 0), 95% Wilson", teams))
     fd = rate_table(finished.with_columns(win=pl.col("winner") == pl.col("first_dealer") % 2), ["first_dealer"], "win")
     out.append(("Game win rate of the first dealer's team, by first dealer", fd))
-    hs = hands.select(
+    played = ~pl.col("misdeal")
+    hs = collect(hands.select(
         pl.len().alias("deals"),
         pl.col("misdeal").mean().alias("misdeal_rate"),
-        (pl.col("swept").sum() / (~pl.col("misdeal")).sum()).alias("sweep_rate"),
-        (pl.col("fubbed").sum() / (~pl.col("misdeal")).sum()).alias("fub_rate"),
-    ).collect()
-    length = games.select(mean_exprs("hands", "hands_"))
-    unf = games.select(pl.col("unfinished").sum().alias("unfinished_games"), pl.len().alias("games"))
+        (pl.col("swept").sum() / played.sum()).alias("sweep_rate"),
+        (pl.col("fubbed").sum() / played.sum()).alias("fub_rate"),
+    ))
+    length = collect(games.select(mean_exprs("hands", "hands_")))
+    unf = collect(games.select(pl.col("unfinished").sum().alias("unfinished_games"), pl.len().alias("games")))
     out.append(("Hands per game (mean, se, 95% CI) and per-deal rates",
                 pl.concat([length, hs, unf], how="horizontal")))
-    rates = hands.filter(~pl.col("misdeal")).select(
-        pl.col("misdeal"), pl.col("swept"), pl.col("fubbed")).collect()
-    n = rates.height
-    ev = pl.DataFrame({"event": ["sweep", "fub"], "n": [n, n],
-                       "k": [int(rates["swept"].sum()), int(rates["fubbed"].sum())]})
-    from cardsim.stats import wilson_exprs
-
+    ev = collect(hands.filter(played).select(pl.len().alias("n"), pl.col("swept").sum().alias("sweep"),
+                                             pl.col("fubbed").sum().alias("fub")))
+    n = int(ev["n"][0])
+    ev = pl.DataFrame({"event": ["sweep", "fub"], "n": [n, n], "k": [int(ev["sweep"][0]), int(ev["fub"][0])]})
     out.append(("Sweep and fub rates per played hand, 95% Wilson",
                 ev.with_columns(wilson_exprs(pl.col("k"), pl.col("n")))))
     called = hands.filter(pl.col("caller") >= 0).with_columns(
-        calling_team_won=pl.col("winner") == pl.col("caller") % 2).collect()
+        calling_team_won=pl.col("winner") == pl.col("caller") % 2,
+        caller_pos=((pl.col("caller") - pl.col("dealer") + 3) % 4 + 1).cast(pl.Int8))
     out.append(("Point-card win rate of the calling team, by point card",
                 rate_table(called, ["point_card"], "calling_team_won")))
-    rel = called.with_columns(caller_pos=((pl.col("caller") - pl.col("dealer")) % 4).cast(pl.Int8))
     out.append(("Calling team's win rate by caller position (1 = dealer's left ... 4 = dealer)",
-                rate_table(rel.with_columns(pl.when(pl.col("caller_pos") == 0).then(4)
-                                            .otherwise(pl.col("caller_pos")).alias("caller_pos")),
-                           ["caller_pos"], "calling_team_won")))
+                rate_table(called, ["caller_pos"], "calling_team_won")))
     return out
 
 
