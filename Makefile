@@ -32,7 +32,7 @@ report: setup
 	done
 
 bench: setup
-	$(BIN)/cardsim bench --markdown --memory 100000000
+	$(BIN)/cardsim bench --markdown --variants --memory 100000000
 
 lint: setup
 	$(BIN)/ruff check cardsim tests

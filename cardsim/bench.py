@@ -26,6 +26,7 @@ from cardsim.scenario import build_setup
 @dataclass
 class BenchResult:
     game: str
+    variant: str
     unit: str
     full: float
     tables: float
@@ -51,26 +52,28 @@ def _rate(fn, count: int, reps: int = 3) -> float:
     return sorted(rates)[len(rates) // 2]
 
 
-def kernel_rate(game_name: str, count: int, reps: int = 3, tables: bool = False) -> float:
+def kernel_rate(game_name: str, count: int, reps: int = 3, tables: bool = False, variant: str | None = None) -> float:
     game = get_game(game_name)
-    setup = build_setup(game)
+    setup = build_setup(game, variant)
     key = root_key(0)
     if tables:
         return _rate(lambda s, n: game.simulate_chunk(setup, key, s, n)[game.unit_table].height, count, reps)
     return _rate(lambda s, n: game.bench_chunk(setup, key, s, n), count, reps)
 
 
-def interpreted_rate(game_name: str, count: int) -> float:
+def interpreted_rate(game_name: str, count: int, variant: str | None = None) -> float:
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     code = ("import json,sys; from cardsim.bench import kernel_rate; "
-            f"print(json.dumps(kernel_rate({game_name!r}, {count}, reps=1)))")
+            f"print(json.dumps(kernel_rate({game_name!r}, {count}, reps=1, variant={variant!r})))")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return float(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def bench(game_name: str, count: int | None = None, interp_count: int | None = None) -> BenchResult:
+def bench(game_name: str, count: int | None = None, interp_count: int | None = None,
+          variant: str | None = None) -> BenchResult:
+    """Bench one game (and variant; default the first) with its default policy at every seat."""
     game = get_game(game_name)
-    setup = build_setup(game)
+    setup = build_setup(game, variant)
     key = root_key(0)
     count = count or game.bench_count
     interp_count = interp_count or max(1, count // 500)
@@ -83,9 +86,9 @@ def bench(game_name: str, count: int | None = None, interp_count: int | None = N
         t = time.thread_time()
         units = game.minimal_chunk(setup, key, r * count, count * game.minimal_scale)
         minimal.append(units / max(time.thread_time() - t, 1e-9))
-    tables = kernel_rate(game_name, count, reps=1, tables=True)
-    interp = interpreted_rate(game_name, interp_count)
-    return BenchResult(game.name, game.unit, sorted(full)[1], tables, interp, sorted(minimal)[1])
+    tables = kernel_rate(game_name, count, reps=1, tables=True, variant=setup.variant)
+    interp = interpreted_rate(game_name, interp_count, setup.variant)
+    return BenchResult(game.name, setup.variant, game.unit, sorted(full)[1], tables, interp, sorted(minimal)[1])
 
 
 @dataclass

@@ -191,6 +191,7 @@ def bench(
     count: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per timed repetition")] = None,
     interp: Annotated[int | None, typer.Option(min=1, help="games for the interpreted run")] = None,
     markdown: Annotated[bool, typer.Option(help="print a Markdown table (for the README)")] = False,
+    variants: Annotated[bool, typer.Option("--variants", help="bench every variant, not only the first")] = False,
     memory: Annotated[int | None, typer.Option(help="also run this many FUBNUB hands through `cardsim run` and "
                                                     "report its peak resident memory (make bench: 100000000)")] = None,
 ) -> None:
@@ -209,17 +210,18 @@ def bench(
     names = game or game_names()
     for n in names:
         get_game(n)
-    rows = [run_bench(n, count, interp) for n in names]
+    jobs = [(n, v.name) for n in names for v in (get_game(n).variants if variants else get_game(n).variants[:1])]
     if markdown:
-        typer.echo("| game | unit | full kernel /s | with tables /s | interpreted /s | minimal /s | "
+        typer.echo("| game | variant | unit | full kernel /s | with tables /s | interpreted /s | minimal /s | "
                    "full / interpreted | full / minimal |")
-        typer.echo("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for r in rows:
+        typer.echo("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for n, v in jobs:
+        r = run_bench(n, count, interp, v)
         if markdown:
-            typer.echo(f"| {r.game} | {r.unit} | {r.full:,.0f} | {r.tables:,.0f} | {r.interpreted:,.0f} | "
+            typer.echo(f"| {r.game} | {r.variant} | {r.unit} | {r.full:,.0f} | {r.tables:,.0f} | {r.interpreted:,.0f} | "
                        f"{r.minimal:,.0f} | {r.vs_interpreted:,.0f}x | {r.vs_minimal:.2f} |")
         else:
-            typer.echo(f"{r.game}: {r.full:,.0f} {r.unit}s/s full kernel ({r.tables:,.0f}/s with tables), "
+            typer.echo(f"{r.game} {r.variant}: {r.full:,.0f} {r.unit}s/s full kernel ({r.tables:,.0f}/s with tables), "
                        f"{r.interpreted:,.0f}/s interpreted, {r.minimal:,.0f}/s minimal kernel; "
                        f"full/interpreted = {r.vs_interpreted:,.0f}x, full/minimal = {r.vs_minimal:.2f}")
 
