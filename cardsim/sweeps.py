@@ -94,6 +94,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         row: dict[str, Any] = {k: _label(point.get(k, "")) if not isinstance(point.get(k), int | float)
                                else point.get(k) for k in p.keys}
         row["games"] = out["game"].n_unique()
+        row["fair"] = float(seats["fair"][0]) if seats.height else float("nan")
         for r in seats.iter_rows(named=True):
             row[f"winrate_s{r['seat']}"] = r["rate"]
             row[f"lo_s{r['seat']}"] = r["lo"]
@@ -154,6 +155,11 @@ def report_sections(res: SweepResult):
 def headline(res: SweepResult) -> str:
     est, a, b = metric_columns(res)
     t = res.table
+    if b != "se" and "players" in res.plan.keys:
+        # the fair share changes with the player count: compare each point with its own
+        parts = [f"{r['players']} players {100 * r[est]:.1f}% (95% CI {100 * r[a]:.1f}-{100 * r[b]:.1f}%; "
+                 f"fair {100 * r['fair']:.1f}%)" for r in t.iter_rows(named=True)]
+        return f"{res.plan.metric} against the fair share at each player count: " + "; ".join(parts) + "."
     best = t.sort(est, descending=True).row(0, named=True)
     worst = t.sort(est).row(0, named=True)
     desc = ", ".join(f"{k}={best[k]}" for k in res.plan.keys)
