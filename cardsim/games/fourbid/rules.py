@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardsim.events import emit
 from cardsim.games.fourbid import state as S
 from cardsim.games.fourbid.cards import DEALT, WIDTH
 from cardsim.games.fourbid.policies import (
@@ -38,20 +39,6 @@ from cardsim.rng import DEAL, POLICY, seed_stream, shuffle
 RESHUFFLE = 11  # stream purpose of B12 reshuffles
 
 
-@njit(_nrt=False)
-def emit(ev, nev, g, kind, seat, a, b, c, d, e):
-    """Append one trace row; rows past the buffer are counted, not written (the wrapper retries)."""
-    i = nev[0]
-    if i < ev.shape[0]:
-        ev[i, 0] = g
-        ev[i, 1] = kind
-        ev[i, 2] = seat
-        ev[i, 3] = a
-        ev[i, 4] = b
-        ev[i, 5] = c
-        ev[i, 6] = d
-        ev[i, 7] = e
-    nev[0] = i + 1
 
 
 @njit(_nrt=False, inline="always")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardsim.events import emit
 from cardsim.games.fubnub import cards as C
 from cardsim.games.fubnub.cards import effect_table, position_table
 from cardsim.games.fubnub.policies import (
@@ -73,20 +74,6 @@ X_GHOST, X_PEEK, X_RAPID, X_TARGET, X_POINT, X_ADV_SEAT, X_ADV_N, X_SWAPS, X_ACT
 OK, FULL, ILLEGAL = 0, -1, -2
 
 
-@njit(_nrt=False)
-def emit(ev, evn, g, kind, seat, a, b, c, d, e):
-    """Append one event row; count past the capacity so the wrapper can grow the buffer."""
-    i = evn[0]
-    if i < ev.shape[0]:
-        ev[i, 0] = g
-        ev[i, 1] = kind
-        ev[i, 2] = seat
-        ev[i, 3] = a
-        ev[i, 4] = b
-        ev[i, 5] = c
-        ev[i, 6] = d
-        ev[i, 7] = e
-    evn[0] = i + 1
 
 
 @njit(_nrt=False)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardsim.events import write_event
 from cardsim.games.gubs.cards import (
     BEETLE,
     CARD_TYPE,
@@ -165,17 +166,8 @@ def emit(ctl, ev, evn, kind, seat, a, b, c, d, e):
     """Append one trace row (game, kind, seat, a..e) when tracing; count past the capacity."""
     if ctl[C_TRACE] == 0:
         return
-    i = evn[0]
-    if i < ev.shape[0]:
-        ev[i, 0] = ctl[C_GAME]
-        ev[i, 1] = kind
-        ev[i, 2] = seat
-        ev[i, 3] = a
-        ev[i, 4] = b
-        ev[i, 5] = c
-        ev[i, 6] = d
-        ev[i, 7] = e
-    evn[0] = i + 1
+    write_event(ev, evn[0], ctl[C_GAME], kind, seat, a, b, c, d, e)
+    evn[0] += 1
 
 
 @njit(_nrt=False)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import types as nt
 
+from cardsim.events import write_event
 from cardsim.games.turtle.cards import (
     ACTION_BASE,
     CLEAN_UP,
@@ -203,17 +204,8 @@ def emit(S, EV, kind, seat, a, b, c, d, e):
     """Append one trace row when tracing; counts past the capacity so the wrapper can grow it."""
     if S[G_TRACE] == 0:
         return
-    i = S[CNT]
-    if i < EV.shape[0]:
-        EV[i, 0] = S[G_GAME]
-        EV[i, 1] = kind
-        EV[i, 2] = seat
-        EV[i, 3] = a
-        EV[i, 4] = b
-        EV[i, 5] = c
-        EV[i, 6] = d
-        EV[i, 7] = e
-    S[CNT] = i + 1
+    write_event(EV, S[CNT], S[G_GAME], kind, seat, a, b, c, d, e)
+    S[CNT] += 1
 
 
 @typed(I64(I64, I64))
