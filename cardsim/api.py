@@ -84,10 +84,17 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
     s = load(scenario, games, seed)
     until = until or s.raw.get("scenario", {}).get("until")
     path = Path(out) if out is not None else default_run_dir(s, runs)
-    if until:
-        return _run_until(s, path, until, threads, progress, debug, backend)
-    rd = execute(s, path, threads=threads, progress=progress, debug=debug, backend=backend)
-    return Result(s, rd)
+    own = backend is None
+    if own:  # the scenario's backend / workers / scheduler keys
+        backend = make_backend(s)
+    try:
+        if until:
+            return _run_until(s, path, until, threads, progress, debug, backend)
+        rd = execute(s, path, threads=threads, progress=progress, debug=debug, backend=backend)
+        return Result(s, rd)
+    finally:
+        if own and backend is not None:
+            backend.close()
 
 
 def _run_until(s: sc.Scenario, path: Path, until: str, threads, progress, debug, backend) -> Result:

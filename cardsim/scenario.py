@@ -41,7 +41,7 @@ from cardsim.policies import resolve_seat
 
 SECTIONS: dict[str, tuple[str, ...]] = {
     "scenario": ("name", "game", "variant", "players", "games", "seed", "chunk", "question",
-                 "until", "max_games", "backend", "workers", "scheduler"),
+                 "until", "backend", "workers", "scheduler"),
     "seats": ("policies", "policy"),
     "rules": (),  # checked against the game's knobs
     "compare": ("arms", "rotate", "metric", "decide", "alpha", "focus"),

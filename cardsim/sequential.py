@@ -81,6 +81,8 @@ def parse_target(text: str) -> tuple[str, float]:
     """``"winrate_s0 +-0.002"`` -> ("winrate_s0", 0.002)."""
     from cardsim.errors import ScenarioError
 
+    if not isinstance(text, str):
+        raise ScenarioError(f"until = {text!r} must be a string like 'winrate_s0 +-0.002'")
     parts = text.replace("±", "+-").split("+-")
     if len(parts) != 2:
         raise ScenarioError(f"--until {text!r} must look like 'winrate_s0 +-0.002' (metric, then +- half-width)")

@@ -87,6 +87,8 @@ BAD = [
     ("games negative", GOOD.replace("games = 300", "games = -5"), "scenario.games"),
     ("missing game", GOOD.replace('game = "fubnub"\n', ""), "scenario.game"),
     ("policy param", GOOD.replace('["partner", "partner"', '[{name = "tactician", call_nede = 2}, "partner"'), "call_need"),
+    ("until not a string", GOOD.replace("seed = 1", "seed = 1\nuntil = 5"), "until"),
+    ("backend unknown", GOOD.replace("seed = 1", "seed = 1\nbackend = \"spark\""), "local, dask"),
     ("garbage bytes", b"\x00\xff\xfe\x81garbage", "not a UTF-8 text file"),
 ]
 
