@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -209,7 +208,3 @@ def headline(res: CompareResult) -> str:
         parts.append(f"'{row['arm']}' minus '{row['vs']}' = {row['diff']:+.4f} (95% CI {row['lo']:+.4f} to "
                      f"{row['hi']:+.4f}; pairing removed {100 * row['variance_saved']:.0f}% of the variance)")
     return f"On the same {res.games:,} deals, " + "; ".join(parts) + "."
-
-
-def run_dirs(res: CompareResult) -> list[Path]:  # for tests and cleanup
-    return [s.name for a in res.plan.arms for s in res.plan.runs[a]]

@@ -13,7 +13,6 @@ import base64
 import datetime as dt
 import html
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -210,7 +209,3 @@ def build_study(base, kind: str, res) -> Report:
     title = base.raw.get("report", {}).get("title") or f"{game.title}: {base.name}"
     return Report(base.name, title, base.question or f"What does this {kind} show?", mod.headline(res), meta, text,
                   [mod.report_sections(res)])
-
-
-def _rows(frames: Sequence[pl.DataFrame]) -> int:  # pragma: no cover - helper for notebooks
-    return sum(f.height for f in frames)
