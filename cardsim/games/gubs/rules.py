@@ -163,6 +163,25 @@ def fail(ob, seat, decision, value, nopts):
 
 
 @njit(_nrt=False)
+def ask(r, card, ctx, a, shown, ann, opts, nopt, pids, params, prng, pub, hand, st, ob, ctl, ev, evn):
+    """G4: offer seat ``r`` the answers ``opts[1:nopt]`` (``opts[0]`` passes) to ``card``; the
+    chosen card leaves its hand for the discard pile. Returns that card, or -1 for a pass."""
+    emit(ctl, ev, evn, EV_ASK, r, card, ctx, a, shown, 0)
+    j = decide_respond(pids[r], r, ann, opts, nopt, pub, hand[r], params[r], prng[r])
+    if j < 0 or j >= nopt:
+        fail(ob, r, D_RESPOND, j, nopt)
+    if j == 0:
+        emit(ctl, ev, evn, EV_PASS, r, card, ctx, 0, 0, 0)
+        return -1
+    c = opts[j]
+    hand[r, c] -= 1
+    pub[P_HANDN + r] -= 1
+    pub[P_DISC + c] += 1
+    st[r, c, 1] += 1
+    return c
+
+
+@njit(_nrt=False)
 def debug_check(sb, rb, wb, ob):
     ctl = ob[0]
     if ctl[C_DEBUG] != 0:
@@ -211,18 +230,9 @@ def window(ctx, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob):
             nopt += 1
         if nopt == 1:
             continue
-        emit(ctl, ev, evn, EV_ASK, r, card, ctx, a, ascard, 0)
-        j = decide_respond(pids[r], r, ann, opts, nopt, pub, hand[r], params[r], prng[r])
-        if j < 0 or j >= nopt:
-            fail(ob, r, D_RESPOND, j, nopt)
-        if j == 0:
-            emit(ctl, ev, evn, EV_PASS, r, card, ctx, 0, 0, 0)
+        c = ask(r, card, ctx, a, ascard, ann, opts, nopt, pids, params, prng, pub, hand, st, ob, ctl, ev, evn)
+        if c < 0:
             continue
-        c = opts[j]
-        hand[r, c] -= 1
-        pub[P_HANDN + r] -= 1
-        pub[P_DISC + c] += 1
-        st[r, c, 1] += 1
         priv[V_INTERRUPTS] += 1
         asc = c
         if c == CRICKET:
@@ -301,18 +311,9 @@ def plague(a, sb, rb, pb, wb, ob):
             nopt += 1
         if nopt == 1:
             continue
-        emit(ctl, ev, evn, EV_ASK, r, PLAGUE, CTX_PLAGUE, a, CURE, 0)
-        j = decide_respond(pids[r], r, ann, opts, nopt, pub, hand[r], params[r], prng[r])
-        if j < 0 or j >= nopt:
-            fail(ob, r, D_RESPOND, j, nopt)
-        if j == 0:
-            emit(ctl, ev, evn, EV_PASS, r, PLAGUE, CTX_PLAGUE, 0, 0, 0)
+        c = ask(r, PLAGUE, CTX_PLAGUE, a, CURE, ann, opts, nopt, pids, params, prng, pub, hand, st, ob, ctl, ev, evn)
+        if c < 0:
             continue
-        c = opts[j]
-        hand[r, c] -= 1
-        pub[P_HANDN + r] -= 1
-        pub[P_DISC + c] += 1
-        st[r, c, 1] += 1
         keep[r] = 1
         emit(ctl, ev, evn, EV_SAVE, r, c, CURE, 0, 0, 0)
     plague_apply(a, keep, redraw, kn, pub, hand, deck, priv, st, erng, ctl, ev, evn)
