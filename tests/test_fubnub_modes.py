@@ -572,8 +572,9 @@ def test_steal_and_pick_policies():
         seen_p.add(int(decide_pick(RANDOM, pts, 2, 4, par, rng)))
     assert seen_s == {-1, 0, 3} and seen_p == {0, 1, 3}
     pos = cards.position_table()[K("Natural")]
-    hand_ = np.array([C("Red 1"), C("Gold 6"), C("Red 2"), C("Red 3"), C("Red 4")], np.int64)
-    assert decide_keep(GREEDY, hand_, pos, K("Natural"), par, rng) == 1
+    # decisions get the hand ordered highest first (policies.py): greedy keeps index 0
+    hand_ = np.array([C("Gold 6"), C("Red 4"), C("Red 3"), C("Red 2"), C("Red 1")], np.int64)
+    assert decide_keep(GREEDY, hand_, pos, K("Natural"), par, rng) == 0
 
 
 CONFIGS = [("lucky_ghost", 1, {}), ("lucky_ghost", 3, {}), ("battle_royal", 2, {}),

@@ -85,6 +85,12 @@ def position_table() -> np.ndarray:
     return (s[:, None, :] > s[:, :, None]).sum(axis=2).astype(np.int64)
 
 
+def order_table() -> np.ndarray:
+    """int64[kinds, 24]: the inverse of :func:`position_table`: the card at each position under
+    each kind (``order[k, position_table()[k, c]] == c``)."""
+    return np.argsort(position_table(), axis=1).astype(np.int64)
+
+
 def ranking(kind: str) -> list[str]:
     """The 24 number cards from highest to lowest under point card ``kind`` (F3)."""
     pos = position_table()[KIND_NAMES.index(kind)]

@@ -185,6 +185,9 @@ class Fubnub(Game):
         ghost = np.array(ghosts, np.int64)
         pids = np.full(4, -1, np.int64)
         pids[: setup.players] = setup.pids()
+        # one built-in policy at every player's seat: the kernel compiled for it (R.lean_kernels)
+        shared = set(setup.pids())
+        one = int(shared.pop()) if len(shared) == 1 and min(setup.pids()) < R.PLUGIN_BASE else R.ANY
         sp = setup.params()
         params = np.zeros((4, sp.shape[1]), np.float64)
         params[: setup.players] = sp
@@ -201,15 +204,15 @@ class Fubnub(Game):
             evn = np.zeros(1, np.int64)
             err = np.zeros(4, np.int64)
             if variant in TEAM_VARIANTS:
-                rows = ns["simulate_team"](np.uint64(key), start, count, VARIANT_CODE[variant], pids, params, kinds,
-                                           k, fub, int(setup.knob("max_hands")), ghost, stack, pstack, debug, trace,
-                                           ev, evn, hg, hout, gout, err)
+                args = [np.uint64(key), start, count, VARIANT_CODE[variant], pids, params, kinds, k, fub,
+                        int(setup.knob("max_hands")), ghost, stack, pstack, ev, evn, hg, hout, gout, err]
+                entry = ns["simulate_team"] if debug or trace else ns["LEAN"][one][0]
             else:
-                rows = ns["simulate_royal"](np.uint64(key), start, count, VARIANT_CODE[variant], pids, params,
-                                            kinds, k, int(setup.knob("max_hands")), nseat, ghost, tie, limbo_next,
-                                            fd_base,
-                                            move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout,
-                                            gout, err)
+                args = [np.uint64(key), start, count, VARIANT_CODE[variant], pids, params, kinds, k,
+                        int(setup.knob("max_hands")), nseat, ghost, tie, limbo_next, fd_base, move_pts, acts, stack,
+                        pstack, astack, ev, evn, hg, hout, gout, err]
+                entry = ns["simulate_royal"] if debug or trace else ns["LEAN"][one][1]
+            rows = entry(*args, debug, trace) if debug or trace else entry(*args)
             if rows == R.FULL:
                 cap *= 2
                 continue
@@ -218,9 +221,6 @@ class Fubnub(Game):
             if trace and evn[0] > evcap:
                 evcap = int(evn[0])
                 continue
-            if variant in TEAM_VARIANTS and rows > 0:  # columns of individual play, constant here
-                hout[:rows, R.H_LIMBO:R.H_PS0 + 4] = 0
-                hout[:rows, [R.H_ACTION, R.H_REVEALER, R.H_TARGET]] = -1
             return rows, hout[:rows], hg[:rows], gout, ev[: evn[0]]
 
     def _illegal(self, setup: Setup, err: np.ndarray) -> None:
@@ -375,7 +375,12 @@ def _nullable(values: np.ndarray, keep: bool, dtype: pl.DataType, name: str) -> 
 
 
 def hands_frame(hg: np.ndarray, h: np.ndarray, team: bool = True, nseat: int = 4) -> pl.DataFrame:
+    """The ``hands`` table of kernel rows ``h`` (game indices ``hg``). The team kernel leaves the
+    individual-play columns unwritten: for team variants this fills them into ``h``."""
     i8 = pl.Int8
+    if team:
+        h[:, R.H_LIMBO:R.H_PS0 + 4] = 0
+        h[:, [R.H_ACTION, R.H_REVEALER, R.H_TARGET]] = -1
     act = h[:, R.H_ACTION].astype(np.int64)
     has_act = act >= 0
     actions = ACTION_SERIES.gather(np.where(has_act, act, 0))

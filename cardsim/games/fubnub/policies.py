@@ -31,7 +31,11 @@ for steal, pick and keep, and its own ``card`` decision for Peek hands):
 ``points`` holds each seat's earned point cards (``nplayers`` seats at the
 table; ghosts are seats too). ``hand`` holds card codes (``cards.py``); ``pos[c]`` is card ``c``'s
 position under this hand's point card (0 = highest, F3), so "top k" is
-``pos[c] < k``. ``trick``/``tseat`` hold the ``nplayed`` cards played so
+``pos[c] < k``. The kernel hands every decision the seat's own cards **ordered highest
+first** under that ranking (``pos[hand[0]] < pos[hand[1]] < ...``): ``hand[0]`` is the
+highest card, ``hand[n - 1]`` the lowest, and "k of the top t" is ``pos[hand[k - 1]] < t``.
+The built-in policies rely on it, which makes their hot decisions O(1); ``hands`` in
+``peek`` (the other seats' cards) comes in no particular order. ``trick``/``tseat`` hold the ``nplayed`` cards played so
 far in this trick and their seats, ``winner`` indexes the card winning it
 so far (-1 before the lead); ``partner`` is the partner's seat
 (-1 in individual play); ``tricks`` the tricks won per seat this hand.
@@ -71,7 +75,7 @@ POLICIES = (
 )
 
 
-# -- helpers ------------------------------------------------------------------
+# -- helpers (``hand`` is ordered highest first, see above) ----------------------------------
 @njit(_nrt=False, inline="always")
 def count_top(hand, n, pos, k):
     """How many of ``hand[:n]`` are in the top ``k`` cards of the hand's ranking."""
@@ -79,42 +83,6 @@ def count_top(hand, n, pos, k):
     for i in range(n):
         m += pos[hand[i]] < k
     return m
-
-
-@njit(_nrt=False, inline="always")
-def highest(hand, n, pos):
-    """Index of the highest card in ``hand[:n]``."""
-    best = 0
-    bp = pos[hand[0]]
-    for i in range(1, n):
-        p = pos[hand[i]]
-        if p < bp:
-            bp = p
-            best = i
-    return best
-
-
-@njit(_nrt=False, inline="always")
-def lowest(hand, n, pos):
-    """Index of the lowest card in ``hand[:n]``."""
-    worst = 0
-    wp = pos[hand[0]]
-    for i in range(1, n):
-        p = pos[hand[i]]
-        if p > wp:
-            wp = p
-            worst = i
-    return worst
-
-
-@njit(_nrt=False, inline="always")
-def second_lowest(hand, n, pos, skip):
-    """Index of the lowest card of ``hand[:n]`` other than index ``skip``."""
-    worst = -1
-    for i in range(n):
-        if i != skip and (worst < 0 or pos[hand[i]] > pos[hand[worst]]):
-            worst = i
-    return worst
 
 
 @njit(_nrt=False, inline="always")
@@ -129,28 +97,33 @@ def winning_index(trick, nplayed, pos):
 
 @njit(_nrt=False, inline="always")
 def cheapest_winner(hand, n, pos, target_pos):
-    """Index of the lowest card beating a card at ``target_pos`` (-1 if none)."""
-    best = -1
-    for i in range(n):
-        p = pos[hand[i]]
-        if p < target_pos and (best < 0 or p > pos[hand[best]]):
-            best = i
-    return best
+    """Index of the lowest card beating a card at ``target_pos`` (-1 if none): the cards
+    beating it are a prefix of the ordered hand, and this is its last."""
+    i = -1
+    while i + 1 < n and pos[hand[i + 1]] < target_pos:
+        i += 1
+    return i
 
 
 @njit(_nrt=False, inline="always")
 def swap_lowest(hand, pos, nswaps, top, out):
-    """Greedy swap (RULES.md greedy): the lowest, then the second lowest card of the
-    dealt hand, each swapped when it is not in the top ``top``."""
+    """Greedy swap (RULES.md greedy): the lowest (index 4), then the second lowest card
+    (index 3) of the dealt hand, each swapped when it is not in the top ``top``."""
     out[0] = -1
     out[1] = -1
-    lo = lowest(hand, 5, pos)
-    if pos[hand[lo]] >= top:
-        out[0] = lo
-        if nswaps > 1:
-            lo2 = second_lowest(hand, 5, pos, lo)
-            if pos[hand[lo2]] >= top:
-                out[1] = lo2
+    if pos[hand[4]] >= top:
+        out[0] = 4
+        if nswaps > 1 and pos[hand[3]] >= top:
+            out[1] = 3
+
+
+@njit(_nrt=False, inline="always")
+def partner_card(hand, n, pos, trick, tseat, winner, partner):
+    """RULES.md partner: the lowest card when the partner is winning the trick or when
+    no card in hand beats the winning card; otherwise the highest."""
+    if winner >= 0 and ((partner >= 0 and tseat[winner] == partner) or pos[hand[0]] > pos[trick[winner]]):
+        return n - 1
+    return 0
 
 
 # -- random -------------------------------------------------------------------
@@ -167,42 +140,28 @@ def random_swap(nswaps, rng, out):
         out[i] = randint(rng, 6) - 1  # no swap, or any of the 5 cards
 
 
-# -- partner ---------------------------------------------------------------------
-@njit(_nrt=False, inline="always")
-def partner_card(hand, n, pos, trick, tseat, nplayed, partner):
-    """RULES.md partner: the lowest card when the partner is winning the trick or when
-    no card in hand beats the winning card; otherwise the highest."""
-    hi = highest(hand, n, pos)
-    if nplayed == 0:
-        return hi
-    w = winning_index(trick, nplayed, pos)
-    if (partner >= 0 and tseat[w] == partner) or pos[hand[hi]] > pos[trick[w]]:
-        return lowest(hand, n, pos)
-    return hi
-
-
 # -- tactician ------------------------------------------------------------------
 @njit(_nrt=False, inline="always")
 def tactician_card(hand, n, pos, trick, tseat, nplayed, w, partner, params):
     if nplayed == 0:
-        return highest(hand, n, pos)
+        return 0
     wpos = pos[trick[w]]
     last = nplayed == 3
     if partner >= 0 and tseat[w] == partner and (last or wpos < params[4]):
-        return lowest(hand, n, pos)
+        return n - 1
     beat = cheapest_winner(hand, n, pos, wpos)
     if beat < 0:
-        return lowest(hand, n, pos)
+        return n - 1
     if params[5] > 0.5:
         return beat
-    return highest(hand, n, pos)
+    return 0
 
 
 # -- dispatchers (one per decision point) -----------------------------------------
 @njit(_nrt=False, inline="always")
 def decide_call(pid, hand, pos, point, seat, dealer, rnd, params, rng):
     if pid == GREEDY or pid == PARTNER:
-        return 1 if count_top(hand, 5, pos, 8) >= 2 else 0
+        return 1 if pos[hand[1]] < 8 else 0  # 2+ of the top 8
     if pid == TACTICIAN:
         need = params[1] if rnd == 1 else params[2]
         return 1 if count_top(hand, 5, pos, params[0]) >= need else 0
@@ -222,25 +181,9 @@ def decide_swap(pid, hand, pos, point, nswaps, params, rng, out):
 @njit(_nrt=False, inline="always")
 def decide_card(pid, hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
     if pid == GREEDY:
-        return highest(hand, n, pos)
+        return 0
     if pid == PARTNER:
-        # RULES.md partner: lowest when the partner is winning or nothing in hand beats
-        # the winning card; otherwise highest (one pass over the hand)
-        hi = 0
-        lo = 0
-        hp = pos[hand[0]]
-        lp = hp
-        for i in range(1, n):
-            p = pos[hand[i]]
-            if p < hp:
-                hp = p
-                hi = i
-            if p > lp:
-                lp = p
-                lo = i
-        if winner >= 0 and ((partner >= 0 and tseat[winner] == partner) or hp > pos[trick[winner]]):
-            return lo
-        return hi
+        return partner_card(hand, n, pos, trick, tseat, winner, partner)
     if pid == TACTICIAN:
         return tactician_card(hand, n, pos, trick, tseat, nplayed, winner, partner, params)
     return randint(rng, n)
@@ -300,7 +243,7 @@ def decide_pick(pid, points, seat, nplayers, params, rng):
 def decide_keep(pid, hand, pos, point, params, rng):
     if pid == RANDOM:
         return randint(rng, 5)
-    return highest(hand, 5, pos)
+    return 0  # the highest card
 
 
 @njit(_nrt=False)
@@ -321,17 +264,15 @@ def tactician_peek(hand, n, pos, trick, tseat, nplayed, winner, seat, hands, nh)
             if p < target:
                 target = p
     beat = cheapest_winner(hand, n, pos, target)
-    if beat < 0:
-        return lowest(hand, n, pos)
-    return beat
+    return n - 1 if beat < 0 else beat
 
 
 @njit(_nrt=False)
 def decide_peek(pid, hand, n, pos, point, trick, tseat, nplayed, winner, seat, hands, nh, tricks, params, rng):
     if pid == GREEDY:
-        return highest(hand, n, pos)
+        return 0
     if pid == PARTNER:
-        return partner_card(hand, n, pos, trick, tseat, nplayed, -1)
+        return partner_card(hand, n, pos, trick, tseat, winner, -1)
     if pid == TACTICIAN:
         return tactician_peek(hand, n, pos, trick, tseat, nplayed, winner, seat, hands, nh)
     return randint(rng, n)

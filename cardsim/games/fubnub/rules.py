@@ -17,8 +17,9 @@ import numpy as np
 
 from cardsim.events import emit
 from cardsim.games.fubnub import cards as C
-from cardsim.games.fubnub.cards import effect_table, position_table
+from cardsim.games.fubnub.cards import effect_table, order_table, position_table
 from cardsim.games.fubnub.policies import (
+    POLICIES,
     decide_call,
     decide_card,
     decide_keep,
@@ -27,18 +28,27 @@ from cardsim.games.fubnub.policies import (
     decide_steal,
     decide_swap,
 )
-from cardsim.jit import njit
+from cardsim.jit import DISABLED, njit
 from cardsim.rng import DEAL, EFFECT, POLICY, SETUP, randint, seed_stream, shuffle
+
+if DISABLED:  # interpreted kernels (bench): LLVM's count-trailing-zeros is not there
+    def trailing_zeros(x):
+        x = int(x)
+        return (x & -x).bit_length() - 1
+else:
+    from numba.cpython.unsafe.numbers import trailing_zeros
 
 POINTS = 5  # stream purpose: the point deck
 REDEAL = 6  # stream purpose: a complete redeal inside a hand (Full Deck Shuffle / Restart Game), sub = hand
 ACTIONS = 7  # stream purpose: the Full Deck action stack, sub = restarts
 PLUGIN_BASE = 1000  # cardsim.policies.PLUGIN_BASE: dispatch ids of plug-in policies start here
+ANY = -1  # the table mixes policies (or plays a plug-in): each decision dispatches on its seat's id
 NO_GHOSTS = np.zeros(4, np.int64)
 FX = effect_table()  # int64[31]: the Full Deck effect of each action code (F15)
 NKINDS = len(C.POINT_KINDS)
 N_ACTION = C.N_ACTION
 POS = position_table()  # int64[kinds, 24]: card positions under each point card kind (F3)
+ORDER = order_table()  # int64[kinds, 24]: the card at each position (the inverse of POS)
 
 # hand table columns (int16 matrix ``hout``)
 H_HAND, H_DEALER, H_POINT, H_CALLER, H_T0, H_T1, H_T2, H_T3, H_WINNER = 0, 1, 2, 3, 4, 5, 6, 7, 8
@@ -92,6 +102,42 @@ def check_cards(hands, nh, undealt, played, npl, seen):
             raise AssertionError("card conservation broken")
 
 
+@njit(_nrt=False, inline="always")
+def sort_hand(hand, n, pos, order):
+    """Order ``hand[:n]`` highest first under ``pos`` (``order`` is its inverse): the form
+    every decision gets (policies.py). A bit per position, read back lowest bit first."""
+    m = np.int64(0)
+    for i in range(n):
+        m |= np.int64(1) << pos[hand[i]]
+    for i in range(n):
+        hand[i] = order[trailing_zeros(m)]
+        m &= m - 1
+
+
+@njit(_nrt=False)
+def check_sorted(hand, n, pos):
+    """Debug: ``hand[:n]`` is ordered highest first, as every decision expects."""
+    for i in range(1, n):
+        if pos[hand[i - 1]] >= pos[hand[i]]:
+            raise AssertionError("a hand reached a decision out of order")
+
+
+@njit(_nrt=False, inline="always")
+def pid_of(pids, s, one):
+    """Seat ``s``'s dispatch id. ``one`` is the id every seat plays, a literal the kernel is
+    compiled for (see :func:`simulate_team`), or ANY."""
+    return pids[s] if one == ANY else one
+
+
+@njit(_nrt=False, inline="always")
+def take(hand, idx, n):
+    """Remove and return ``hand[idx]`` from ``hand[:n]``, keeping the others in order."""
+    c = hand[idx]
+    for j in range(idx, n - 1):
+        hand[j] = hand[j + 1]
+    return c
+
+
 @njit(_nrt=False)
 def fail(err, g, seat, decision, value):
     err[0] = g
@@ -136,7 +182,7 @@ def next_human(s, ghost):
 @njit(_nrt=False)
 def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
               ev, evn, hg, hout, row, gout, gi, err, hands, nh, deck, undealt, played, pd, trick, tseat,
-              tricks, swo, drng, prng, tmp, prng_pt, srng, seen):
+              tricks, swo, drng, prng, tmp, prng_pt, srng, seen, one):
     """Play traditional game ``g`` (F1-F11) to its end; write its hands from row ``row`` of
     ``hout`` and its summary to ``gout[gi]``. Returns the next free row, or FULL / ILLEGAL.
     (:func:`play_team` is the same game with Lucky Ghost's ghosts; this copy keeps the
@@ -205,9 +251,12 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
             if trace:
                 emit(ev, evn, g, EV_REVEAL, -1, p, r, 0, 0, 0)
             pos = POS[p]
+            order = ORDER[p]
+            for s in range(4):
+                sort_hand(hands[s], 5, pos, order)
             for i in range(1, 5):
                 s = (dealer + i) % 4
-                v = decide_call(pids[s], hands[s], pos, p, s, dealer, r, params[s], prng[s])
+                v = decide_call(pid_of(pids, s, one), hands[s], pos, p, s, dealer, r, params[s], prng[s])
                 if v != 0 and v != 1:
                     return fail(err, g, s, D_CALL, v)
                 if trace:
@@ -248,7 +297,7 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
         nsw = 2 if double else 1
         swo[0] = -1
         swo[1] = -1
-        decide_swap(pids[dealer], hands[dealer], pos, p, nsw, params[dealer], prng[dealer], swo)
+        decide_swap(pid_of(pids, dealer, one), hands[dealer], pos, p, nsw, params[dealer], prng[dealer], swo)
         u = 0
         for i in range(2):
             idx = swo[i]
@@ -262,6 +311,8 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
                     emit(ev, evn, g, EV_SWAP, dealer, old, hands[dealer, idx], i, 0, 0)
                 u += 1
         hout[row, H_SWAPS] = u
+        if u > 0:
+            sort_hand(hands[dealer], 5, pos, ORDER[p])
         if debug:
             check_cards(hands, nh, undealt, played, npl, seen)
         # F8: five tricks, the dealer's left leads the first, the winner the next
@@ -275,13 +326,13 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
             for i in range(4):
                 s = (leader + i) & 3  # seats are non-negative: & 3 is % 4
                 n = nh[s]
-                idx = decide_card(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, (s + 2) & 3, caller,
+                if debug:
+                    check_sorted(hands[s], n, pos)
+                idx = decide_card(pid_of(pids, s, one), hands[s], n, pos, p, trick, tseat, i, wi, s, (s + 2) & 3, caller,
                                   tricks, params[s], prng[s])
                 if idx < 0 or idx >= n:
                     return fail(err, g, s, D_CARD, idx)
-                c = hands[s, idx]
-                hands[s, idx] = hands[s, n - 1]
-                hands[s, n - 1] = c
+                c = take(hands[s], idx, n)
                 nh[s] = n - 1
                 trick[i] = c
                 tseat[i] = s
@@ -347,7 +398,7 @@ def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
 @njit(_nrt=False)
 def play_team(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
               ev, evn, hg, hout, row, gout, gi, err, hands, nh, deck, undealt, played, pd, trick, tseat,
-              tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost):
+              tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost, one):
     """Play Lucky Ghost game ``g`` (F1-F12; ``ghost[s]`` marks the ghost seats) to its end; write its hands from row ``row`` of ``hout`` and its summary
     to ``gout[gi]``. Returns the next free row, or FULL / ILLEGAL."""
     need = (k + 1) // 2  # F11
@@ -415,12 +466,16 @@ def play_team(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
             if trace:
                 emit(ev, evn, g, EV_REVEAL, -1, p, r, 0, 0, 0)
             pos = POS[p]
+            order = ORDER[p]
+            for s in range(4):
+                if not ghost[s]:  # F12: a ghost's stack keeps its dealt order
+                    sort_hand(hands[s], 5, pos, order)
             for i in range(1, 5):
                 s = (dealer + i) % 4
                 if ghost[s]:
                     v = 0  # F12: ghosts always pass
                 else:
-                    v = decide_call(pids[s], hands[s], pos, p, s, dealer, r, params[s], prng[s])
+                    v = decide_call(pid_of(pids, s, one), hands[s], pos, p, s, dealer, r, params[s], prng[s])
                     if v != 0 and v != 1:
                         return fail(err, g, s, D_CALL, v)
                 if trace:
@@ -461,7 +516,7 @@ def play_team(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
         nsw = 2 if double else 1
         swo[0] = -1
         swo[1] = -1
-        decide_swap(pids[dealer], hands[dealer], pos, p, nsw, params[dealer], prng[dealer], swo)
+        decide_swap(pid_of(pids, dealer, one), hands[dealer], pos, p, nsw, params[dealer], prng[dealer], swo)
         u = 0
         for i in range(2):
             idx = swo[i]
@@ -475,6 +530,8 @@ def play_team(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
                     emit(ev, evn, g, EV_SWAP, dealer, old, hands[dealer, idx], i, 0, 0)
                 u += 1
         hout[row, H_SWAPS] = u
+        if u > 0:
+            sort_hand(hands[dealer], 5, pos, ORDER[p])
         if debug:
             check_cards(hands, nh, undealt, played, npl, seen)
         # F8: five tricks, the dealer's left leads the first, the winner the next
@@ -491,13 +548,13 @@ def play_team(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack
                 if ghost[s]:
                     idx = n - 1  # F12: the top card of the ghost's stack (the last card dealt to it)
                 else:
-                    idx = decide_card(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, (s + 2) & 3, caller,
+                    if debug:
+                        check_sorted(hands[s], n, pos)
+                    idx = decide_card(pid_of(pids, s, one), hands[s], n, pos, p, trick, tseat, i, wi, s, (s + 2) & 3, caller,
                                       tricks, params[s], prng[s])
                     if idx < 0 or idx >= n:
                         return fail(err, g, s, D_CARD, idx)
-                c = hands[s, idx]
-                hands[s, idx] = hands[s, n - 1]
-                hands[s, n - 1] = c
+                c = take(hands[s], idx, n)
                 nh[s] = n - 1
                 trick[i] = c
                 tseat[i] = s
@@ -710,18 +767,35 @@ def rotate_rows(a, n, nseat, left, buf):
 
 
 @njit(_nrt=False)
-def choose_swaps(seat, nsw, pids, params, prng, hands, pos, p, swo):
-    """The ``swap`` decision of ``seat`` into ``swo`` (one call site, so the dispatcher is inlined once)."""
+def choose_swaps(seat, hand, nsw, pids, params, prng, pos, p, swo, one):
+    """The ``swap`` decision of ``seat`` on its five cards ``hand`` into ``swo`` (one call site,
+    so the dispatcher is inlined once). ``hand`` is put in order first (policies.py)."""
+    sort_hand(hand, 5, pos, ORDER[p])
     swo[0] = -1
     swo[1] = -1
-    decide_swap(pids[seat], hands[seat], pos, p, nsw, params[seat], prng[seat], swo)
+    decide_swap(pid_of(pids, seat, one), hand, pos, p, nsw, params[seat], prng[seat], swo)
 
 
 @njit(_nrt=False)
-def advantage(g, seat, nsw, pids, params, prng, hands, undealt, nund, pos, p, swo, err, ev, evn, trace):
+def advantage(g, seat, nsw, pids, params, prng, hands, undealt, nund, pos, p, swo, err, ev, evn, trace, blind, buf,
+              one):
     """F7 / F10 mechanics: ``seat`` swaps up to ``nsw`` cards, each with the next undealt card.
+    ``blind``: the seat plays its cards as a stack this hand (No Reveal), which must keep its
+    order, so it decides on an ordered copy (``buf``) and the swaps go to the same cards.
     Returns the swaps made, or ILLEGAL."""
-    choose_swaps(seat, nsw, pids, params, prng, hands, pos, p, swo)
+    if blind:
+        hand = buf[:5]
+        for i in range(5):
+            hand[i] = hands[seat, i]
+        choose_swaps(seat, hand, nsw, pids, params, prng, pos, p, swo, one)
+        for i in range(2):
+            if 0 <= swo[i] < 5:
+                c = hand[swo[i]]
+                for j in range(5):
+                    if hands[seat, j] == c:
+                        swo[i] = j
+    else:
+        choose_swaps(seat, hands[seat], nsw, pids, params, prng, pos, p, swo, one)
     u = 0
     for i in range(2):
         idx = swo[i]
@@ -766,7 +840,7 @@ def peek_card(g, s, pids, params, prng, hands, nh, n, pos, p, trick, tseat, i, w
 
 @njit(_nrt=False)
 def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, prng, hands, nh, trick, tseat,
-                 tricks, lastwin, undealt, nund, played, seen, debug, trace, ev, evn, err, nxt, auto):
+                 tricks, lastwin, undealt, nund, played, seen, debug, trace, ev, evn, err, nxt, auto, one):
     """F8 / F13: five tricks among ``nseat`` seats in the play direction ``dr``; the dealer's next
     seat leads the first (Rapid Fire: seat ``rapid`` leads them all), the winner the next. Ghosts
     (and a No Reveal player ``gh``) play the top card of their stack; ``pk`` plays with Peek.
@@ -779,6 +853,8 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
         tseat[s] = -1
         nxt[s] = step(s, dr, nseat)  # a table: no wrap-around branch per play
         auto[s] = 1 if ghost[s] or s == gh else 2 if s == pk and pids[s] < PLUGIN_BASE else 0
+        if s < nseat and auto[s] != 1:  # a stack (ghost, No Reveal) keeps its order
+            sort_hand(hands[s], nh[s], pos, ORDER[p])
     leader = rapid if rapid >= 0 else nxt[dealer]
     for t in range(5):
         bestpos = 99
@@ -788,8 +864,10 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
         for i in range(nseat):
             n = nh[s]
             a = auto[s]
+            if debug and a != 1:
+                check_sorted(hands[s], n, pos)
             if a == 0:
-                idx = decide_card(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, -1, -1, tricks,
+                idx = decide_card(pid_of(pids, s, one), hands[s], n, pos, p, trick, tseat, i, wi, s, -1, -1, tricks,
                                   params[s], prng[s])
                 if idx < 0 or idx >= n:
                     return fail(err, g, s, D_CARD, idx)
@@ -799,9 +877,7 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
                 idx = peek_card(g, s, pids, params, prng, hands, nh, n, pos, p, trick, tseat, i, wi, tricks, err)
                 if idx < 0:
                     return idx
-            c = hands[s, idx]
-            hands[s, idx] = hands[s, n - 1]
-            hands[s, n - 1] = c
+            c = take(hands[s], idx, n)
             nh[s] = n - 1
             trick[i] = c
             tseat[i] = s
@@ -828,7 +904,7 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
 @njit(_nrt=False)
 def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands, nh, undealt, nund, deck,
                   pd, kinds, k, won, nwon, limbo, disc, st, hx, ast, arev, acts, fd_base, move_pts, swo, erng,
-                  drng, prng_pt, buf, err, ev, evn, trace):
+                  drng, prng_pt, buf, err, ev, evn, trace, one):
     """F15: seat ``rev`` (last hand's point-card winner) reveals the top action card and its
     FUBNUB meaning is applied to this hand. Writes the hand's effects into ``hx``; returns the
     undealt count (it changes only with a redeal), or ILLEGAL."""
@@ -860,7 +936,7 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
         s = dealer
         for _ in range(nseat - 1):
             s = step(s, dr, nseat)
-            choose_swaps(s, 1, pids, params, prng, hands, pos, p, swo)
+            choose_swaps(s, hands[s], 1, pids, params, prng, pos, p, swo, one)
             idx = swo[0]
             if idx < -1 or idx >= 5 or swo[1] != -1:
                 return fail(err, g, s, D_SWAP, idx if idx < -1 or idx >= 5 else swo[1])
@@ -883,6 +959,7 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
         if trace:
             emit(ev, evn, g, EV_PEEK, rev, 0, 0, 0, 0, 0)
     elif fx == C.FX_DO_OVER:
+        sort_hand(hands[rev], 5, pos, ORDER[p])
         kp = decide_keep(pids[rev], hands[rev], pos, p, params[rev], prng[rev])
         if kp < 0 or kp >= 5 or nund < 4:
             return fail(err, g, rev, D_KEEP, kp)
@@ -1035,7 +1112,7 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
         if trace:
             emit(ev, evn, g, EV_ADV, hx[X_ADV_SEAT], hx[X_ADV_N], 0, 0, 0, 0)
         u = advantage(g, hx[X_ADV_SEAT], hx[X_ADV_N], pids, params, prng, hands, undealt, nund, POS[hx[X_POINT]],
-                      hx[X_POINT], swo, err, ev, evn, trace)
+                      hx[X_POINT], swo, err, ev, evn, trace, hx[X_ADV_SEAT] == hx[X_GHOST], buf, one)
         if u < 0:
             return u
         hx[X_SWAPS] = u
@@ -1046,7 +1123,7 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
 def play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base, move_pts, acts,
                max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, row, gout, gi, err, hands, nh,
                deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen,
-               won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt, auto):
+               won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt, auto, one):
     """Play individual game ``g`` (Battle Royal F13, Solo F14, Full Deck F15) to its end: ``nseat``
     seats, ``ghost[s]`` for Solo's ghosts. Writes its hands from row ``row`` of ``hout`` and its
     summary to ``gout[gi]``. Returns the next free row, or FULL / ILLEGAL."""
@@ -1146,7 +1223,7 @@ def play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, 
             nactions += 1
             nund = reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands, nh, undealt,
                                  nund, deck, pd, kinds, k, won, nwon, limbo, disc, st, hx, ast, arev, acts, fd_base,
-                                 move_pts, swo, erng, drng, prng_pt, buf, err, ev, evn, trace)
+                                 move_pts, swo, erng, drng, prng_pt, buf, err, ev, evn, trace, one)
             if nund < 0:
                 return nund
             p = hx[X_POINT]
@@ -1167,7 +1244,7 @@ def play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, 
         if st[S_OVER] == 0:
             npl = royal_tricks(g, p, dealer, dr, nseat, ghost, hx[X_GHOST], hx[X_PEEK], hx[X_RAPID], pids, params,
                                prng, hands, nh, trick, tseat, tricks, lastwin, undealt, nund, played, seen, debug,
-                               trace, ev, evn, err, nxt, auto)
+                               trace, ev, evn, err, nxt, auto, one)
             if npl < 0:
                 return npl
             # F13: the player with the most tricks wins the point card
@@ -1265,7 +1342,7 @@ def play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, 
 
 @njit
 def simulate_team(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack,
-                  debug, trace, ev, evn, hg, hout, gout, err):
+                  ev, evn, hg, hout, gout, err, debug, trace):
     """Play team games ``start .. start+count-1`` (traditional, Lucky Ghost: F1-F12).
 
     ``pids`` (int64[4]) and ``params`` (float64[4, w]) are per seat (ghost seats unused);
@@ -1274,7 +1351,17 @@ def simulate_team(key, start, count, variant, pids, params, kinds, k, fub_rule, 
     ``hg`` (int64[cap]) and one row per game into ``gout`` (int32[count, NG]).
     Returns the number of hand rows, FULL when ``hout`` is too small, or ILLEGAL
     (``err`` = game, seat, decision, value) when a policy chose an illegal action.
+
+    This entry serves traces and debug runs; simulations run the leaner :data:`TEAM_KERNELS`.
     """
+    return team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack,
+                      debug, trace, ev, evn, hg, hout, gout, err, ANY)
+
+
+@njit
+def team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack,
+               debug, trace, ev, evn, hg, hout, gout, err, one):
+    """:func:`simulate_team`'s loop over the games."""
     hands = np.empty((4, 5), np.int64)
     nh = np.empty(4, np.int64)
     deck = np.empty(24, np.int64)
@@ -1299,11 +1386,11 @@ def simulate_team(key, start, count, variant, pids, params, kinds, k, fub_rule, 
         if lucky:
             row = play_team(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
                             ev, evn, hg, hout, row, gout, i, err, hands, nh, deck, undealt, played, pd, trick,
-                            tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost)
+                            tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost, one)
         else:
             row = play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
                             ev, evn, hg, hout, row, gout, i, err, hands, nh, deck, undealt, played, pd, trick,
-                            tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen)
+                            tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen, one)
         if row < 0:
             return row
         for j in range(r0, row):
@@ -1313,14 +1400,23 @@ def simulate_team(key, start, count, variant, pids, params, kinds, k, fub_rule, 
 
 @njit
 def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, limbo_next,
-                   fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err):
+                   fd_base, move_pts, acts, stack, pstack, astack, ev, evn, hg, hout, gout, err, debug, trace):
     """Play individual games ``start .. start+count-1`` of ``variant`` (Battle Royal, Solo, Full
     Deck: F13-F15) with ``nseat`` seats at the table (``ghost`` marks Solo's ghosts), the tie
     rule ``tie_rule`` (TIE_*), ``limbo_next`` (limbo goes to the next hand's winner; else it waits
     for Clean Up or the Turtle), Full Deck's base advantage ``fd_base`` (1: the revealer's single
     swap, 0: none), its optional rule ``move_pts`` and action stack ``acts`` (action codes).
-    Tables and return value as :func:`simulate_team`.
+    Tables and return value as :func:`simulate_team`; simulations run :data:`ROYAL_KERNELS`.
     """
+    return royal_games(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule,
+                       limbo_next, fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout,
+                       gout, err, ANY)
+
+
+@njit
+def royal_games(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, limbo_next,
+                fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err, one):
+    """:func:`simulate_royal`'s loop over the games."""
     nk = kinds.shape[0]
     hands = np.empty((4, 5), np.int64)
     nh = np.zeros(4, np.int64)
@@ -1362,12 +1458,41 @@ def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands
                          acts, max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, row, gout, i,
                          err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp,
                          prng_pt, srng, seen, won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx,
-                         gkinds, seenk, seena, nxt, auto)
+                         gkinds, seenk, seena, nxt, auto, one)
         if row < 0:
             return row
         for j in range(r0, row):
             hg[j] = g
     return row
+
+
+def lean_kernels(one):
+    """The simulation entries of :func:`simulate_team` and :func:`simulate_royal` (their
+    arguments but the last two, ``debug`` and ``trace``) for a table where every player's seat plays the
+    built-in policy ``one`` (ANY: a mixed table or a plug-in).
+
+    Two specialisations make them lean. The flags are literal ``False``, which compiles the
+    trace and debug code out; and ``one`` is a literal, which folds every dispatcher to that
+    policy's code. Each is compiled on first use and cached like any kernel.
+    """
+    @njit
+    def team(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack, ev, evn,
+             hg, hout, gout, err):
+        return team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack,
+                          pstack, False, False, ev, evn, hg, hout, gout, err, one)
+
+    @njit
+    def royal(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, limbo_next,
+              fd_base, move_pts, acts, stack, pstack, astack, ev, evn, hg, hout, gout, err):
+        return royal_games(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule,
+                           limbo_next, fd_base, move_pts, acts, stack, pstack, astack, False, False, ev, evn, hg, hout,
+                           gout, err, one)
+
+    return team, royal
+
+
+#: ``{policy id or ANY: (team entry, royal entry)}``, see :func:`lean_kernels`
+LEAN = {one: lean_kernels(one) for one in (ANY, *(spec.pid for spec in POLICIES))}
 
 
 @njit
