@@ -691,7 +691,7 @@ def check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, pn, won,
             raise AssertionError("action card conservation broken")
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def deal_royal(deck, hands, nh, undealt, nseat, dealer, dr):
     """F5 / F13: five cards each, one at a time from the dealer's next seat in the play
     direction; the remaining 24 - 5 * nseat cards stay undealt. Returns the undealt count."""
@@ -838,7 +838,7 @@ def peek_card(g, s, pids, params, prng, hands, nh, n, pos, p, trick, tseat, i, w
     return idx
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")  # once a hand: its 30 arguments cost more than its code
 def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, prng, hands, nh, trick, tseat,
                  tricks, lastwin, undealt, nund, played, seen, debug, trace, ev, evn, err, nxt, auto, one):
     """F8 / F13: five tricks among ``nseat`` seats in the play direction ``dr``; the dealer's next
@@ -1247,16 +1247,16 @@ def play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, 
                                trace, ev, evn, err, nxt, auto, one)
             if npl < 0:
                 return npl
-            # F13: the player with the most tricks wins the point card
+            # F13: the player with the most tricks wins the point card (branch-free: the counts
+            # are noise to a branch predictor)
             top = 0
+            for s in range(nseat):
+                top = max(top, tricks[s])
             cnt = 0
             for s in range(nseat):
-                if tricks[s] > top:
-                    top = tricks[s]
-                    cnt = 1
-                    w = s
-                elif tricks[s] == top:
-                    cnt += 1
+                eq = tricks[s] == top
+                cnt += eq
+                w = s if eq else w
             tie = cnt > 1
             if tie:
                 if tie_rule == TIE_LAST_TRICK:
