@@ -158,7 +158,6 @@ def tactician_card(hand, n, pos, trick, tseat, nplayed, w, partner, params):
 
 
 # -- dispatchers (one per decision point) -----------------------------------------
-
 @njit(_nrt=False, inline="always")
 def decide_call(pid, hand, pos, point, seat, dealer, rnd, params, rng):
     if pid == GREEDY or pid == PARTNER:
