@@ -106,6 +106,8 @@ def games(
         typer.echo("  plug-in decisions (define <name>_<decision> with @numba.njit):")
         for d, args in g.decisions.items():
             typer.echo(f"    {d}({args})")
+        for d, args in g.optional_decisions.items():
+            typer.echo(f"    {d}({args})  [optional; left out: {g.optional_fallbacks[d][0]}]")
         typer.echo("  tables: " + ", ".join(f"{t} ({len(c)} columns)" for t, c in g.columns.items()))
         typer.echo("")
 

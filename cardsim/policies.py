@@ -8,7 +8,10 @@ recompile (DESIGN "Known traps", numba issue 9609).
 A user plug-in is a Python file with one ``@numba.njit`` function per
 decision point of the game, named ``<name>_<decision>``, taking the
 arguments listed by ``cardsim games`` (``Game.decisions``), and optionally a
-dict ``<name>_params`` of parameter names to default floats. It is named in
+dict ``<name>_params`` of parameter names to default floats. A game's
+optional decisions (``Game.optional_decisions``, asked by some variants
+only) may be defined the same way; a plug-in that leaves one out gets the
+game's fallback for it (``Game.optional_fallbacks``). It is named in
 a scenario as ``"path/to/file.py:name"``. When a scenario uses plug-ins,
 the game's kernel module is rebuilt in memory with dispatchers that route
 plug-in ids (``PLUGIN_BASE + k``) to the user's functions; that rebuild is
@@ -121,8 +124,10 @@ def plugin_functions(game: Game, ref: str) -> dict[str, Any]:
             f"defines one @numba.njit function per decision: " + "; ".join(f"{name}_{d}({a})" for d, a in game.decisions.items())
         )
     funcs = {}
-    for d in game.decisions:
-        f = getattr(module, f"{name}_{d}")
+    for d in (*game.decisions, *game.optional_decisions):
+        f = getattr(module, f"{name}_{d}", None)
+        if f is None:  # an optional decision left out
+            continue
         if not isinstance(f, numba.core.registry.CPUDispatcher):
             raise PolicyError(f"policy {Path(path).name}:{name}: {name}_{d} must be decorated with @numba.njit")
         funcs[d] = f
@@ -150,7 +155,20 @@ def kernel_namespace(game: Game, plugins: Sequence[str] = ()) -> Mapping[str, An
     overrides = {}
     for decision, args in game.decisions.items():
         disp_name = game.dispatchers[decision]
-        overrides[disp_name] = _make_dispatcher(disp_name, args, getattr(module, disp_name), [f[decision] for f in funcs])
+        overrides[disp_name] = _make_dispatcher(disp_name, args, getattr(module, disp_name), [
+            ({f"_p{k}": f[decision]}, f"_p{k}({args})") for k, f in enumerate(funcs)])
+    for decision, args in game.optional_decisions.items():
+        disp_name = game.optional_dispatchers[decision]
+        fallback = game.optional_fallbacks[decision][1]
+        routes = []
+        for k, f in enumerate(funcs):
+            if decision in f:
+                routes.append(({f"_p{k}": f[decision]}, f"_p{k}({args})"))
+            else:  # the game's fallback, over the built-in dispatcher and the plug-in's own functions
+                names = {d: f"_p{k}_{d}" for d in game.decisions}
+                routes.append(({names[d]: f[d] for d in game.decisions},
+                               fallback.format(builtin="_builtin", **names)))
+        overrides[disp_name] = _make_dispatcher(disp_name, args, getattr(module, disp_name), routes)
     ns: dict[str, Any] = {
         "__name__": f"{module.__name__}__plugins{len(_namespaces)}",
         "__file__": module.__file__,
@@ -163,11 +181,14 @@ def kernel_namespace(game: Game, plugins: Sequence[str] = ()) -> Mapping[str, An
     return ns
 
 
-def _make_dispatcher(name: str, args: str, builtin: Any, funcs: list[Any]) -> Any:
+def _make_dispatcher(name: str, args: str, builtin: Any, routes: list[tuple[dict[str, Any], str]]) -> Any:
+    """A jitted ``name(pid, args)``: built-in ids go to ``builtin``, plug-in ``k`` to the call
+    ``routes[k][1]`` over the functions ``routes[k][0]``."""
     lines = [f"def {name}(pid, {args}):", f"    if pid < {PLUGIN_BASE}:", f"        return _builtin(pid, {args})"]
-    for k in range(len(funcs)):
-        lines += [f"    if pid == {PLUGIN_BASE + k}:", f"        return _p{k}({args})"]
-    lines.append(f"    return _p{len(funcs) - 1}({args})")
-    ns: dict[str, Any] = {"_builtin": builtin} | {f"_p{k}": f for k, f in enumerate(funcs)}
+    ns: dict[str, Any] = {"_builtin": builtin}
+    for k, (funcs, call) in enumerate(routes):
+        lines += [f"    if pid == {PLUGIN_BASE + k}:", f"        return {call}"]
+        ns |= funcs
+    lines.append(f"    return {routes[-1][1]}")
     exec("\n".join(lines), ns)
     return numba.njit(nogil=True)(ns[name])

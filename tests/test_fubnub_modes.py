@@ -634,3 +634,64 @@ def test_plugin_in_full_deck_and_illegal_card(tmp_path):
     bad = build_setup(GAME, "full_deck", 4, ["greedy", "greedy", {"name": f"{f}:flex", "illegal": 1}, "greedy"])
     with pytest.raises(PolicyError, match=r"seat 2 .*'card'"):
         GAME.simulate_chunk(bad, 1, 0, 5)
+
+
+OWN = '''
+import numba
+
+@numba.njit
+def own_call(hand, pos, point, seat, dealer, rnd, params, rng):
+    return 1
+
+@numba.njit
+def own_swap(hand, pos, point, nswaps, params, rng, out):
+    out[0] = -1
+    out[1] = -1
+
+@numba.njit
+def own_card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
+    return 0  # the highest card: the hand comes ordered highest first
+
+@numba.njit
+def own_steal(points, seat, nplayers, params, rng):
+    return -1  # never steals
+
+@numba.njit
+def own_pick(points, seat, nplayers, params, rng):
+    return (seat + 2) % nplayers
+
+@numba.njit
+def own_keep(hand, pos, point, params, rng):
+    return 4  # keeps its lowest card
+
+@numba.njit
+def own_peek(hand, n, pos, point, trick, tseat, nplayed, winner, seat, hands, nh, tricks, params, rng):
+    return n - 1 if params[0] < 0.5 else n  # its lowest card (or an illegal index)
+
+own_params = {"illegal": 0.0}
+'''
+
+
+def test_plugin_defines_the_full_deck_decisions(tmp_path):
+    # seat 1 plays the plug-in: it wins hand 0 with TOP5 and reveals the action card of hand 1
+    f = tmp_path / "own.py"
+    f.write_text(OWN)
+    pols = ["greedy", f"{f}:own", "greedy", "greedy"]
+    h = {1: ["Red 1", "Gold 6", "Red 2", "Red 3", "Red 4"]}
+    ev = hand(fd(h, actions=["Do Over"], rules=NOADV, policies=pols,
+                 undealt1=["Gold 5", "Green 5", "Purple 5", "Red 5"]), 1)
+    assert of(ev, "do_over")[0]["kept"] == "Red 1"  # index 4 of the ordered hand: its lowest
+    ev = hand(fd({}, actions=["Pick a Player"], policies=pols), 1)
+    assert of(ev, "pick_a_player")[0]["picked"] == 3
+    h = {1: ["Red 1", "Gold 6", "Red 2", "Green 6", "Red 3"]}
+    ev = hand(fd(h, actions=["Peek"], rules=NOADV, policies=pols), 1)
+    assert plays(ev, 1)[0] == "Red 1"  # with Peek it plays its peek decision: the lowest card
+    ev = hand(fd(h, actions=["Dance"], rules=NOADV, policies=pols), 1)
+    assert plays(ev, 1)[0] == "Gold 6"  # without, its card decision: the highest
+    stack = [draw({0: "Gold 6"}), deal(0, {3: TOP5}), deal(1, {1: TOP5}), deal(2, {})]
+    ev = run("full_deck", 4, stack, points=["Natural", "Twos", "Natural"], actions=["Dance", "Shield"],
+             policies=pols, rules={"point_cards": 3, **NOADV})
+    assert of(hand(ev, 2), "steal")[0]["from"] == -1
+    bad = [*pols[:1], {"name": f"{f}:own", "illegal": 1}, *pols[2:]]
+    with pytest.raises(PolicyError, match=r"seat 1 .*'peek'"):
+        fd(h, actions=["Peek"], rules=NOADV, policies=bad)

@@ -192,6 +192,15 @@ class Game(abc.ABC):
     kernel_module: str
     #: names of the dispatch functions in ``kernel_module``, one per decision
     dispatchers: Mapping[str, str]
+    #: decision points a plug-in *may* define (name -> argument list), for decisions only some
+    #: variants ask; their dispatchers in ``kernel_module`` are ``optional_dispatchers``
+    optional_decisions: Mapping[str, str] = {}
+    optional_dispatchers: Mapping[str, str] = {}
+    #: what a plug-in without an optional decision does instead (name -> (description, call)): the
+    #: call is a Python expression over the decision's arguments, ``{builtin}`` (the built-in
+    #: dispatcher, called with a built-in policy id first) and ``{<decision>}`` (the plug-in's own
+    #: function for a required decision)
+    optional_fallbacks: Mapping[str, tuple[str, str]] = {}
     #: default seat policy for ``bench`` and ``trace``
     default_policy: str
     #: games per timed repetition in ``cardsim bench``

@@ -13,7 +13,7 @@ from cardsim.errors import PolicyError, ScenarioError
 from cardsim.games.base import Game, Knob, Setup, Variant
 from cardsim.games.fubnub import cards
 from cardsim.games.fubnub import rules as R
-from cardsim.games.fubnub.policies import POLICIES
+from cardsim.games.fubnub.policies import GREEDY, POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.stats import collect, mean_exprs, rate_table, wilson_exprs
 
@@ -30,15 +30,19 @@ DECISIONS = {
     "swap": "hand, pos, point, nswaps, params, rng, out",
     "card": "hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng",
 }
-#: The Full Deck decisions (F15) of the built-in policies. They are not plug-in decisions yet:
-#: cardsim/policies.py requires a plug-in to define every entry of ``decisions`` (and the plug-in
-#: files written for the traditional game define three), so a plug-in seat steals and picks by the
-#: greedy rule, keeps its highest card on Do Over and plays Peek hands with its own ``card``.
+#: The Full Deck decisions (F15): a plug-in may define them; one that does not gets the fallbacks.
 OPTIONAL_DECISIONS = {
     "steal": "points, seat, nplayers, params, rng",
     "pick": "points, seat, nplayers, params, rng",
     "keep": "hand, pos, point, params, rng",
     "peek": "hand, n, pos, point, trick, tseat, nplayed, winner, seat, hands, nh, tricks, params, rng",
+}
+OPTIONAL_FALLBACKS = {
+    "steal": ("the greedy rule", f"{{builtin}}({GREEDY}, points, seat, nplayers, params, rng)"),
+    "pick": ("the greedy rule", f"{{builtin}}({GREEDY}, points, seat, nplayers, params, rng)"),
+    "keep": ("the greedy rule: its highest card", f"{{builtin}}({GREEDY}, hand, pos, point, params, rng)"),
+    "peek": ("its own card decision (no partner, no caller)",
+             "{card}(hand, n, pos, point, trick, tseat, nplayed, winner, seat, -1, -1, tricks, params, rng)"),
 }
 DECISION_NAMES = ("call", "swap", "card", "steal", "pick", "keep", "peek")
 TEAM_VARIANTS = ("traditional", "lucky_ghost")
@@ -149,10 +153,11 @@ class Fubnub(Game):
     policies = POLICIES
     decisions = DECISIONS
     dispatchers = {"call": "decide_call", "swap": "decide_swap", "card": "decide_card"}
-    #: built-in-only decisions of the modes and their dispatchers (see OPTIONAL_DECISIONS)
+    #: Full Deck's decisions, optional for a plug-in
     optional_decisions = OPTIONAL_DECISIONS
     optional_dispatchers = {"steal": "decide_steal", "pick": "decide_pick", "keep": "decide_keep",
                             "peek": "decide_peek"}
+    optional_fallbacks = OPTIONAL_FALLBACKS
     columns = {"hands": HAND_COLUMNS, "games": GAME_COLUMNS}
     default_chunk = 20000
     kernel_module = "cardsim.games.fubnub.rules"

@@ -10,9 +10,9 @@ Decision points and their arguments (also the plug-in interface, see
 - ``card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner,
   caller, tricks, params, rng) -> index in hand[:n]`` of the card to play (F8).
 
-Decisions of Full Deck (F15), built-in policies only (a plug-in seat, whose
-dispatch id is ``cardsim.policies.PLUGIN_BASE`` or more, gets the greedy rule
-for steal, pick and keep, and its own ``card`` decision for Peek hands):
+Decisions of Full Deck (F15), optional for a plug-in (one that leaves them
+out steals, picks and keeps by the greedy rule and plays Peek hands with its
+own ``card`` decision):
 
 - ``steal(points, seat, nplayers, params, rng) -> seat or -1``: Full Deck
   Never Happened / No Way / Shield: the player to steal an earned point

@@ -830,8 +830,7 @@ def check_numbers(hands, nh, nseat, undealt, nund, played, npl, seen):
 @njit(_nrt=False)
 def peek_card(g, s, pids, params, prng, hands, nh, n, pos, p, trick, tseat, i, wi, tricks, err):
     """The card of a player who revealed Peek (F15): the ``peek`` decision, which sees every hand
-    (a plug-in policy, which has no ``peek`` decision, plays its ``card`` decision instead:
-    :func:`royal_tricks` does not route it here)."""
+    (a plug-in without one plays its ``card`` decision: FubnubGame.optional_fallbacks)."""
     idx = decide_peek(pids[s], hands[s], n, pos, p, trick, tseat, i, wi, s, hands, nh, tricks, params[s], prng[s])
     if idx < 0 or idx >= n:
         return fail(err, g, s, D_PEEK, idx)
@@ -852,7 +851,7 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
         lastwin[s] = -1
         tseat[s] = -1
         nxt[s] = step(s, dr, nseat)  # a table: no wrap-around branch per play
-        auto[s] = 1 if ghost[s] or s == gh else 2 if s == pk and pids[s] < PLUGIN_BASE else 0
+        auto[s] = 1 if ghost[s] or s == gh else 2 if s == pk else 0
         if s < nseat and auto[s] != 1:  # a stack (ghost, No Reveal) keeps its order
             sort_hand(hands[s], nh[s], pos, ORDER[p])
     leader = rapid if rapid >= 0 else nxt[dealer]
