@@ -180,448 +180,461 @@ def next_human(s, ghost):
 
 
 @njit(_nrt=False)
-def play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
-              ev, evn, hg, hout, row, gout, gi, err, hands, nh, deck, undealt, played, pd, trick, tseat,
+def play_game(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
+              ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat,
               tricks, swo, drng, prng, tmp, prng_pt, srng, seen, one):
-    """Play traditional game ``g`` (F1-F11) to its end; write its hands from row ``row`` of
-    ``hout`` and its summary to ``gout[gi]``. Returns the next free row, or FULL / ILLEGAL.
+    """Play traditional games ``start .. start+count-1`` (F1-F11) to their end: their hands are
+    rows of ``hout`` from row 0 (game index in ``hg``), game ``start + gi`` is ``gout[gi]``.
+    Returns the rows written, or FULL / ILLEGAL.
     (:func:`play_team` is the same game with Lucky Ghost's ghosts; this copy keeps the
     traditional hot path free of ghost tests, which cost it about 8%.)"""
-    need = (k + 1) // 2  # F11
-    for s in range(4):
-        seed_stream(prng[s], key, g, POLICY, s)
-    # the game's point deck (F2, F11): k cards of the deck, shuffled
-    seed_stream(prng_pt, key, g, POINTS, 0)
-    nkinds = kinds.shape[0]
-    if pstack.shape[0] > 0:
-        for i in range(nkinds):
-            tmp[i] = pstack[i]
-    else:
-        for i in range(nkinds):
-            tmp[i] = kinds[i]
-        shuffle(prng_pt, tmp, nkinds)
-    pn = k
-    for i in range(k):  # top of the deck is pd[pn - 1]
-        pd[i] = tmp[k - 1 - i]
-    dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, NO_GHOSTS, 4)
-    gout[gi, G_FIRST] = dealer
-    double = False
-    pts0 = 0
-    pts1 = 0
-    h = 0
-    misdeals = 0
-    while pts0 < need and pts1 < need:
-        if h >= max_hands:
-            break
-        if row >= hout.shape[0]:
-            return FULL
-        if trace:
-            emit(ev, evn, g, EV_DEALER, dealer, h, 2 if double else 1, 0, 0, 0)
-        # F5: shuffle and deal five cards each, one at a time from the dealer's left
-        if stack.shape[0] > h + 1:
-            for c in range(24):
-                deck[c] = stack[h + 1, c]
+    row = np.int64(0)
+    for gi in range(count):  # one call a chunk: passing the arguments per game cost ~10%
+        g = start + gi
+        r0 = row
+        need = (k + 1) // 2  # F11
+        for s in range(4):
+            seed_stream(prng[s], key, g, POLICY, s)
+        # the game's point deck (F2, F11): k cards of the deck, shuffled
+        seed_stream(prng_pt, key, g, POINTS, 0)
+        nkinds = kinds.shape[0]
+        if pstack.shape[0] > 0:
+            for i in range(nkinds):
+                tmp[i] = pstack[i]
         else:
-            seed_stream(drng, key, g, DEAL, h)
-            for c in range(24):
-                deck[c] = c
-            shuffle(drng, deck, 24)
-        for i in range(20):
-            hands[(dealer + 1 + i) & 3, i >> 2] = deck[i]
-        for i in range(4):
-            undealt[i] = deck[20 + i]
-            nh[i] = 5
-        npl = 0
-        if trace:
-            for s in range(4):
-                emit(ev, evn, g, EV_DEAL, s, hands[s, 0], hands[s, 1], hands[s, 2], hands[s, 3], hands[s, 4])
-            emit(ev, evn, g, EV_UNDEALT, -1, undealt[0], undealt[1], undealt[2], undealt[3], 0)
-        if debug:
-            check_cards(hands, nh, undealt, played, npl, seen)
-        hout[row, H_HAND] = h
-        hout[row, H_DEALER] = dealer
-        hout[row, H_DOUBLE] = 1 if double else 0
-        # F6: the decision cycle, two rounds at most
-        caller = -1
-        rnd = 0
-        p = -1
-        for r in range(1, 3):
-            pn -= 1
-            p = pd[pn]
-            if trace:
-                emit(ev, evn, g, EV_REVEAL, -1, p, r, 0, 0, 0)
-            pos = POS[p]
-            order = ORDER[p]
-            for s in range(4):
-                sort_hand(hands[s], 5, pos, order)
-            for i in range(1, 5):
-                s = (dealer + i) % 4
-                v = decide_call(pid_of(pids, s, one), hands[s], pos, p, s, dealer, r, params[s], prng[s])
-                if v != 0 and v != 1:
-                    return fail(err, g, s, D_CALL, v)
-                if trace:
-                    emit(ev, evn, g, EV_CALL, s, v, r, p, 0, 0)
-                if v == 1:
-                    caller = s
-                    break
-            if caller >= 0:
-                rnd = r
+            for i in range(nkinds):
+                tmp[i] = kinds[i]
+            shuffle(prng_pt, tmp, nkinds)
+        pn = k
+        for i in range(k):  # top of the deck is pd[pn - 1]
+            pd[i] = tmp[k - 1 - i]
+        dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, NO_GHOSTS, 4)
+        gout[gi, G_FIRST] = dealer
+        double = False
+        pts0 = 0
+        pts1 = 0
+        h = 0
+        misdeals = 0
+        while pts0 < need and pts1 < need:
+            if h >= max_hands:
                 break
-            # all passed: the card goes back and the deck is shuffled
-            pd[pn] = p
-            pn += 1
-            shuffle(prng_pt, pd, pn)
+            if row >= hout.shape[0]:
+                return FULL
             if trace:
-                emit(ev, evn, g, EV_BACK, -1, p, r, 0, 0, 0)
-        hout[row, H_POINT] = p
-        hout[row, H_CALLER] = caller
-        hout[row, H_ROUND] = rnd
-        if caller < 0:
-            # F6: misdeal; F10: the deal moves left and a double advantage is lost
-            misdeals += 1
-            hout[row, H_WINNER] = -1
-            hout[row, H_MISDEAL] = 1
-            for j in (H_T0, H_T1, H_T2, H_T3, H_SWEPT, H_FUBBED, H_SWAPS):
-                hout[row, j] = 0
-            hout[row, H_SCORE0] = pts0
-            hout[row, H_SCORE1] = pts1
-            if trace:
-                emit(ev, evn, g, EV_MISDEAL, dealer, p, 0, 0, 0, 0)
-            row += 1
-            h += 1
-            dealer = (dealer + 1) % 4
-            double = False
-            continue
-        pos = POS[p]
-        # F7 / F10: the dealer advantage, one swap or two, each with the next undealt card
-        nsw = 2 if double else 1
-        swo[0] = -1
-        swo[1] = -1
-        decide_swap(pid_of(pids, dealer, one), hands[dealer], pos, p, nsw, params[dealer], prng[dealer], swo)
-        u = 0
-        for i in range(2):
-            idx = swo[i]
-            if idx < -1 or idx >= 5 or (i >= nsw and idx != -1):
-                return fail(err, g, dealer, D_SWAP, idx)
-            if idx >= 0:
-                old = hands[dealer, idx]
-                hands[dealer, idx] = undealt[u]
-                undealt[u] = old
-                if trace:
-                    emit(ev, evn, g, EV_SWAP, dealer, old, hands[dealer, idx], i, 0, 0)
-                u += 1
-        hout[row, H_SWAPS] = u
-        if u > 0:
-            sort_hand(hands[dealer], 5, pos, ORDER[p])
-        if debug:
-            check_cards(hands, nh, undealt, played, npl, seen)
-        # F8: five tricks, the dealer's left leads the first, the winner the next
-        leader = (dealer + 1) % 4
-        for s in range(4):
-            tricks[s] = 0
-        for t in range(5):
-            bestpos = 99
-            best = -1
-            wi = -1
+                emit(ev, evn, g, EV_DEALER, dealer, h, 2 if double else 1, 0, 0, 0)
+            # F5: shuffle and deal five cards each, one at a time from the dealer's left
+            if stack.shape[0] > h + 1:
+                for c in range(24):
+                    deck[c] = stack[h + 1, c]
+            else:
+                seed_stream(drng, key, g, DEAL, h)
+                for c in range(24):
+                    deck[c] = c
+                shuffle(drng, deck, 24)
+            for i in range(20):
+                hands[(dealer + 1 + i) & 3, i >> 2] = deck[i]
             for i in range(4):
-                s = (leader + i) & 3  # seats are non-negative: & 3 is % 4
-                n = nh[s]
-                if debug:
-                    check_sorted(hands[s], n, pos)
-                idx = decide_card(pid_of(pids, s, one), hands[s], n, pos, p, trick, tseat, i, wi, s, (s + 2) & 3, caller,
-                                  tricks, params[s], prng[s])
-                if idx < 0 or idx >= n:
-                    return fail(err, g, s, D_CARD, idx)
-                c = take(hands[s], idx, n)
-                nh[s] = n - 1
-                trick[i] = c
-                tseat[i] = s
-                if debug:
-                    played[npl] = c
-                    npl += 1
-                if pos[c] < bestpos:
-                    bestpos = pos[c]
-                    best = s
-                    wi = i
+                undealt[i] = deck[20 + i]
+                nh[i] = 5
+            npl = 0
+            if trace:
+                for s in range(4):
+                    emit(ev, evn, g, EV_DEAL, s, hands[s, 0], hands[s, 1], hands[s, 2], hands[s, 3], hands[s, 4])
+                emit(ev, evn, g, EV_UNDEALT, -1, undealt[0], undealt[1], undealt[2], undealt[3], 0)
+            if debug:
+                check_cards(hands, nh, undealt, played, npl, seen)
+            hout[row, H_HAND] = h
+            hout[row, H_DEALER] = dealer
+            hout[row, H_DOUBLE] = 1 if double else 0
+            # F6: the decision cycle, two rounds at most
+            caller = -1
+            rnd = 0
+            p = -1
+            for r in range(1, 3):
+                pn -= 1
+                p = pd[pn]
                 if trace:
-                    emit(ev, evn, g, EV_PLAY, s, c, t + 1, 0, 0, 0)
-                if debug:
-                    check_cards(hands, nh, undealt, played, npl, seen)
-            tricks[best] += 1
-            leader = best
-            if trace:
-                emit(ev, evn, g, EV_TRICK, best, t + 1, trick_card(trick, tseat, best), 0, 0, 0)
-        # F9: the team with more tricks wins the point card
-        t0 = tricks[0] + tricks[2]
-        win = 0 if t0 >= 3 else 1
-        if win == 0:
-            pts0 += 1
-        else:
-            pts1 += 1
-        ct = caller % 2
-        swept = (t0 == 5 and ct == 0) or (t0 == 0 and ct == 1)
-        fubbed = win != ct
-        for s in range(4):
-            hout[row, H_T0 + s] = tricks[s]
-        hout[row, H_WINNER] = win
-        hout[row, H_MISDEAL] = 0
-        hout[row, H_SWEPT] = 1 if swept else 0
-        hout[row, H_FUBBED] = 1 if fubbed else 0
-        hout[row, H_SCORE0] = pts0
-        hout[row, H_SCORE1] = pts1
-        # F10: who deals next
-        if swept:
-            dealer = caller
-            double = True
-        elif fubbed:
-            dealer = (caller + 1) % 4 if fub_rule == FUB_CALLER_LEFT else (caller + 3) % 4
-            double = True
-        else:
-            dealer = (dealer + 1) % 4
-            double = False
-        if trace:
-            emit(ev, evn, g, EV_HAND, caller, win, t0, 5 - t0, 1 if swept else 0, 1 if fubbed else 0)
-        row += 1
-        h += 1
-    finished = pts0 >= need or pts1 >= need
-    gout[gi, G_WINNER] = (0 if pts0 >= need else 1) if finished else -1
-    gout[gi, G_HANDS] = h
-    gout[gi, G_P0] = pts0
-    gout[gi, G_P1] = pts1
-    gout[gi, G_MISDEALS] = misdeals
-    gout[gi, G_UNFINISHED] = 0 if finished else 1
-    if trace:
-        emit(ev, evn, g, EV_GAME, -1, gout[gi, G_WINNER], pts0, pts1, h, 0)
-    return row
-
-
-@njit(_nrt=False)
-def play_team(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
-              ev, evn, hg, hout, row, gout, gi, err, hands, nh, deck, undealt, played, pd, trick, tseat,
-              tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost, one):
-    """Play Lucky Ghost game ``g`` (F1-F12; ``ghost[s]`` marks the ghost seats) to its end; write its hands from row ``row`` of ``hout`` and its summary
-    to ``gout[gi]``. Returns the next free row, or FULL / ILLEGAL."""
-    need = (k + 1) // 2  # F11
-    for s in range(4):
-        seed_stream(prng[s], key, g, POLICY, s)
-    # the game's point deck (F2, F11): k cards of the deck, shuffled
-    seed_stream(prng_pt, key, g, POINTS, 0)
-    nkinds = kinds.shape[0]
-    if pstack.shape[0] > 0:
-        for i in range(nkinds):
-            tmp[i] = pstack[i]
-    else:
-        for i in range(nkinds):
-            tmp[i] = kinds[i]
-        shuffle(prng_pt, tmp, nkinds)
-    pn = k
-    for i in range(k):  # top of the deck is pd[pn - 1]
-        pd[i] = tmp[k - 1 - i]
-    dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, 4)
-    gout[gi, G_FIRST] = dealer
-    double = False
-    pts0 = 0
-    pts1 = 0
-    h = 0
-    misdeals = 0
-    while pts0 < need and pts1 < need:
-        if h >= max_hands:
-            break
-        if row >= hout.shape[0]:
-            return FULL
-        if trace:
-            emit(ev, evn, g, EV_DEALER, dealer, h, 2 if double else 1, 0, 0, 0)
-        # F5: shuffle and deal five cards each, one at a time from the dealer's left
-        if stack.shape[0] > h + 1:
-            for c in range(24):
-                deck[c] = stack[h + 1, c]
-        else:
-            seed_stream(drng, key, g, DEAL, h)
-            for c in range(24):
-                deck[c] = c
-            shuffle(drng, deck, 24)
-        for i in range(20):
-            hands[(dealer + 1 + i) & 3, i >> 2] = deck[i]
-        for i in range(4):
-            undealt[i] = deck[20 + i]
-            nh[i] = 5
-        npl = 0
-        if trace:
-            for s in range(4):
-                emit(ev, evn, g, EV_DEAL, s, hands[s, 0], hands[s, 1], hands[s, 2], hands[s, 3], hands[s, 4])
-            emit(ev, evn, g, EV_UNDEALT, -1, undealt[0], undealt[1], undealt[2], undealt[3], 0)
-        if debug:
-            check_cards(hands, nh, undealt, played, npl, seen)
-        hout[row, H_HAND] = h
-        hout[row, H_DEALER] = dealer
-        hout[row, H_DOUBLE] = 1 if double else 0
-        # (the individual-play columns H_LIMBO .. are filled by the wrapper for team games)
-        # F6: the decision cycle, two rounds at most
-        caller = -1
-        rnd = 0
-        p = -1
-        for r in range(1, 3):
-            pn -= 1
-            p = pd[pn]
-            if trace:
-                emit(ev, evn, g, EV_REVEAL, -1, p, r, 0, 0, 0)
-            pos = POS[p]
-            order = ORDER[p]
-            for s in range(4):
-                if not ghost[s]:  # F12: a ghost's stack keeps its dealt order
+                    emit(ev, evn, g, EV_REVEAL, -1, p, r, 0, 0, 0)
+                pos = POS[p]
+                order = ORDER[p]
+                for s in range(4):
                     sort_hand(hands[s], 5, pos, order)
-            for i in range(1, 5):
-                s = (dealer + i) % 4
-                if ghost[s]:
-                    v = 0  # F12: ghosts always pass
-                else:
+                for i in range(1, 5):
+                    s = (dealer + i) % 4
                     v = decide_call(pid_of(pids, s, one), hands[s], pos, p, s, dealer, r, params[s], prng[s])
                     if v != 0 and v != 1:
                         return fail(err, g, s, D_CALL, v)
-                if trace:
-                    emit(ev, evn, g, EV_CALL, s, v, r, p, 0, 0)
-                if v == 1:
-                    caller = s
+                    if trace:
+                        emit(ev, evn, g, EV_CALL, s, v, r, p, 0, 0)
+                    if v == 1:
+                        caller = s
+                        break
+                if caller >= 0:
+                    rnd = r
                     break
-            if caller >= 0:
-                rnd = r
-                break
-            # all passed: the card goes back and the deck is shuffled
-            pd[pn] = p
-            pn += 1
-            shuffle(prng_pt, pd, pn)
-            if trace:
-                emit(ev, evn, g, EV_BACK, -1, p, r, 0, 0, 0)
-        hout[row, H_POINT] = p
-        hout[row, H_CALLER] = caller
-        hout[row, H_ROUND] = rnd
-        if caller < 0:
-            # F6: misdeal; F10: the deal moves left and a double advantage is lost
-            misdeals += 1
-            hout[row, H_WINNER] = -1
-            hout[row, H_MISDEAL] = 1
-            for j in (H_T0, H_T1, H_T2, H_T3, H_SWEPT, H_FUBBED, H_SWAPS):
-                hout[row, j] = 0
-            hout[row, H_SCORE0] = pts0
-            hout[row, H_SCORE1] = pts1
-            if trace:
-                emit(ev, evn, g, EV_MISDEAL, dealer, p, 0, 0, 0, 0)
-            row += 1
-            h += 1
-            dealer = next_human(dealer, ghost)
-            double = False
-            continue
-        pos = POS[p]
-        # F7 / F10: the dealer advantage, one swap or two, each with the next undealt card
-        nsw = 2 if double else 1
-        swo[0] = -1
-        swo[1] = -1
-        decide_swap(pid_of(pids, dealer, one), hands[dealer], pos, p, nsw, params[dealer], prng[dealer], swo)
-        u = 0
-        for i in range(2):
-            idx = swo[i]
-            if idx < -1 or idx >= 5 or (i >= nsw and idx != -1):
-                return fail(err, g, dealer, D_SWAP, idx)
-            if idx >= 0:
-                old = hands[dealer, idx]
-                hands[dealer, idx] = undealt[u]
-                undealt[u] = old
+                # all passed: the card goes back and the deck is shuffled
+                pd[pn] = p
+                pn += 1
+                shuffle(prng_pt, pd, pn)
                 if trace:
-                    emit(ev, evn, g, EV_SWAP, dealer, old, hands[dealer, idx], i, 0, 0)
-                u += 1
-        hout[row, H_SWAPS] = u
-        if u > 0:
-            sort_hand(hands[dealer], 5, pos, ORDER[p])
-        if debug:
-            check_cards(hands, nh, undealt, played, npl, seen)
-        # F8: five tricks, the dealer's left leads the first, the winner the next
-        leader = (dealer + 1) % 4
-        for s in range(4):
-            tricks[s] = 0
-        for t in range(5):
-            bestpos = 99
-            best = -1
-            wi = -1
-            for i in range(4):
-                s = (leader + i) & 3  # seats are non-negative: & 3 is % 4
-                n = nh[s]
-                if ghost[s]:
-                    idx = n - 1  # F12: the top card of the ghost's stack (the last card dealt to it)
-                else:
+                    emit(ev, evn, g, EV_BACK, -1, p, r, 0, 0, 0)
+            hout[row, H_POINT] = p
+            hout[row, H_CALLER] = caller
+            hout[row, H_ROUND] = rnd
+            if caller < 0:
+                # F6: misdeal; F10: the deal moves left and a double advantage is lost
+                misdeals += 1
+                hout[row, H_WINNER] = -1
+                hout[row, H_MISDEAL] = 1
+                for j in (H_T0, H_T1, H_T2, H_T3, H_SWEPT, H_FUBBED, H_SWAPS):
+                    hout[row, j] = 0
+                hout[row, H_SCORE0] = pts0
+                hout[row, H_SCORE1] = pts1
+                if trace:
+                    emit(ev, evn, g, EV_MISDEAL, dealer, p, 0, 0, 0, 0)
+                row += 1
+                h += 1
+                dealer = (dealer + 1) % 4
+                double = False
+                continue
+            pos = POS[p]
+            # F7 / F10: the dealer advantage, one swap or two, each with the next undealt card
+            nsw = 2 if double else 1
+            swo[0] = -1
+            swo[1] = -1
+            decide_swap(pid_of(pids, dealer, one), hands[dealer], pos, p, nsw, params[dealer], prng[dealer], swo)
+            u = 0
+            for i in range(2):
+                idx = swo[i]
+                if idx < -1 or idx >= 5 or (i >= nsw and idx != -1):
+                    return fail(err, g, dealer, D_SWAP, idx)
+                if idx >= 0:
+                    old = hands[dealer, idx]
+                    hands[dealer, idx] = undealt[u]
+                    undealt[u] = old
+                    if trace:
+                        emit(ev, evn, g, EV_SWAP, dealer, old, hands[dealer, idx], i, 0, 0)
+                    u += 1
+            hout[row, H_SWAPS] = u
+            if u > 0:
+                sort_hand(hands[dealer], 5, pos, ORDER[p])
+            if debug:
+                check_cards(hands, nh, undealt, played, npl, seen)
+            # F8: five tricks, the dealer's left leads the first, the winner the next
+            leader = (dealer + 1) % 4
+            for s in range(4):
+                tricks[s] = 0
+            for t in range(5):
+                bestpos = 99
+                best = -1
+                wi = -1
+                for i in range(4):
+                    s = (leader + i) & 3  # seats are non-negative: & 3 is % 4
+                    n = nh[s]
                     if debug:
                         check_sorted(hands[s], n, pos)
                     idx = decide_card(pid_of(pids, s, one), hands[s], n, pos, p, trick, tseat, i, wi, s, (s + 2) & 3, caller,
                                       tricks, params[s], prng[s])
                     if idx < 0 or idx >= n:
                         return fail(err, g, s, D_CARD, idx)
-                c = take(hands[s], idx, n)
-                nh[s] = n - 1
-                trick[i] = c
-                tseat[i] = s
-                if debug:
-                    played[npl] = c
-                    npl += 1
-                if pos[c] < bestpos:
-                    bestpos = pos[c]
-                    best = s
-                    wi = i
+                    c = take(hands[s], idx, n)
+                    nh[s] = n - 1
+                    trick[i] = c
+                    tseat[i] = s
+                    if debug:
+                        played[npl] = c
+                        npl += 1
+                    if pos[c] < bestpos:
+                        bestpos = pos[c]
+                        best = s
+                        wi = i
+                    if trace:
+                        emit(ev, evn, g, EV_PLAY, s, c, t + 1, 0, 0, 0)
+                    if debug:
+                        check_cards(hands, nh, undealt, played, npl, seen)
+                tricks[best] += 1
+                leader = best
                 if trace:
-                    emit(ev, evn, g, EV_PLAY, s, c, t + 1, 0, 0, 0)
-                if debug:
-                    check_cards(hands, nh, undealt, played, npl, seen)
-            tricks[best] += 1
-            leader = best
+                    emit(ev, evn, g, EV_TRICK, best, t + 1, trick_card(trick, tseat, best), 0, 0, 0)
+            # F9: the team with more tricks wins the point card
+            t0 = tricks[0] + tricks[2]
+            win = 0 if t0 >= 3 else 1
+            if win == 0:
+                pts0 += 1
+            else:
+                pts1 += 1
+            ct = caller % 2
+            swept = (t0 == 5 and ct == 0) or (t0 == 0 and ct == 1)
+            fubbed = win != ct
+            for s in range(4):
+                hout[row, H_T0 + s] = tricks[s]
+            hout[row, H_WINNER] = win
+            hout[row, H_MISDEAL] = 0
+            hout[row, H_SWEPT] = 1 if swept else 0
+            hout[row, H_FUBBED] = 1 if fubbed else 0
+            hout[row, H_SCORE0] = pts0
+            hout[row, H_SCORE1] = pts1
+            # F10: who deals next
+            if swept:
+                dealer = caller
+                double = True
+            elif fubbed:
+                dealer = (caller + 1) % 4 if fub_rule == FUB_CALLER_LEFT else (caller + 3) % 4
+                double = True
+            else:
+                dealer = (dealer + 1) % 4
+                double = False
             if trace:
-                emit(ev, evn, g, EV_TRICK, best, t + 1, trick_card(trick, tseat, best), 0, 0, 0)
-        # F9: the team with more tricks wins the point card
-        t0 = tricks[0] + tricks[2]
-        win = 0 if t0 >= 3 else 1
-        if win == 0:
-            pts0 += 1
-        else:
-            pts1 += 1
-        ct = caller % 2
-        swept = (t0 == 5 and ct == 0) or (t0 == 0 and ct == 1)
-        fubbed = win != ct
+                emit(ev, evn, g, EV_HAND, caller, win, t0, 5 - t0, 1 if swept else 0, 1 if fubbed else 0)
+            row += 1
+            h += 1
+        finished = pts0 >= need or pts1 >= need
+        gout[gi, G_WINNER] = (0 if pts0 >= need else 1) if finished else -1
+        gout[gi, G_HANDS] = h
+        gout[gi, G_P0] = pts0
+        gout[gi, G_P1] = pts1
+        gout[gi, G_MISDEALS] = misdeals
+        gout[gi, G_UNFINISHED] = 0 if finished else 1
+        if trace:
+            emit(ev, evn, g, EV_GAME, -1, gout[gi, G_WINNER], pts0, pts1, h, 0)
+        for j in range(r0, row):
+            hg[j] = g
+    return row
+
+
+@njit(_nrt=False)
+def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
+              ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat,
+              tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost, one):
+    """Play Lucky Ghost games ``start .. start+count-1`` (F1-F12; ``ghost[s]`` marks the ghost
+    seats) as :func:`play_game` plays traditional ones."""
+    row = np.int64(0)
+    for gi in range(count):  # one call a chunk: passing the arguments per game cost ~10%
+        g = start + gi
+        r0 = row
+        need = (k + 1) // 2  # F11
         for s in range(4):
-            hout[row, H_T0 + s] = tricks[s]
-        hout[row, H_WINNER] = win
-        hout[row, H_MISDEAL] = 0
-        hout[row, H_SWEPT] = 1 if swept else 0
-        hout[row, H_FUBBED] = 1 if fubbed else 0
-        hout[row, H_SCORE0] = pts0
-        hout[row, H_SCORE1] = pts1
-        # F10: who deals next
-        if swept:
-            dealer = caller
-            double = True
-        elif fubbed:
-            nd = (caller + 1) % 4 if fub_rule == FUB_CALLER_LEFT else (caller + 3) % 4
-            if ghost[nd]:
-                nd = (nd + 2) & 3  # F12: the winning team's human deals
-            if ghost[nd]:
-                # F12 reading: a winning team of ghosts cannot deal; the deal moves left, single advantage
+            seed_stream(prng[s], key, g, POLICY, s)
+        # the game's point deck (F2, F11): k cards of the deck, shuffled
+        seed_stream(prng_pt, key, g, POINTS, 0)
+        nkinds = kinds.shape[0]
+        if pstack.shape[0] > 0:
+            for i in range(nkinds):
+                tmp[i] = pstack[i]
+        else:
+            for i in range(nkinds):
+                tmp[i] = kinds[i]
+            shuffle(prng_pt, tmp, nkinds)
+        pn = k
+        for i in range(k):  # top of the deck is pd[pn - 1]
+            pd[i] = tmp[k - 1 - i]
+        dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, 4)
+        gout[gi, G_FIRST] = dealer
+        double = False
+        pts0 = 0
+        pts1 = 0
+        h = 0
+        misdeals = 0
+        while pts0 < need and pts1 < need:
+            if h >= max_hands:
+                break
+            if row >= hout.shape[0]:
+                return FULL
+            if trace:
+                emit(ev, evn, g, EV_DEALER, dealer, h, 2 if double else 1, 0, 0, 0)
+            # F5: shuffle and deal five cards each, one at a time from the dealer's left
+            if stack.shape[0] > h + 1:
+                for c in range(24):
+                    deck[c] = stack[h + 1, c]
+            else:
+                seed_stream(drng, key, g, DEAL, h)
+                for c in range(24):
+                    deck[c] = c
+                shuffle(drng, deck, 24)
+            for i in range(20):
+                hands[(dealer + 1 + i) & 3, i >> 2] = deck[i]
+            for i in range(4):
+                undealt[i] = deck[20 + i]
+                nh[i] = 5
+            npl = 0
+            if trace:
+                for s in range(4):
+                    emit(ev, evn, g, EV_DEAL, s, hands[s, 0], hands[s, 1], hands[s, 2], hands[s, 3], hands[s, 4])
+                emit(ev, evn, g, EV_UNDEALT, -1, undealt[0], undealt[1], undealt[2], undealt[3], 0)
+            if debug:
+                check_cards(hands, nh, undealt, played, npl, seen)
+            hout[row, H_HAND] = h
+            hout[row, H_DEALER] = dealer
+            hout[row, H_DOUBLE] = 1 if double else 0
+            # (the individual-play columns H_LIMBO .. are filled by the wrapper for team games)
+            # F6: the decision cycle, two rounds at most
+            caller = -1
+            rnd = 0
+            p = -1
+            for r in range(1, 3):
+                pn -= 1
+                p = pd[pn]
+                if trace:
+                    emit(ev, evn, g, EV_REVEAL, -1, p, r, 0, 0, 0)
+                pos = POS[p]
+                order = ORDER[p]
+                for s in range(4):
+                    if not ghost[s]:  # F12: a ghost's stack keeps its dealt order
+                        sort_hand(hands[s], 5, pos, order)
+                for i in range(1, 5):
+                    s = (dealer + i) % 4
+                    if ghost[s]:
+                        v = 0  # F12: ghosts always pass
+                    else:
+                        v = decide_call(pid_of(pids, s, one), hands[s], pos, p, s, dealer, r, params[s], prng[s])
+                        if v != 0 and v != 1:
+                            return fail(err, g, s, D_CALL, v)
+                    if trace:
+                        emit(ev, evn, g, EV_CALL, s, v, r, p, 0, 0)
+                    if v == 1:
+                        caller = s
+                        break
+                if caller >= 0:
+                    rnd = r
+                    break
+                # all passed: the card goes back and the deck is shuffled
+                pd[pn] = p
+                pn += 1
+                shuffle(prng_pt, pd, pn)
+                if trace:
+                    emit(ev, evn, g, EV_BACK, -1, p, r, 0, 0, 0)
+            hout[row, H_POINT] = p
+            hout[row, H_CALLER] = caller
+            hout[row, H_ROUND] = rnd
+            if caller < 0:
+                # F6: misdeal; F10: the deal moves left and a double advantage is lost
+                misdeals += 1
+                hout[row, H_WINNER] = -1
+                hout[row, H_MISDEAL] = 1
+                for j in (H_T0, H_T1, H_T2, H_T3, H_SWEPT, H_FUBBED, H_SWAPS):
+                    hout[row, j] = 0
+                hout[row, H_SCORE0] = pts0
+                hout[row, H_SCORE1] = pts1
+                if trace:
+                    emit(ev, evn, g, EV_MISDEAL, dealer, p, 0, 0, 0, 0)
+                row += 1
+                h += 1
                 dealer = next_human(dealer, ghost)
                 double = False
+                continue
+            pos = POS[p]
+            # F7 / F10: the dealer advantage, one swap or two, each with the next undealt card
+            nsw = 2 if double else 1
+            swo[0] = -1
+            swo[1] = -1
+            decide_swap(pid_of(pids, dealer, one), hands[dealer], pos, p, nsw, params[dealer], prng[dealer], swo)
+            u = 0
+            for i in range(2):
+                idx = swo[i]
+                if idx < -1 or idx >= 5 or (i >= nsw and idx != -1):
+                    return fail(err, g, dealer, D_SWAP, idx)
+                if idx >= 0:
+                    old = hands[dealer, idx]
+                    hands[dealer, idx] = undealt[u]
+                    undealt[u] = old
+                    if trace:
+                        emit(ev, evn, g, EV_SWAP, dealer, old, hands[dealer, idx], i, 0, 0)
+                    u += 1
+            hout[row, H_SWAPS] = u
+            if u > 0:
+                sort_hand(hands[dealer], 5, pos, ORDER[p])
+            if debug:
+                check_cards(hands, nh, undealt, played, npl, seen)
+            # F8: five tricks, the dealer's left leads the first, the winner the next
+            leader = (dealer + 1) % 4
+            for s in range(4):
+                tricks[s] = 0
+            for t in range(5):
+                bestpos = 99
+                best = -1
+                wi = -1
+                for i in range(4):
+                    s = (leader + i) & 3  # seats are non-negative: & 3 is % 4
+                    n = nh[s]
+                    if ghost[s]:
+                        idx = n - 1  # F12: the top card of the ghost's stack (the last card dealt to it)
+                    else:
+                        if debug:
+                            check_sorted(hands[s], n, pos)
+                        idx = decide_card(pid_of(pids, s, one), hands[s], n, pos, p, trick, tseat, i, wi, s, (s + 2) & 3, caller,
+                                          tricks, params[s], prng[s])
+                        if idx < 0 or idx >= n:
+                            return fail(err, g, s, D_CARD, idx)
+                    c = take(hands[s], idx, n)
+                    nh[s] = n - 1
+                    trick[i] = c
+                    tseat[i] = s
+                    if debug:
+                        played[npl] = c
+                        npl += 1
+                    if pos[c] < bestpos:
+                        bestpos = pos[c]
+                        best = s
+                        wi = i
+                    if trace:
+                        emit(ev, evn, g, EV_PLAY, s, c, t + 1, 0, 0, 0)
+                    if debug:
+                        check_cards(hands, nh, undealt, played, npl, seen)
+                tricks[best] += 1
+                leader = best
+                if trace:
+                    emit(ev, evn, g, EV_TRICK, best, t + 1, trick_card(trick, tseat, best), 0, 0, 0)
+            # F9: the team with more tricks wins the point card
+            t0 = tricks[0] + tricks[2]
+            win = 0 if t0 >= 3 else 1
+            if win == 0:
+                pts0 += 1
             else:
-                dealer = nd
+                pts1 += 1
+            ct = caller % 2
+            swept = (t0 == 5 and ct == 0) or (t0 == 0 and ct == 1)
+            fubbed = win != ct
+            for s in range(4):
+                hout[row, H_T0 + s] = tricks[s]
+            hout[row, H_WINNER] = win
+            hout[row, H_MISDEAL] = 0
+            hout[row, H_SWEPT] = 1 if swept else 0
+            hout[row, H_FUBBED] = 1 if fubbed else 0
+            hout[row, H_SCORE0] = pts0
+            hout[row, H_SCORE1] = pts1
+            # F10: who deals next
+            if swept:
+                dealer = caller
                 double = True
-        else:
-            dealer = next_human(dealer, ghost)
-            double = False
+            elif fubbed:
+                nd = (caller + 1) % 4 if fub_rule == FUB_CALLER_LEFT else (caller + 3) % 4
+                if ghost[nd]:
+                    nd = (nd + 2) & 3  # F12: the winning team's human deals
+                if ghost[nd]:
+                    # F12 reading: a winning team of ghosts cannot deal; the deal moves left, single advantage
+                    dealer = next_human(dealer, ghost)
+                    double = False
+                else:
+                    dealer = nd
+                    double = True
+            else:
+                dealer = next_human(dealer, ghost)
+                double = False
+            if trace:
+                emit(ev, evn, g, EV_HAND, caller, win, t0, 5 - t0, 1 if swept else 0, 1 if fubbed else 0)
+            row += 1
+            h += 1
+        finished = pts0 >= need or pts1 >= need
+        gout[gi, G_WINNER] = (0 if pts0 >= need else 1) if finished else -1
+        gout[gi, G_HANDS] = h
+        gout[gi, G_P0] = pts0
+        gout[gi, G_P1] = pts1
+        gout[gi, G_MISDEALS] = misdeals
+        gout[gi, G_UNFINISHED] = 0 if finished else 1
         if trace:
-            emit(ev, evn, g, EV_HAND, caller, win, t0, 5 - t0, 1 if swept else 0, 1 if fubbed else 0)
-        row += 1
-        h += 1
-    finished = pts0 >= need or pts1 >= need
-    gout[gi, G_WINNER] = (0 if pts0 >= need else 1) if finished else -1
-    gout[gi, G_HANDS] = h
-    gout[gi, G_P0] = pts0
-    gout[gi, G_P1] = pts1
-    gout[gi, G_MISDEALS] = misdeals
-    gout[gi, G_UNFINISHED] = 0 if finished else 1
-    if trace:
-        emit(ev, evn, g, EV_GAME, -1, gout[gi, G_WINNER], pts0, pts1, h, 0)
+            emit(ev, evn, g, EV_GAME, -1, gout[gi, G_WINNER], pts0, pts1, h, 0)
+        for j in range(r0, row):
+            hg[j] = g
     return row
 
 
@@ -1119,223 +1132,229 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
 
 
 @njit(_nrt=False)
-def play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base, move_pts, acts,
-               max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, row, gout, gi, err, hands, nh,
+def play_royal(start, count, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base, move_pts, acts,
+               max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err, hands, nh,
                deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen,
                won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt, auto, one):
-    """Play individual game ``g`` (Battle Royal F13, Solo F14, Full Deck F15) to its end: ``nseat``
-    seats, ``ghost[s]`` for Solo's ghosts. Writes its hands from row ``row`` of ``hout`` and its
-    summary to ``gout[gi]``. Returns the next free row, or FULL / ILLEGAL."""
-    fd = variant == V_FULL_DECK
-    for s in range(4):
-        seed_stream(prng[s], key, g, POLICY, s)
-        nwon[s] = 0
-    # the game's point deck (F2, F11): k cards of the deck, shuffled; the game uses them all (F13)
-    seed_stream(prng_pt, key, g, POINTS, 0)
-    nkinds = kinds.shape[0]
-    if pstack.shape[0] > 0:
-        for i in range(nkinds):
-            tmp[i] = pstack[i]
-    else:
-        for i in range(nkinds):
-            tmp[i] = kinds[i]
-        shuffle(prng_pt, tmp, nkinds)
-    for i in range(k):  # top of the deck is pd[pn - 1]
-        pd[i] = tmp[k - 1 - i]
-        gkinds[i] = pd[i]
-    st[S_PN] = k
-    st[S_NLIMBO] = 0
-    st[S_NDISC] = 0
-    st[S_DIR] = 1
-    st[S_RESTARTS] = 0
-    st[S_OVER] = 0
-    st[S_NREV] = 0
-    # F15: the action cards form their own face-down stack (top is ast[nast - 1])
-    m = acts.shape[0] if fd else 0
-    if astack.shape[0] > 0:
-        for i in range(m):
-            ast[i] = astack[m - 1 - i]
-    else:
-        for i in range(m):
-            ast[i] = acts[i]
-        seed_stream(erng, key, g, ACTIONS, 0)
-        shuffle(erng, ast, m)
-    st[S_NAST] = m
-    dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, nseat)
-    gout[gi, G_FIRST] = dealer
-    rev = np.int64(-1)  # typed int64, not a literal: one compiled signature of reveal_action
-    gain = np.int64(0)
-    nactions = 0
-    h = np.int64(0)
-    while st[S_PN] > 0 and st[S_OVER] == 0:  # F13: the game ends when the point deck is used up
-        if h >= max_hands:
-            break
-        if row >= hout.shape[0]:
-            return FULL
-        dr = st[S_DIR]
-        if trace:
-            emit(ev, evn, g, EV_DEALER, dealer, h, 0, dr, 0, 0)
-        if stack.shape[0] > h + 1:
-            for c in range(24):
-                deck[c] = stack[h + 1, c]
+    """Play individual games ``start .. start+count-1`` (Battle Royal F13, Solo F14, Full Deck
+    F15) to their end: ``nseat`` seats, ``ghost[s]`` for Solo's ghosts. Tables and return value
+    as :func:`play_game`."""
+    row = np.int64(0)
+    for gi in range(count):  # one call a chunk: passing the arguments per game cost ~10%
+        g = start + gi
+        r0 = row
+        fd = variant == V_FULL_DECK
+        for s in range(4):
+            seed_stream(prng[s], key, g, POLICY, s)
+            nwon[s] = 0
+        # the game's point deck (F2, F11): k cards of the deck, shuffled; the game uses them all (F13)
+        seed_stream(prng_pt, key, g, POINTS, 0)
+        nkinds = kinds.shape[0]
+        if pstack.shape[0] > 0:
+            for i in range(nkinds):
+                tmp[i] = pstack[i]
         else:
-            seed_stream(drng, key, g, DEAL, h)
-            for c in range(24):
-                deck[c] = c
-            shuffle(drng, deck, 24)
-        nund = deal_royal(deck, hands, nh, undealt, nseat, dealer, dr)
-        npl = 0
-        if trace:
-            trace_deal(ev, evn, g, hands, nseat, undealt, nund)
-        # F13: every revealed point card is in play (no decision cycle, no dealer swap)
-        st[S_PN] -= 1
-        p = pd[st[S_PN]]
-        if trace:
-            emit(ev, evn, g, EV_REVEAL, -1, p, 1, 0, 0, 0)
-        hx[X_GHOST] = -1
-        hx[X_PEEK] = -1
-        hx[X_RAPID] = -1
-        hx[X_TARGET] = -1
-        hx[X_POINT] = p
-        hx[X_ADV_SEAT] = -1
-        hx[X_ADV_N] = 0
-        hx[X_SWAPS] = 0
-        hx[X_ACTION] = -1
-        if debug:
-            check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, st[S_PN], won, nwon, limbo,
-                        st[S_NLIMBO], disc, st[S_NDISC], p, True, gkinds, k, seenk, ast, st[S_NAST], arev,
-                        st[S_NREV], acts, seena)
-        hout[row, H_HAND] = h
-        hout[row, H_DEALER] = dealer
-        hout[row, H_CALLER] = -1
-        hout[row, H_ROUND] = 0
-        hout[row, H_MISDEAL] = 0
-        hout[row, H_SWEPT] = 0
-        hout[row, H_FUBBED] = 0
-        hout[row, H_SCORE0] = 0
-        hout[row, H_SCORE1] = 0
-        hout[row, H_REVEALER] = -1
-        # F15: last hand's point-card winner reveals an action card after the (Battle Royal: empty)
-        # dealer advantage and before play
-        if fd and rev >= 0 and st[S_NAST] > 0:
-            hout[row, H_REVEALER] = rev
-            nactions += 1
-            nund = reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands, nh, undealt,
-                                 nund, deck, pd, kinds, k, won, nwon, limbo, disc, st, hx, ast, arev, acts, fd_base,
-                                 move_pts, swo, erng, drng, prng_pt, buf, err, ev, evn, trace, one)
-            if nund < 0:
-                return nund
-            p = hx[X_POINT]
+            for i in range(nkinds):
+                tmp[i] = kinds[i]
+            shuffle(prng_pt, tmp, nkinds)
+        for i in range(k):  # top of the deck is pd[pn - 1]
+            pd[i] = tmp[k - 1 - i]
+            gkinds[i] = pd[i]
+        st[S_PN] = k
+        st[S_NLIMBO] = 0
+        st[S_NDISC] = 0
+        st[S_DIR] = 1
+        st[S_RESTARTS] = 0
+        st[S_OVER] = 0
+        st[S_NREV] = 0
+        # F15: the action cards form their own face-down stack (top is ast[nast - 1])
+        m = acts.shape[0] if fd else 0
+        if astack.shape[0] > 0:
+            for i in range(m):
+                ast[i] = astack[m - 1 - i]
+        else:
+            for i in range(m):
+                ast[i] = acts[i]
+            seed_stream(erng, key, g, ACTIONS, 0)
+            shuffle(erng, ast, m)
+        st[S_NAST] = m
+        dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, nseat)
+        gout[gi, G_FIRST] = dealer
+        rev = np.int64(-1)  # typed int64, not a literal: one compiled signature of reveal_action
+        gain = np.int64(0)
+        nactions = 0
+        h = np.int64(0)
+        while st[S_PN] > 0 and st[S_OVER] == 0:  # F13: the game ends when the point deck is used up
+            if h >= max_hands:
+                break
+            if row >= hout.shape[0]:
+                return FULL
             dr = st[S_DIR]
-            if debug:
-                check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, st[S_PN], won, nwon, limbo,
-                            st[S_NLIMBO], disc, st[S_NDISC], p, st[S_OVER] == 0, gkinds, k, seenk, ast,
-                            st[S_NAST], arev, st[S_NREV], acts, seena)
-        hout[row, H_POINT] = p
-        hout[row, H_ACTION] = hx[X_ACTION]
-        hout[row, H_TARGET] = hx[X_TARGET]
-        hout[row, H_SWAPS] = hx[X_SWAPS]
-        hout[row, H_DOUBLE] = 1 if hx[X_ADV_N] == 2 else 0
-        for s in range(4):
-            tricks[s] = 0
-        w = -1
-        tie = False
-        if st[S_OVER] == 0:
-            npl = royal_tricks(g, p, dealer, dr, nseat, ghost, hx[X_GHOST], hx[X_PEEK], hx[X_RAPID], pids, params,
-                               prng, hands, nh, trick, tseat, tricks, lastwin, undealt, nund, played, seen, debug,
-                               trace, ev, evn, err, nxt, auto, one)
-            if npl < 0:
-                return npl
-            # F13: the player with the most tricks wins the point card (branch-free: the counts
-            # are noise to a branch predictor)
-            top = 0
-            for s in range(nseat):
-                top = max(top, tricks[s])
-            cnt = 0
-            for s in range(nseat):
-                eq = tricks[s] == top
-                cnt += eq
-                w = s if eq else w
-            tie = cnt > 1
-            if tie:
-                if tie_rule == TIE_LAST_TRICK:
-                    lt = -1
-                    for s in range(nseat):
-                        if tricks[s] == top and lastwin[s] > lt:
-                            lt = lastwin[s]
-                            w = s
-                else:
-                    w = -1
-            if w >= 0:
-                m = st[S_NLIMBO] if limbo_next else 0  # F13: limbo goes to the next hand's winner
-                won[w, nwon[w]] = p
-                nwon[w] += 1
-                for i in range(m):
-                    won[w, nwon[w]] = limbo[i]
-                    nwon[w] += 1
-                if limbo_next:
-                    st[S_NLIMBO] = 0
-                gain = 1 + m
-                if trace and m > 0:
-                    emit(ev, evn, g, EV_CLAIM, w, m, CL_HAND, 0, 0, 0)
-            elif tie_rule == TIE_LIMBO:
-                limbo[st[S_NLIMBO]] = p
-                st[S_NLIMBO] += 1
-                gain = 0
-                if trace:
-                    emit(ev, evn, g, EV_LIMBO, -1, p, st[S_NLIMBO], LB_TIE, 0, 0)
+            if trace:
+                emit(ev, evn, g, EV_DEALER, dealer, h, 0, dr, 0, 0)
+            if stack.shape[0] > h + 1:
+                for c in range(24):
+                    deck[c] = stack[h + 1, c]
             else:
-                disc[st[S_NDISC]] = p
-                st[S_NDISC] += 1
-                gain = 0
-                if trace:
-                    emit(ev, evn, g, EV_DISCARD, -1, p, 0, 0, 0, 0)
-            rev = w
+                seed_stream(drng, key, g, DEAL, h)
+                for c in range(24):
+                    deck[c] = c
+                shuffle(drng, deck, 24)
+            nund = deal_royal(deck, hands, nh, undealt, nseat, dealer, dr)
+            npl = 0
+            if trace:
+                trace_deal(ev, evn, g, hands, nseat, undealt, nund)
+            # F13: every revealed point card is in play (no decision cycle, no dealer swap)
+            st[S_PN] -= 1
+            p = pd[st[S_PN]]
+            if trace:
+                emit(ev, evn, g, EV_REVEAL, -1, p, 1, 0, 0, 0)
+            hx[X_GHOST] = -1
+            hx[X_PEEK] = -1
+            hx[X_RAPID] = -1
+            hx[X_TARGET] = -1
+            hx[X_POINT] = p
+            hx[X_ADV_SEAT] = -1
+            hx[X_ADV_N] = 0
+            hx[X_SWAPS] = 0
+            hx[X_ACTION] = -1
             if debug:
                 check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, st[S_PN], won, nwon, limbo,
-                            st[S_NLIMBO], disc, st[S_NDISC], p, False, gkinds, k, seenk, ast, st[S_NAST], arev,
+                            st[S_NLIMBO], disc, st[S_NDISC], p, True, gkinds, k, seenk, ast, st[S_NAST], arev,
                             st[S_NREV], acts, seena)
-        for s in range(4):
-            hout[row, H_T0 + s] = tricks[s]
-            hout[row, H_PS0 + s] = nwon[s] if s < nseat else 0
-        hout[row, H_WINNER] = w
-        hout[row, H_TIE] = 1 if tie else 0
-        hout[row, H_LIMBO] = st[S_NLIMBO]
-        if trace:
-            emit(ev, evn, g, EV_RHAND, w, 1 if tie else 0, st[S_NLIMBO],
-                 tricks[0] + 8 * tricks[1] + 64 * tricks[2] + 512 * tricks[3], p, 0)
-            emit(ev, evn, g, EV_SCORE, -1, nwon[0], nwon[1], nwon[2], nwon[3], nseat)
-        row += 1
-        h += 1
-        # the deal moves on in the play direction; ghosts never deal (F12, F14)
-        dealer = step(dealer, st[S_DIR], nseat)
-        while ghost[dealer]:
+            hout[row, H_HAND] = h
+            hout[row, H_DEALER] = dealer
+            hout[row, H_CALLER] = -1
+            hout[row, H_ROUND] = 0
+            hout[row, H_MISDEAL] = 0
+            hout[row, H_SWEPT] = 0
+            hout[row, H_FUBBED] = 0
+            hout[row, H_SCORE0] = 0
+            hout[row, H_SCORE1] = 0
+            hout[row, H_REVEALER] = -1
+            # F15: last hand's point-card winner reveals an action card after the (Battle Royal: empty)
+            # dealer advantage and before play
+            if fd and rev >= 0 and st[S_NAST] > 0:
+                hout[row, H_REVEALER] = rev
+                nactions += 1
+                nund = reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands, nh, undealt,
+                                     nund, deck, pd, kinds, k, won, nwon, limbo, disc, st, hx, ast, arev, acts, fd_base,
+                                     move_pts, swo, erng, drng, prng_pt, buf, err, ev, evn, trace, one)
+                if nund < 0:
+                    return nund
+                p = hx[X_POINT]
+                dr = st[S_DIR]
+                if debug:
+                    check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, st[S_PN], won, nwon, limbo,
+                                st[S_NLIMBO], disc, st[S_NDISC], p, st[S_OVER] == 0, gkinds, k, seenk, ast,
+                                st[S_NAST], arev, st[S_NREV], acts, seena)
+            hout[row, H_POINT] = p
+            hout[row, H_ACTION] = hx[X_ACTION]
+            hout[row, H_TARGET] = hx[X_TARGET]
+            hout[row, H_SWAPS] = hx[X_SWAPS]
+            hout[row, H_DOUBLE] = 1 if hx[X_ADV_N] == 2 else 0
+            for s in range(4):
+                tricks[s] = 0
+            w = -1
+            tie = False
+            if st[S_OVER] == 0:
+                npl = royal_tricks(g, p, dealer, dr, nseat, ghost, hx[X_GHOST], hx[X_PEEK], hx[X_RAPID], pids, params,
+                                   prng, hands, nh, trick, tseat, tricks, lastwin, undealt, nund, played, seen, debug,
+                                   trace, ev, evn, err, nxt, auto, one)
+                if npl < 0:
+                    return npl
+                # F13: the player with the most tricks wins the point card (branch-free: the counts
+                # are noise to a branch predictor)
+                top = 0
+                for s in range(nseat):
+                    top = max(top, tricks[s])
+                cnt = 0
+                for s in range(nseat):
+                    eq = tricks[s] == top
+                    cnt += eq
+                    w = s if eq else w
+                tie = cnt > 1
+                if tie:
+                    if tie_rule == TIE_LAST_TRICK:
+                        lt = -1
+                        for s in range(nseat):
+                            if tricks[s] == top and lastwin[s] > lt:
+                                lt = lastwin[s]
+                                w = s
+                    else:
+                        w = -1
+                if w >= 0:
+                    m = st[S_NLIMBO] if limbo_next else 0  # F13: limbo goes to the next hand's winner
+                    won[w, nwon[w]] = p
+                    nwon[w] += 1
+                    for i in range(m):
+                        won[w, nwon[w]] = limbo[i]
+                        nwon[w] += 1
+                    if limbo_next:
+                        st[S_NLIMBO] = 0
+                    gain = 1 + m
+                    if trace and m > 0:
+                        emit(ev, evn, g, EV_CLAIM, w, m, CL_HAND, 0, 0, 0)
+                elif tie_rule == TIE_LIMBO:
+                    limbo[st[S_NLIMBO]] = p
+                    st[S_NLIMBO] += 1
+                    gain = 0
+                    if trace:
+                        emit(ev, evn, g, EV_LIMBO, -1, p, st[S_NLIMBO], LB_TIE, 0, 0)
+                else:
+                    disc[st[S_NDISC]] = p
+                    st[S_NDISC] += 1
+                    gain = 0
+                    if trace:
+                        emit(ev, evn, g, EV_DISCARD, -1, p, 0, 0, 0, 0)
+                rev = w
+                if debug:
+                    check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, st[S_PN], won, nwon, limbo,
+                                st[S_NLIMBO], disc, st[S_NDISC], p, False, gkinds, k, seenk, ast, st[S_NAST], arev,
+                                st[S_NREV], acts, seena)
+            for s in range(4):
+                hout[row, H_T0 + s] = tricks[s]
+                hout[row, H_PS0 + s] = nwon[s] if s < nseat else 0
+            hout[row, H_WINNER] = w
+            hout[row, H_TIE] = 1 if tie else 0
+            hout[row, H_LIMBO] = st[S_NLIMBO]
+            if trace:
+                emit(ev, evn, g, EV_RHAND, w, 1 if tie else 0, st[S_NLIMBO],
+                     tricks[0] + 8 * tricks[1] + 64 * tricks[2] + 512 * tricks[3], p, 0)
+                emit(ev, evn, g, EV_SCORE, -1, nwon[0], nwon[1], nwon[2], nwon[3], nseat)
+            row += 1
+            h += 1
+            # the deal moves on in the play direction; ghosts never deal (F12, F14)
             dealer = step(dealer, st[S_DIR], nseat)
-    finished = st[S_OVER] == 1 or st[S_PN] == 0
-    top = -1
-    cnt = 0
-    w = -1
-    for s in range(nseat):
-        gout[gi, G_PS0 + s] = nwon[s]
-        if nwon[s] > top:
-            top = nwon[s]
-            cnt = 1
-            w = s
-        elif nwon[s] == top:
-            cnt += 1
-    gout[gi, G_WINNER] = w if finished and cnt == 1 else -1
-    gout[gi, G_TIE] = 1 if finished and cnt > 1 else 0
-    gout[gi, G_HANDS] = h
-    gout[gi, G_UNFINISHED] = 0 if finished else 1
-    gout[gi, G_LIMBO] = st[S_NLIMBO]
-    gout[gi, G_DISC] = st[S_NDISC]
-    gout[gi, G_TURTLE] = st[S_OVER]
-    gout[gi, G_RESTARTS] = st[S_RESTARTS]
-    gout[gi, G_ACTIONS] = nactions
-    if trace:
-        emit(ev, evn, g, EV_SCORE, -1, nwon[0], nwon[1], nwon[2], nwon[3], nseat)
-        emit(ev, evn, g, EV_RGAME, gout[gi, G_WINNER], gout[gi, G_TIE], h, 0 if finished else 1, st[S_OVER],
-             st[S_NLIMBO])
+            while ghost[dealer]:
+                dealer = step(dealer, st[S_DIR], nseat)
+        finished = st[S_OVER] == 1 or st[S_PN] == 0
+        top = -1
+        cnt = 0
+        w = -1
+        for s in range(nseat):
+            gout[gi, G_PS0 + s] = nwon[s]
+            if nwon[s] > top:
+                top = nwon[s]
+                cnt = 1
+                w = s
+            elif nwon[s] == top:
+                cnt += 1
+        gout[gi, G_WINNER] = w if finished and cnt == 1 else -1
+        gout[gi, G_TIE] = 1 if finished and cnt > 1 else 0
+        gout[gi, G_HANDS] = h
+        gout[gi, G_UNFINISHED] = 0 if finished else 1
+        gout[gi, G_LIMBO] = st[S_NLIMBO]
+        gout[gi, G_DISC] = st[S_NDISC]
+        gout[gi, G_TURTLE] = st[S_OVER]
+        gout[gi, G_RESTARTS] = st[S_RESTARTS]
+        gout[gi, G_ACTIONS] = nactions
+        if trace:
+            emit(ev, evn, g, EV_SCORE, -1, nwon[0], nwon[1], nwon[2], nwon[3], nseat)
+            emit(ev, evn, g, EV_RGAME, gout[gi, G_WINNER], gout[gi, G_TIE], h, 0 if finished else 1, st[S_OVER],
+                 st[S_NLIMBO])
+        for j in range(r0, row):
+            hg[j] = g
     return row
 
 
@@ -1377,24 +1396,13 @@ def team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max
     prng_pt = np.empty(1, np.uint64)
     srng = np.empty(1, np.uint64)
     seen = np.zeros(24, np.int64)
-    row = np.int64(0)  # not a literal: one compiled signature of play_team
-    lucky = variant == V_LUCKY_GHOST
-    for i in range(count):
-        g = start + i
-        r0 = row
-        if lucky:
-            row = play_team(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
-                            ev, evn, hg, hout, row, gout, i, err, hands, nh, deck, undealt, played, pd, trick,
-                            tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost, one)
-        else:
-            row = play_game(g, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
-                            ev, evn, hg, hout, row, gout, i, err, hands, nh, deck, undealt, played, pd, trick,
-                            tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen, one)
-        if row < 0:
-            return row
-        for j in range(r0, row):
-            hg[j] = g
-    return row
+    if variant == V_LUCKY_GHOST:
+        return play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
+                         ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks,
+                         swo, drng, prng, tmp, prng_pt, srng, seen, ghost, one)
+    return play_game(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
+                     ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks,
+                     swo, drng, prng, tmp, prng_pt, srng, seen, one)
 
 
 @njit
@@ -1449,20 +1457,11 @@ def royal_games(key, start, count, variant, pids, params, kinds, k, max_hands, n
     seena = np.zeros(N_ACTION, np.int64)
     nxt = np.zeros(4, np.int64)
     auto = np.zeros(4, np.int64)
-    row = np.int64(0)  # not a literal: one compiled signature of play_royal
-    for i in range(count):
-        g = start + i
-        r0 = row
-        row = play_royal(g, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base, move_pts,
-                         acts, max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, row, gout, i,
-                         err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp,
-                         prng_pt, srng, seen, won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx,
-                         gkinds, seenk, seena, nxt, auto, one)
-        if row < 0:
-            return row
-        for j in range(r0, row):
-            hg[j] = g
-    return row
+    return play_royal(start, count, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base,
+                      move_pts, acts, max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err,
+                      hands, nh, deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng,
+                      seen, won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt,
+                      auto, one)
 
 
 def lean_kernels(one):
