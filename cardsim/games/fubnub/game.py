@@ -109,7 +109,7 @@ GAME_COLUMNS = {
 class Fubnub(Game):
     name = "fubnub"
     title = "FUBNUB"
-    rules_version = 2  # 2: the modes added columns to the tables
+    rules_version = 3  # 2: the modes added columns; 3: decisions see ordered hands (random draws other cards)
     unit = "hand"
     unit_table = "hands"
     variants = (
