@@ -5,9 +5,9 @@ This is the game's kernel module: every function here that calls a
 (:func:`cardsim.policies.kernel_namespace`).
 
 Seats sit clockwise; "left" of seat ``s`` is ``s + 1``. Team variants: four
-seats, seats 0 and 2 are team 0, seats 1 and 3 team 1; :func:`play_game` plays
-the traditional game and :func:`play_team` Lucky Ghost, where the seats past
-the players are ghosts (F12). Individual variants (Battle Royal, Solo, Full
+seats, seats 0 and 2 are team 0, seats 1 and 3 team 1; :func:`play_team` plays
+the traditional game and Lucky Ghost, where the seats past the players are
+ghosts (F12). Individual variants (Battle Royal, Solo, Full
 Deck) use :func:`play_royal`: ``nseat`` seats each for themselves (F13-F15).
 """
 
@@ -43,7 +43,6 @@ REDEAL = 6  # stream purpose: a complete redeal inside a hand (Full Deck Shuffle
 ACTIONS = 7  # stream purpose: the Full Deck action stack, sub = restarts
 PLUGIN_BASE = 1000  # cardsim.policies.PLUGIN_BASE: dispatch ids of plug-in policies start here
 ANY = -1  # the table mixes policies (or plays a plug-in): each decision dispatches on its seat's id
-NO_GHOSTS = np.zeros(4, np.int64)
 FX = effect_table()  # int64[31]: the Full Deck effect of each action code (F15)
 NKINDS = len(C.POINT_KINDS)
 N_ACTION = C.N_ACTION
@@ -125,7 +124,7 @@ def check_sorted(hand, n, pos):
 @njit(_nrt=False, inline="always")
 def pid_of(pids, s, one):
     """Seat ``s``'s dispatch id. ``one`` is the id every seat plays, a literal the kernel is
-    compiled for (see :func:`simulate_team`), or ANY."""
+    compiled for (see :func:`lean_kernels`), or ANY."""
     return pids[s] if one == ANY else one
 
 
@@ -171,243 +170,29 @@ def first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, nseat):
 
 
 @njit(_nrt=False, inline="always")
-def next_human(s, ghost):
-    """F12: the deal moves left, skipping ghosts (four seats)."""
+def is_ghost(ghost, s, lucky):
+    """F12: seat ``s`` is a ghost (never in a traditional game: ``lucky`` False)."""
+    return lucky and ghost[s] != 0
+
+
+@njit(_nrt=False, inline="always")
+def next_human(s, ghost, lucky):
+    """F10, F12: the deal moves left, skipping ghosts (four seats)."""
     s = (s + 1) & 3
-    while ghost[s]:
+    while is_ghost(ghost, s, lucky):
         s = (s + 1) & 3
     return s
 
 
 @njit(_nrt=False)
-def play_game(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
-              ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat,
-              tricks, swo, drng, prng, tmp, prng_pt, srng, seen, one):
-    """Play traditional games ``start .. start+count-1`` (F1-F11) to their end: their hands are
-    rows of ``hout`` from row 0 (game index in ``hg``), game ``start + gi`` is ``gout[gi]``.
-    Returns the rows written, or FULL / ILLEGAL.
-    (:func:`play_team` is the same game with Lucky Ghost's ghosts; this copy keeps the
-    traditional hot path free of ghost tests, which cost it about 8%.)"""
-    row = np.int64(0)
-    for gi in range(count):  # one call a chunk: passing the arguments per game cost ~10%
-        g = start + gi
-        r0 = row
-        need = (k + 1) // 2  # F11
-        for s in range(4):
-            seed_stream(prng[s], key, g, POLICY, s)
-        # the game's point deck (F2, F11): k cards of the deck, shuffled
-        seed_stream(prng_pt, key, g, POINTS, 0)
-        nkinds = kinds.shape[0]
-        if pstack.shape[0] > 0:
-            for i in range(nkinds):
-                tmp[i] = pstack[i]
-        else:
-            for i in range(nkinds):
-                tmp[i] = kinds[i]
-            shuffle(prng_pt, tmp, nkinds)
-        pn = k
-        for i in range(k):  # top of the deck is pd[pn - 1]
-            pd[i] = tmp[k - 1 - i]
-        dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, NO_GHOSTS, 4)
-        gout[gi, G_FIRST] = dealer
-        double = False
-        pts0 = 0
-        pts1 = 0
-        h = 0
-        misdeals = 0
-        while pts0 < need and pts1 < need:
-            if h >= max_hands:
-                break
-            if row >= hout.shape[0]:
-                return FULL
-            if trace:
-                emit(ev, evn, g, EV_DEALER, dealer, h, 2 if double else 1, 0, 0, 0)
-            # F5: shuffle and deal five cards each, one at a time from the dealer's left
-            if stack.shape[0] > h + 1:
-                for c in range(24):
-                    deck[c] = stack[h + 1, c]
-            else:
-                seed_stream(drng, key, g, DEAL, h)
-                for c in range(24):
-                    deck[c] = c
-                shuffle(drng, deck, 24)
-            for i in range(20):
-                hands[(dealer + 1 + i) & 3, i >> 2] = deck[i]
-            for i in range(4):
-                undealt[i] = deck[20 + i]
-                nh[i] = 5
-            npl = 0
-            if trace:
-                for s in range(4):
-                    emit(ev, evn, g, EV_DEAL, s, hands[s, 0], hands[s, 1], hands[s, 2], hands[s, 3], hands[s, 4])
-                emit(ev, evn, g, EV_UNDEALT, -1, undealt[0], undealt[1], undealt[2], undealt[3], 0)
-            if debug:
-                check_cards(hands, nh, undealt, played, npl, seen)
-            hout[row, H_HAND] = h
-            hout[row, H_DEALER] = dealer
-            hout[row, H_DOUBLE] = 1 if double else 0
-            # F6: the decision cycle, two rounds at most
-            caller = -1
-            rnd = 0
-            p = -1
-            for r in range(1, 3):
-                pn -= 1
-                p = pd[pn]
-                if trace:
-                    emit(ev, evn, g, EV_REVEAL, -1, p, r, 0, 0, 0)
-                pos = POS[p]
-                order = ORDER[p]
-                for s in range(4):
-                    sort_hand(hands[s], 5, pos, order)
-                for i in range(1, 5):
-                    s = (dealer + i) % 4
-                    v = decide_call(pid_of(pids, s, one), hands[s], pos, p, s, dealer, r, params[s], prng[s])
-                    if v != 0 and v != 1:
-                        return fail(err, g, s, D_CALL, v)
-                    if trace:
-                        emit(ev, evn, g, EV_CALL, s, v, r, p, 0, 0)
-                    if v == 1:
-                        caller = s
-                        break
-                if caller >= 0:
-                    rnd = r
-                    break
-                # all passed: the card goes back and the deck is shuffled
-                pd[pn] = p
-                pn += 1
-                shuffle(prng_pt, pd, pn)
-                if trace:
-                    emit(ev, evn, g, EV_BACK, -1, p, r, 0, 0, 0)
-            hout[row, H_POINT] = p
-            hout[row, H_CALLER] = caller
-            hout[row, H_ROUND] = rnd
-            if caller < 0:
-                # F6: misdeal; F10: the deal moves left and a double advantage is lost
-                misdeals += 1
-                hout[row, H_WINNER] = -1
-                hout[row, H_MISDEAL] = 1
-                for j in (H_T0, H_T1, H_T2, H_T3, H_SWEPT, H_FUBBED, H_SWAPS):
-                    hout[row, j] = 0
-                hout[row, H_SCORE0] = pts0
-                hout[row, H_SCORE1] = pts1
-                if trace:
-                    emit(ev, evn, g, EV_MISDEAL, dealer, p, 0, 0, 0, 0)
-                row += 1
-                h += 1
-                dealer = (dealer + 1) % 4
-                double = False
-                continue
-            pos = POS[p]
-            # F7 / F10: the dealer advantage, one swap or two, each with the next undealt card
-            nsw = 2 if double else 1
-            swo[0] = -1
-            swo[1] = -1
-            decide_swap(pid_of(pids, dealer, one), hands[dealer], pos, p, nsw, params[dealer], prng[dealer], swo)
-            u = 0
-            for i in range(2):
-                idx = swo[i]
-                if idx < -1 or idx >= 5 or (i >= nsw and idx != -1):
-                    return fail(err, g, dealer, D_SWAP, idx)
-                if idx >= 0:
-                    old = hands[dealer, idx]
-                    hands[dealer, idx] = undealt[u]
-                    undealt[u] = old
-                    if trace:
-                        emit(ev, evn, g, EV_SWAP, dealer, old, hands[dealer, idx], i, 0, 0)
-                    u += 1
-            hout[row, H_SWAPS] = u
-            if u > 0:
-                sort_hand(hands[dealer], 5, pos, ORDER[p])
-            if debug:
-                check_cards(hands, nh, undealt, played, npl, seen)
-            # F8: five tricks, the dealer's left leads the first, the winner the next
-            leader = (dealer + 1) % 4
-            for s in range(4):
-                tricks[s] = 0
-            for t in range(5):
-                bestpos = 99
-                best = -1
-                wi = -1
-                for i in range(4):
-                    s = (leader + i) & 3  # seats are non-negative: & 3 is % 4
-                    n = nh[s]
-                    if debug:
-                        check_sorted(hands[s], n, pos)
-                    idx = decide_card(pid_of(pids, s, one), hands[s], n, pos, p, trick, tseat, i, wi, s, (s + 2) & 3, caller,
-                                      tricks, params[s], prng[s])
-                    if idx < 0 or idx >= n:
-                        return fail(err, g, s, D_CARD, idx)
-                    c = take(hands[s], idx, n)
-                    nh[s] = n - 1
-                    trick[i] = c
-                    tseat[i] = s
-                    if debug:
-                        played[npl] = c
-                        npl += 1
-                    if pos[c] < bestpos:
-                        bestpos = pos[c]
-                        best = s
-                        wi = i
-                    if trace:
-                        emit(ev, evn, g, EV_PLAY, s, c, t + 1, 0, 0, 0)
-                    if debug:
-                        check_cards(hands, nh, undealt, played, npl, seen)
-                tricks[best] += 1
-                leader = best
-                if trace:
-                    emit(ev, evn, g, EV_TRICK, best, t + 1, trick_card(trick, tseat, best), 0, 0, 0)
-            # F9: the team with more tricks wins the point card
-            t0 = tricks[0] + tricks[2]
-            win = 0 if t0 >= 3 else 1
-            if win == 0:
-                pts0 += 1
-            else:
-                pts1 += 1
-            ct = caller % 2
-            swept = (t0 == 5 and ct == 0) or (t0 == 0 and ct == 1)
-            fubbed = win != ct
-            for s in range(4):
-                hout[row, H_T0 + s] = tricks[s]
-            hout[row, H_WINNER] = win
-            hout[row, H_MISDEAL] = 0
-            hout[row, H_SWEPT] = 1 if swept else 0
-            hout[row, H_FUBBED] = 1 if fubbed else 0
-            hout[row, H_SCORE0] = pts0
-            hout[row, H_SCORE1] = pts1
-            # F10: who deals next
-            if swept:
-                dealer = caller
-                double = True
-            elif fubbed:
-                dealer = (caller + 1) % 4 if fub_rule == FUB_CALLER_LEFT else (caller + 3) % 4
-                double = True
-            else:
-                dealer = (dealer + 1) % 4
-                double = False
-            if trace:
-                emit(ev, evn, g, EV_HAND, caller, win, t0, 5 - t0, 1 if swept else 0, 1 if fubbed else 0)
-            row += 1
-            h += 1
-        finished = pts0 >= need or pts1 >= need
-        gout[gi, G_WINNER] = (0 if pts0 >= need else 1) if finished else -1
-        gout[gi, G_HANDS] = h
-        gout[gi, G_P0] = pts0
-        gout[gi, G_P1] = pts1
-        gout[gi, G_MISDEALS] = misdeals
-        gout[gi, G_UNFINISHED] = 0 if finished else 1
-        if trace:
-            emit(ev, evn, g, EV_GAME, -1, gout[gi, G_WINNER], pts0, pts1, h, 0)
-        for j in range(r0, row):
-            hg[j] = g
-    return row
-
-
-@njit(_nrt=False)
 def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
               ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat,
-              tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost, one):
-    """Play Lucky Ghost games ``start .. start+count-1`` (F1-F12; ``ghost[s]`` marks the ghost
-    seats) as :func:`play_game` plays traditional ones."""
+              tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost, lucky, one):
+    """Play team games ``start .. start+count-1`` to their end: traditional (F1-F11) or, with
+    ``lucky``, Lucky Ghost (F12, ``ghost[s]`` marks the ghost seats). Their hands are rows of
+    ``hout`` from row 0 (game index in ``hg``); game ``start + gi`` is ``gout[gi]``. Returns the
+    rows written, or FULL / ILLEGAL. ``lucky`` is a literal (:func:`team_games`): the
+    traditional kernel is compiled without the ghost tests, which cost it about 8%."""
     row = np.int64(0)
     for gi in range(count):  # one call a chunk: passing the arguments per game cost ~10%
         g = start + gi
@@ -466,7 +251,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
             hout[row, H_HAND] = h
             hout[row, H_DEALER] = dealer
             hout[row, H_DOUBLE] = 1 if double else 0
-            # (the individual-play columns H_LIMBO .. are filled by the wrapper for team games)
+            # (the individual-play columns H_LIMBO .. are left unwritten: game.hands_frame fills them)
             # F6: the decision cycle, two rounds at most
             caller = -1
             rnd = 0
@@ -479,11 +264,11 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                 pos = POS[p]
                 order = ORDER[p]
                 for s in range(4):
-                    if not ghost[s]:  # F12: a ghost's stack keeps its dealt order
+                    if not is_ghost(ghost, s, lucky):  # F12: a ghost's stack keeps its dealt order
                         sort_hand(hands[s], 5, pos, order)
                 for i in range(1, 5):
                     s = (dealer + i) % 4
-                    if ghost[s]:
+                    if is_ghost(ghost, s, lucky):
                         v = 0  # F12: ghosts always pass
                     else:
                         v = decide_call(pid_of(pids, s, one), hands[s], pos, p, s, dealer, r, params[s], prng[s])
@@ -519,7 +304,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                     emit(ev, evn, g, EV_MISDEAL, dealer, p, 0, 0, 0, 0)
                 row += 1
                 h += 1
-                dealer = next_human(dealer, ghost)
+                dealer = next_human(dealer, ghost, lucky)
                 double = False
                 continue
             pos = POS[p]
@@ -556,7 +341,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                 for i in range(4):
                     s = (leader + i) & 3  # seats are non-negative: & 3 is % 4
                     n = nh[s]
-                    if ghost[s]:
+                    if is_ghost(ghost, s, lucky):
                         idx = n - 1  # F12: the top card of the ghost's stack (the last card dealt to it)
                     else:
                         if debug:
@@ -608,17 +393,17 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                 double = True
             elif fubbed:
                 nd = (caller + 1) % 4 if fub_rule == FUB_CALLER_LEFT else (caller + 3) % 4
-                if ghost[nd]:
+                if is_ghost(ghost, nd, lucky):
                     nd = (nd + 2) & 3  # F12: the winning team's human deals
-                if ghost[nd]:
+                if is_ghost(ghost, nd, lucky):
                     # F12 reading: a winning team of ghosts cannot deal; the deal moves left, single advantage
-                    dealer = next_human(dealer, ghost)
+                    dealer = next_human(dealer, ghost, lucky)
                     double = False
                 else:
                     dealer = nd
                     double = True
             else:
-                dealer = next_human(dealer, ghost)
+                dealer = next_human(dealer, ghost, lucky)
                 double = False
             if trace:
                 emit(ev, evn, g, EV_HAND, caller, win, t0, 5 - t0, 1 if swept else 0, 1 if fubbed else 0)
@@ -1138,7 +923,7 @@ def play_royal(start, count, key, variant, pids, params, kinds, k, nseat, ghost,
                won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt, auto, one):
     """Play individual games ``start .. start+count-1`` (Battle Royal F13, Solo F14, Full Deck
     F15) to their end: ``nseat`` seats, ``ghost[s]`` for Solo's ghosts. Tables and return value
-    as :func:`play_game`."""
+    as :func:`play_team`."""
     row = np.int64(0)
     for gi in range(count):  # one call a chunk: passing the arguments per game cost ~10%
         g = start + gi
@@ -1370,7 +1155,7 @@ def simulate_team(key, start, count, variant, pids, params, kinds, k, fub_rule, 
     Returns the number of hand rows, FULL when ``hout`` is too small, or ILLEGAL
     (``err`` = game, seat, decision, value) when a policy chose an illegal action.
 
-    This entry serves traces and debug runs; simulations run the leaner :data:`TEAM_KERNELS`.
+    This entry serves traces and debug runs; simulations run the leaner :data:`LEAN`.
     """
     return team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack,
                       debug, trace, ev, evn, hg, hout, gout, err, ANY)
@@ -1396,13 +1181,13 @@ def team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max
     prng_pt = np.empty(1, np.uint64)
     srng = np.empty(1, np.uint64)
     seen = np.zeros(24, np.int64)
-    if variant == V_LUCKY_GHOST:
+    if variant == V_LUCKY_GHOST:  # literal flags: one compiled version each (play_team)
         return play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
                          ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks,
-                         swo, drng, prng, tmp, prng_pt, srng, seen, ghost, one)
-    return play_game(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
+                         swo, drng, prng, tmp, prng_pt, srng, seen, ghost, True, one)
+    return play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
                      ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks,
-                     swo, drng, prng, tmp, prng_pt, srng, seen, one)
+                     swo, drng, prng, tmp, prng_pt, srng, seen, ghost, False, one)
 
 
 @njit
@@ -1413,7 +1198,7 @@ def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands
     rule ``tie_rule`` (TIE_*), ``limbo_next`` (limbo goes to the next hand's winner; else it waits
     for Clean Up or the Turtle), Full Deck's base advantage ``fd_base`` (1: the revealer's single
     swap, 0: none), its optional rule ``move_pts`` and action stack ``acts`` (action codes).
-    Tables and return value as :func:`simulate_team`; simulations run :data:`ROYAL_KERNELS`.
+    Tables and return value as :func:`simulate_team`; simulations run :data:`LEAN`.
     """
     return royal_games(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule,
                        limbo_next, fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout,
