@@ -170,6 +170,20 @@ def first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, nseat):
 
 
 @njit(_nrt=False, inline="always")
+def shuffle_deck(key, g, h, stack, deck, drng):
+    """F5: the 24 number cards of hand ``h`` of game ``g``, shuffled (``stack[h + 1]``, when
+    given, fixes them: tests)."""
+    if stack.shape[0] > h + 1:
+        for c in range(24):
+            deck[c] = stack[h + 1, c]
+    else:
+        seed_stream(drng, key, g, DEAL, h)
+        for c in range(24):
+            deck[c] = c
+        shuffle(drng, deck, 24)
+
+
+@njit(_nrt=False, inline="always")
 def is_ghost(ghost, s, lucky):
     """F12: seat ``s`` is a ghost (never in a traditional game: ``lucky`` False)."""
     return lucky and ghost[s] != 0
@@ -228,14 +242,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
             if trace:
                 emit(ev, evn, g, EV_DEALER, dealer, h, 2 if double else 1, 0, 0, 0)
             # F5: shuffle and deal five cards each, one at a time from the dealer's left
-            if stack.shape[0] > h + 1:
-                for c in range(24):
-                    deck[c] = stack[h + 1, c]
-            else:
-                seed_stream(drng, key, g, DEAL, h)
-                for c in range(24):
-                    deck[c] = c
-                shuffle(drng, deck, 24)
+            shuffle_deck(key, g, h, stack, deck, drng)
             for i in range(20):
                 hands[(dealer + 1 + i) & 3, i >> 2] = deck[i]
             for i in range(4):
@@ -977,14 +984,7 @@ def play_royal(start, count, key, variant, pids, params, kinds, k, nseat, ghost,
             dr = st[S_DIR]
             if trace:
                 emit(ev, evn, g, EV_DEALER, dealer, h, 0, dr, 0, 0)
-            if stack.shape[0] > h + 1:
-                for c in range(24):
-                    deck[c] = stack[h + 1, c]
-            else:
-                seed_stream(drng, key, g, DEAL, h)
-                for c in range(24):
-                    deck[c] = c
-                shuffle(drng, deck, 24)
+            shuffle_deck(key, g, h, stack, deck, drng)
             nund = deal_royal(deck, hands, nh, undealt, nseat, dealer, dr)
             npl = 0
             if trace:
