@@ -386,6 +386,16 @@ def test_F15_do_over_keep_one_take_the_four_undealt():
     assert sorted(plays(ev, 1)) == sorted(["Gold 6", *und])
 
 
+def test_F15_do_over_gives_up_its_cards_in_dealt_order_then_the_blind_swap():
+    # Seat 1 keeps Gold 6; the four it gives up become the undealt stack in the order they were
+    # dealt (not in the order its decision saw them, highest first), so the advantage swap that
+    # follows draws Green 1, the first of them, for its lowest card Purple 1.
+    h = {1: ["Green 1", "Gold 6", "Red 2", "Red 3", "Red 4"]}
+    ev = hand(fd(h, actions=["Do Over"], undealt1=["Gold 5", "Green 5", "Purple 5", "Purple 1"]), 1)
+    assert of(ev, "do_over")[0]["kept"] == "Gold 6"
+    assert [(e["out"], e["in"]) for e in of(ev, "swap", seat=1)] == [("Purple 1", "Green 1")]
+
+
 def test_F15_rapid_fire_the_revealer_leads_every_trick():
     ev = hand(fd({2: TOP5}, actions=["Rapid Fire"], rules=NOADV), 1)
     assert of(ev, "rapid_fire")[0]["seat"] == 1

@@ -581,6 +581,25 @@ def choose_swaps(seat, hand, nsw, pids, params, prng, pos, p, swo, one):
     decide_swap(pid_of(pids, seat, one), hand, pos, p, nsw, params[seat], prng[seat], swo)
 
 
+@njit(_nrt=False, inline="always")
+def ordered_copy(hand, buf):
+    """``buf[:5]``, a copy of the five cards ``hand`` for a decision that must not reorder them
+    (the copy is put in order by the caller or the decision's helper)."""
+    copy = buf[:5]
+    for i in range(5):
+        copy[i] = hand[i]
+    return copy
+
+
+@njit(_nrt=False, inline="always")
+def index_of(hand, c):
+    """The index of card ``c`` in the five cards ``hand``."""
+    for j in range(5):
+        if hand[j] == c:
+            return j
+    return -1
+
+
 @njit(_nrt=False)
 def advantage(g, seat, nsw, pids, params, prng, hands, undealt, nund, pos, p, swo, err, ev, evn, trace, blind, buf,
               one):
@@ -589,16 +608,11 @@ def advantage(g, seat, nsw, pids, params, prng, hands, undealt, nund, pos, p, sw
     order, so it decides on an ordered copy (``buf``) and the swaps go to the same cards.
     Returns the swaps made, or ILLEGAL."""
     if blind:
-        hand = buf[:5]
-        for i in range(5):
-            hand[i] = hands[seat, i]
+        hand = ordered_copy(hands[seat], buf)
         choose_swaps(seat, hand, nsw, pids, params, prng, pos, p, swo, one)
         for i in range(2):
             if 0 <= swo[i] < 5:
-                c = hand[swo[i]]
-                for j in range(5):
-                    if hands[seat, j] == c:
-                        swo[i] = j
+                swo[i] = index_of(hands[seat], hand[swo[i]])
     else:
         choose_swaps(seat, hands[seat], nsw, pids, params, prng, pos, p, swo, one)
     u = 0
@@ -763,10 +777,14 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
         if trace:
             emit(ev, evn, g, EV_PEEK, rev, 0, 0, 0, 0, 0)
     elif fx == C.FX_DO_OVER:
-        sort_hand(hands[rev], 5, pos, ORDER[p])
-        kp = decide_keep(pids[rev], hands[rev], pos, p, params[rev], prng[rev])
+        # the decision sees the hand in order; the four cards given up go to the undealt stack in
+        # the hand's dealt order (so the blind advantage swap that may follow draws one at random)
+        hand = ordered_copy(hands[rev], buf)
+        sort_hand(hand, 5, pos, ORDER[p])
+        kp = decide_keep(pids[rev], hand, pos, p, params[rev], prng[rev])
         if kp < 0 or kp >= 5 or nund < 4:
             return fail(err, g, rev, D_KEEP, kp)
+        kp = index_of(hands[rev], hand[kp])
         u = 0
         for i in range(5):
             if i != kp:
