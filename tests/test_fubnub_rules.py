@@ -376,15 +376,16 @@ def test_card_conservation_debug_mode(policy):
     assert t["games"].height == 300
 
 
-@pytest.mark.parametrize("variant,policies", [
-    ("traditional", "partner"), ("traditional", "random"), ("traditional", ["partner", "random", "greedy", "tactician"]),
-    ("lucky_ghost", "partner"), ("full_deck", "partner"), ("full_deck", ["tactician", "greedy", "random", "partner"]),
+@pytest.mark.parametrize("variant,players,policies", [
+    ("traditional", 4, "partner"), ("traditional", 4, "random"),
+    ("traditional", 4, ["partner", "random", "greedy", "tactician"]), ("lucky_ghost", 2, "partner"),
+    ("battle_royal", 3, "partner"), ("solo", 1, "partner"), ("full_deck", 4, "partner"),
+    ("full_deck", 4, ["tactician", "greedy", "random", "partner"]),
 ])
-def test_lean_kernels_play_the_games_of_the_debug_kernel(variant, policies):
+def test_lean_kernels_play_the_games_of_the_debug_kernel(variant, players, policies):
     """Simulations run a kernel compiled for the table's one policy with the trace and debug code
-    out (rules.lean_kernels); debug mode runs the generic kernel, which also checks every hand
+    out (rules.lean_team, rules.lean_royal); debug mode runs the generic kernel, which also checks every hand
     reaches a decision ordered highest first. Both must play the same games."""
-    players = 2 if variant == "lucky_ghost" else 4
     pols = policies if isinstance(policies, list) else [policies] * players
     setup = build_setup(GAME, variant, players, pols, {})
     lean = GAME.simulate_chunk(setup, 7, 0, 400)

@@ -190,7 +190,7 @@ class Fubnub(Game):
         ghost = np.array(ghosts, np.int64)
         pids = np.full(4, -1, np.int64)
         pids[: setup.players] = setup.pids()
-        # one built-in policy at every player's seat: the kernel compiled for it (R.lean_kernels)
+        # one built-in policy at every player's seat: the kernel compiled for it (R.lean_team, R.lean_royal)
         shared = set(setup.pids())
         one = int(shared.pop()) if len(shared) == 1 and min(setup.pids()) < R.PLUGIN_BASE else R.ANY
         sp = setup.params()
@@ -211,13 +211,18 @@ class Fubnub(Game):
             if variant in TEAM_VARIANTS:
                 args = [np.uint64(key), start, count, VARIANT_CODE[variant], pids, params, kinds, k, fub,
                         int(setup.knob("max_hands")), ghost, stack, pstack, ev, evn, hg, hout, gout, err]
-                entry = ns["simulate_team"] if debug or trace else ns["LEAN"][one][0]
+                if debug or trace:
+                    rows = ns["simulate_team"](*args, debug, trace)
+                else:
+                    rows = ns["LEAN_TEAM"][one](*args)
             else:
                 args = [np.uint64(key), start, count, VARIANT_CODE[variant], pids, params, kinds, k,
-                        int(setup.knob("max_hands")), nseat, ghost, tie, limbo_next, fd_base, move_pts, acts, stack,
+                        int(setup.knob("max_hands")), ghost, tie, limbo_next, fd_base, move_pts, acts, stack,
                         pstack, astack, ev, evn, hg, hout, gout, err]
-                entry = ns["simulate_royal"] if debug or trace else ns["LEAN"][one][1]
-            rows = entry(*args, debug, trace) if debug or trace else entry(*args)
+                if debug or trace:
+                    rows = ns["simulate_royal"](*args[:9], nseat, *args[9:], debug, trace)
+                else:
+                    rows = ns["LEAN_ROYAL"][one, nseat](*args)
             if rows == R.FULL:
                 cap *= 2
                 continue

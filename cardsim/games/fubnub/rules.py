@@ -124,7 +124,7 @@ def check_sorted(hand, n, pos):
 @njit(_nrt=False, inline="always")
 def pid_of(pids, s, one):
     """Seat ``s``'s dispatch id. ``one`` is the id every seat plays, a literal the kernel is
-    compiled for (see :func:`lean_kernels`), or ANY."""
+    compiled for (see :func:`lean_team`), or ANY."""
     return pids[s] if one == ANY else one
 
 
@@ -1173,7 +1173,7 @@ def simulate_team(key, start, count, variant, pids, params, kinds, k, fub_rule, 
     Returns the number of hand rows, FULL when ``hout`` is too small, or ILLEGAL
     (``err`` = game, seat, decision, value) when a policy chose an illegal action.
 
-    This entry serves traces and debug runs; simulations run the leaner :data:`LEAN`.
+    This entry serves traces and debug runs; simulations run the leaner :data:`LEAN_TEAM`.
     """
     return team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack,
                       debug, trace, ev, evn, hg, hout, gout, err, ANY)
@@ -1216,7 +1216,7 @@ def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands
     rule ``tie_rule`` (TIE_*), ``limbo_next`` (limbo goes to the next hand's winner; else it waits
     for Clean Up or the Turtle), Full Deck's base advantage ``fd_base`` (1: the revealer's single
     swap, 0: none), its optional rule ``move_pts`` and action stack ``acts`` (action codes).
-    Tables and return value as :func:`simulate_team`; simulations run :data:`LEAN`.
+    Tables and return value as :func:`simulate_team`; simulations run :data:`LEAN_ROYAL`.
     """
     return royal_games(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule,
                        limbo_next, fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout,
@@ -1267,14 +1267,14 @@ def royal_games(key, start, count, variant, pids, params, kinds, k, max_hands, n
                       auto, one)
 
 
-def lean_kernels(one):
-    """The simulation entries of :func:`simulate_team` and :func:`simulate_royal` (their
-    arguments but the last two, ``debug`` and ``trace``) for a table where every player's seat plays the
-    built-in policy ``one`` (ANY: a mixed table or a plug-in).
+def lean_team(one):
+    """The simulation entry of :func:`simulate_team` (its arguments but the last two, ``debug``
+    and ``trace``) for a table where every player's seat plays built-in policy ``one`` (ANY: a
+    mixed table or a plug-in).
 
-    Two specialisations make them lean. The flags are literal ``False``, which compiles the
-    trace and debug code out; and ``one`` is a literal, which folds every dispatcher to that
-    policy's code. Each is compiled on first use and cached like any kernel.
+    Specialisations make it lean: the flags are literal ``False``, which compiles the trace and
+    debug code out, and ``one`` is a literal, which folds every dispatcher to that policy's
+    code. Each entry is compiled on first use and cached like any kernel.
     """
     @njit
     def team(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack, ev, evn,
@@ -1282,18 +1282,27 @@ def lean_kernels(one):
         return team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack,
                           pstack, False, False, ev, evn, hg, hout, gout, err, one)
 
+    return team
+
+
+def lean_royal(one, nseat):
+    """The simulation entry of :func:`simulate_royal` (its arguments but ``nseat`` and the last two)
+    for ``nseat`` seats, specialised as :func:`lean_team`; ``nseat`` is a literal too, so the
+    loops over the seats are unrolled."""
     @njit
-    def royal(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, limbo_next,
-              fd_base, move_pts, acts, stack, pstack, astack, ev, evn, hg, hout, gout, err):
+    def royal(key, start, count, variant, pids, params, kinds, k, max_hands, ghost, tie_rule, limbo_next, fd_base,
+              move_pts, acts, stack, pstack, astack, ev, evn, hg, hout, gout, err):
         return royal_games(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule,
                            limbo_next, fd_base, move_pts, acts, stack, pstack, astack, False, False, ev, evn, hg, hout,
                            gout, err, one)
 
-    return team, royal
+    return royal
 
 
-#: ``{policy id or ANY: (team entry, royal entry)}``, see :func:`lean_kernels`
-LEAN = {one: lean_kernels(one) for one in (ANY, *(spec.pid for spec in POLICIES))}
+_ONES = (ANY, *(spec.pid for spec in POLICIES))
+#: ``{policy id or ANY: team entry}`` and ``{(policy id or ANY, seats): individual-play entry}``
+LEAN_TEAM = {one: lean_team(one) for one in _ONES}
+LEAN_ROYAL = {(one, nseat): lean_royal(one, nseat) for one in _ONES for nseat in (2, 3, 4)}
 
 
 @njit
