@@ -222,7 +222,7 @@ class Fubnub(Game):
                 if debug or trace:
                     rows = ns["simulate_royal"](*args[:9], nseat, *args[9:], debug, trace)
                 else:
-                    rows = ns["LEAN_ROYAL"][one, nseat](*args)
+                    rows = ns["LEAN_ROYAL"][one, nseat, variant == "full_deck"](*args)
             if rows == R.FULL:
                 cap *= 2
                 continue

@@ -942,7 +942,7 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
 
 
 @njit(_nrt=False)
-def play_royal(start, count, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base, move_pts, acts,
+def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base, move_pts, acts,
                max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err, hands, nh,
                deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen,
                won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt, auto, one):
@@ -953,7 +953,6 @@ def play_royal(start, count, key, variant, pids, params, kinds, k, nseat, ghost,
     for gi in range(count):  # one call a chunk: passing the arguments per game cost ~10%
         g = start + gi
         r0 = row
-        fd = variant == V_FULL_DECK
         for s in range(4):
             seed_stream(prng[s], key, g, POLICY, s)
             nwon[s] = 0
@@ -999,7 +998,7 @@ def play_royal(start, count, key, variant, pids, params, kinds, k, nseat, ghost,
                 break
             if row >= hout.shape[0]:
                 return FULL
-            dr = st[S_DIR]
+            dr = st[S_DIR] if fd else 1  # only Full Deck reverses the direction
             if trace:
                 emit(ev, evn, g, EV_DEALER, dealer, h, 0, dr, 0, 0)
             shuffle_deck(key, g, h, stack, deck, drng)
@@ -1061,7 +1060,8 @@ def play_royal(start, count, key, variant, pids, params, kinds, k, nseat, ghost,
             w = -1
             tie = False
             if st[S_OVER] == 0:
-                npl = royal_tricks(g, p, dealer, dr, nseat, ghost, hx[X_GHOST], hx[X_PEEK], hx[X_RAPID], pids, params,
+                npl = royal_tricks(g, p, dealer, dr, nseat, ghost, hx[X_GHOST] if fd else -1, hx[X_PEEK] if fd else -1,
+                                   hx[X_RAPID] if fd else -1, pids, params,
                                    prng, hands, nh, trick, tseat, tricks, lastwin, undealt, nund, played, seen, debug,
                                    trace, ev, evn, err, nxt, auto, one)
                 if npl < 0:
@@ -1218,13 +1218,13 @@ def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands
     swap, 0: none), its optional rule ``move_pts`` and action stack ``acts`` (action codes).
     Tables and return value as :func:`simulate_team`; simulations run :data:`LEAN_ROYAL`.
     """
-    return royal_games(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule,
-                       limbo_next, fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout,
-                       gout, err, ANY)
+    return royal_games(key, start, count, variant, variant == V_FULL_DECK, pids, params, kinds, k, max_hands, nseat,
+                       ghost, tie_rule, limbo_next, fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev,
+                       evn, hg, hout, gout, err, ANY)
 
 
 @njit
-def royal_games(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, limbo_next,
+def royal_games(key, start, count, variant, fd, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, limbo_next,
                 fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err, one):
     """:func:`simulate_royal`'s loop over the games."""
     nk = kinds.shape[0]
@@ -1260,7 +1260,7 @@ def royal_games(key, start, count, variant, pids, params, kinds, k, max_hands, n
     seena = np.zeros(N_ACTION, np.int64)
     nxt = np.zeros(4, np.int64)
     auto = np.zeros(4, np.int64)
-    return play_royal(start, count, key, variant, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base,
+    return play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base,
                       move_pts, acts, max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err,
                       hands, nh, deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng,
                       seen, won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt,
@@ -1285,14 +1285,15 @@ def lean_team(one):
     return team
 
 
-def lean_royal(one, nseat):
+def lean_royal(one, nseat, fd):
     """The simulation entry of :func:`simulate_royal` (its arguments but ``nseat`` and the last two)
-    for ``nseat`` seats, specialised as :func:`lean_team`; ``nseat`` is a literal too, so the
-    loops over the seats are unrolled."""
+    for ``nseat`` seats, Full Deck (``fd``) or not, specialised as :func:`lean_team`. ``nseat``
+    and ``fd`` are literals too: the loops over the seats unroll, and Battle Royal and Solo are
+    compiled without Full Deck's effects on the play."""
     @njit
     def royal(key, start, count, variant, pids, params, kinds, k, max_hands, ghost, tie_rule, limbo_next, fd_base,
               move_pts, acts, stack, pstack, astack, ev, evn, hg, hout, gout, err):
-        return royal_games(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule,
+        return royal_games(key, start, count, variant, fd, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule,
                            limbo_next, fd_base, move_pts, acts, stack, pstack, astack, False, False, ev, evn, hg, hout,
                            gout, err, one)
 
@@ -1300,9 +1301,10 @@ def lean_royal(one, nseat):
 
 
 _ONES = (ANY, *(spec.pid for spec in POLICIES))
-#: ``{policy id or ANY: team entry}`` and ``{(policy id or ANY, seats): individual-play entry}``
+#: ``{policy id or ANY: team entry}`` and ``{(policy id or ANY, seats, Full Deck): individual-play entry}``
 LEAN_TEAM = {one: lean_team(one) for one in _ONES}
-LEAN_ROYAL = {(one, nseat): lean_royal(one, nseat) for one in _ONES for nseat in (2, 3, 4)}
+LEAN_ROYAL = {(one, nseat, fd): lean_royal(one, nseat, fd) for one in _ONES for nseat in (2, 3, 4)
+              for fd in (False, True)}
 
 
 @njit
