@@ -184,6 +184,23 @@ def shuffle_deck(key, g, h, stack, deck, drng):
 
 
 @njit(_nrt=False, inline="always")
+def point_deck(key, g, kinds, k, pstack, tmp, pd, prng_pt):
+    """F2, F11: game ``g``'s point deck, ``k`` cards of the deck ``kinds`` shuffled (``pstack``,
+    when given, fixes the order: tests), into ``pd[:k]`` with its top at ``pd[k - 1]``."""
+    seed_stream(prng_pt, key, g, POINTS, 0)
+    nkinds = kinds.shape[0]
+    if pstack.shape[0] > 0:
+        for i in range(nkinds):
+            tmp[i] = pstack[i]
+    else:
+        for i in range(nkinds):
+            tmp[i] = kinds[i]
+        shuffle(prng_pt, tmp, nkinds)
+    for i in range(k):
+        pd[i] = tmp[k - 1 - i]
+
+
+@njit(_nrt=False, inline="always")
 def is_ghost(ghost, s, lucky):
     """F12: seat ``s`` is a ghost (never in a traditional game: ``lucky`` False)."""
     return lucky and ghost[s] != 0
@@ -214,19 +231,8 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
         need = (k + 1) // 2  # F11
         for s in range(4):
             seed_stream(prng[s], key, g, POLICY, s)
-        # the game's point deck (F2, F11): k cards of the deck, shuffled
-        seed_stream(prng_pt, key, g, POINTS, 0)
-        nkinds = kinds.shape[0]
-        if pstack.shape[0] > 0:
-            for i in range(nkinds):
-                tmp[i] = pstack[i]
-        else:
-            for i in range(nkinds):
-                tmp[i] = kinds[i]
-            shuffle(prng_pt, tmp, nkinds)
+        point_deck(key, g, kinds, k, pstack, tmp, pd, prng_pt)
         pn = k
-        for i in range(k):  # top of the deck is pd[pn - 1]
-            pd[i] = tmp[k - 1 - i]
         dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, 4)
         gout[gi, G_FIRST] = dealer
         double = False
@@ -956,18 +962,8 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
         for s in range(4):
             seed_stream(prng[s], key, g, POLICY, s)
             nwon[s] = 0
-        # the game's point deck (F2, F11): k cards of the deck, shuffled; the game uses them all (F13)
-        seed_stream(prng_pt, key, g, POINTS, 0)
-        nkinds = kinds.shape[0]
-        if pstack.shape[0] > 0:
-            for i in range(nkinds):
-                tmp[i] = pstack[i]
-        else:
-            for i in range(nkinds):
-                tmp[i] = kinds[i]
-            shuffle(prng_pt, tmp, nkinds)
-        for i in range(k):  # top of the deck is pd[pn - 1]
-            pd[i] = tmp[k - 1 - i]
+        point_deck(key, g, kinds, k, pstack, tmp, pd, prng_pt)  # the game uses them all (F13)
+        for i in range(k):
             gkinds[i] = pd[i]
         st[S_PN] = k
         st[S_NLIMBO] = 0
