@@ -86,16 +86,6 @@ def count_top(hand, n, pos, k):
 
 
 @njit(_nrt=False, inline="always")
-def winning_index(trick, nplayed, pos):
-    """Index into ``trick`` of the card currently winning (-1 when empty)."""
-    best = -1
-    for i in range(nplayed):
-        if best < 0 or pos[trick[i]] < pos[trick[best]]:
-            best = i
-    return best
-
-
-@njit(_nrt=False, inline="always")
 def cheapest_winner(hand, n, pos, target_pos):
     """Index of the lowest card beating a card at ``target_pos`` (-1 if none): the cards
     beating it are a prefix of the ordered hand, and this is its last."""

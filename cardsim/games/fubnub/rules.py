@@ -86,19 +86,19 @@ OK, FULL, ILLEGAL = 0, -1, -2
 
 
 @njit(_nrt=False)
-def check_cards(hands, nh, undealt, played, npl, seen):
-    """Debug: every number card is in exactly one place (a hand, the undealt stack, played)."""
+def check_numbers(hands, nh, nseat, undealt, nund, played, npl, seen):
+    """Debug: every number card in exactly one place (a hand, the undealt cards, played)."""
     seen[:] = 0
-    for s in range(4):
+    for s in range(nseat):
         for i in range(nh[s]):
             seen[hands[s, i]] += 1
-    for i in range(4):
+    for i in range(nund):
         seen[undealt[i]] += 1
     for i in range(npl):
         seen[played[i]] += 1
     for c in range(24):
         if seen[c] != 1:
-            raise AssertionError("card conservation broken")
+            raise AssertionError("number card conservation broken")
 
 
 @njit(_nrt=False, inline="always")
@@ -260,7 +260,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                     emit(ev, evn, g, EV_DEAL, s, hands[s, 0], hands[s, 1], hands[s, 2], hands[s, 3], hands[s, 4])
                 emit(ev, evn, g, EV_UNDEALT, -1, undealt[0], undealt[1], undealt[2], undealt[3], 0)
             if debug:
-                check_cards(hands, nh, undealt, played, npl, seen)
+                check_numbers(hands, nh, 4, undealt, 4, played, npl, seen)
             hout[row, H_HAND] = h
             hout[row, H_DEALER] = dealer
             hout[row, H_DOUBLE] = 1 if double else 0
@@ -342,7 +342,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
             if u > 0:
                 sort_hand(hands[dealer], 5, pos, ORDER[p])
             if debug:
-                check_cards(hands, nh, undealt, played, npl, seen)
+                check_numbers(hands, nh, 4, undealt, 4, played, npl, seen)
             # F8: five tricks, the dealer's left leads the first, the winner the next
             leader = (dealer + 1) % 4
             for s in range(4):
@@ -377,7 +377,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                     if trace:
                         emit(ev, evn, g, EV_PLAY, s, c, t + 1, 0, 0, 0)
                     if debug:
-                        check_cards(hands, nh, undealt, played, npl, seen)
+                        check_numbers(hands, nh, 4, undealt, 4, played, npl, seen)
                 tricks[best] += 1
                 leader = best
                 if trace:
@@ -462,17 +462,7 @@ def check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, pn, won,
     """Debug: every number card in exactly one place (hands, undealt, played); every point card of
     the game in exactly one place (point deck, earned piles, limbo, discarded, in play); every
     action card in the stack or revealed."""
-    seen[:] = 0
-    for s in range(nseat):
-        for i in range(nh[s]):
-            seen[hands[s, i]] += 1
-    for i in range(nund):
-        seen[undealt[i]] += 1
-    for i in range(npl):
-        seen[played[i]] += 1
-    for c in range(24):
-        if seen[c] != 1:
-            raise AssertionError("number card conservation broken")
+    check_numbers(hands, nh, nseat, undealt, nund, played, npl, seen)
     seenk[:] = 0
     for i in range(k):
         seenk[gkinds[i]] += 1
@@ -634,22 +624,6 @@ def advantage(g, seat, nsw, pids, params, prng, hands, undealt, nund, pos, p, sw
                 emit(ev, evn, g, EV_SWAP, seat, old, hands[seat, idx], i, 0, 0)
             u += 1
     return u
-
-
-@njit(_nrt=False)
-def check_numbers(hands, nh, nseat, undealt, nund, played, npl, seen):
-    """Debug: every number card in exactly one place (a hand, the undealt cards, played)."""
-    seen[:] = 0
-    for s in range(nseat):
-        for i in range(nh[s]):
-            seen[hands[s, i]] += 1
-    for i in range(nund):
-        seen[undealt[i]] += 1
-    for i in range(npl):
-        seen[played[i]] += 1
-    for c in range(24):
-        if seen[c] != 1:
-            raise AssertionError("number card conservation broken")
 
 
 @njit(_nrt=False)
