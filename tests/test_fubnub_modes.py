@@ -359,6 +359,16 @@ def test_F15_no_reveal_the_player_plays_blind_like_a_ghost():
     assert plays(ev, 1) == ["Red 3", "Green 6", "Red 2", "Gold 6", "Red 1"]
 
 
+def test_F15_no_reveal_with_the_advantage_swaps_in_place_and_still_plays_the_stack():
+    # The revealer keeps the single blind swap (advantage = revealer). It chooses on its ordered
+    # cards (greedy: the lowest, Red 1, for the top undealt Purple 5), but its stack keeps the
+    # dealt order: Purple 5 takes Red 1's place and comes up last.
+    h = {1: ["Red 1", "Gold 6", "Red 2", "Green 6", "Red 3"]}
+    ev = hand(fd(h, actions=["No Reveal"], undealt1=["Purple 5", "Green 5", "Purple 1", "Green 1"]), 1)
+    assert [(e["out"], e["in"]) for e in of(ev, "swap", seat=1)] == [("Red 1", "Purple 5")]
+    assert plays(ev, 1) == ["Red 3", "Green 6", "Red 2", "Gold 6", "Purple 5"]
+
+
 def test_F15_peek_the_revealer_sees_every_hand():
     # hand 0 dealt by seat 2 (seat 1 still wins it), so seat 3 deals hand 1 and seat 0 leads it.
     # Seat 0 leads Red 6; seat 1 holds Gold 6 and Purple 6; seat 2 holds Green 6. Without Peek the
