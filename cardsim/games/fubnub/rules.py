@@ -129,11 +129,16 @@ def pid_of(pids, s, one):
 
 
 @njit(_nrt=False, inline="always")
-def take(hand, idx, n):
-    """Remove and return ``hand[idx]`` from ``hand[:n]``, keeping the others in order."""
+def take(hand, idx):
+    """Remove and return ``hand[idx]`` from a hand (a row of five cards), keeping the others in
+    order. Branch-free: which card a decision plays is noise to a branch predictor, and a shift
+    loop on ``idx`` cost a tenth of a hand. The entries past the cards left are stale."""
     c = hand[idx]
-    for j in range(idx, n - 1):
-        hand[j] = hand[j + 1]
+    a0, a1, a2, a3, a4 = hand[0], hand[1], hand[2], hand[3], hand[4]
+    hand[0] = a1 if idx <= 0 else a0
+    hand[1] = a2 if idx <= 1 else a1
+    hand[2] = a3 if idx <= 2 else a2
+    hand[3] = a4 if idx <= 3 else a3
     return c
 
 
@@ -363,7 +368,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                                           tricks, params[s], prng[s])
                         if idx < 0 or idx >= n:
                             return fail(err, g, s, D_CARD, idx)
-                    c = take(hands[s], idx, n)
+                    c = take(hands[s], idx)
                     nh[s] = n - 1
                     trick[i] = c
                     tseat[i] = s
@@ -596,7 +601,7 @@ def index_of(hand, c):
     return -1
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")  # once a hand in Full Deck
 def advantage(g, seat, nsw, pids, params, prng, hands, undealt, nund, pos, p, swo, err, ev, evn, trace, blind, buf,
               one):
     """F7 / F10 mechanics: ``seat`` swaps up to ``nsw`` cards, each with the next undealt card.
@@ -638,20 +643,25 @@ def peek_card(g, s, pids, params, prng, hands, nh, n, pos, p, trick, tseat, i, w
 
 @njit(_nrt=False, inline="always")  # once a hand: its 30 arguments cost more than its code
 def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, prng, hands, nh, trick, tseat,
-                 tricks, lastwin, undealt, nund, played, seen, debug, trace, ev, evn, err, nxt, auto, one):
+                 tricks, lastwin, undealt, nund, played, seen, debug, trace, ev, evn, err, nxt, one):
     """F8 / F13: five tricks among ``nseat`` seats in the play direction ``dr``; the dealer's next
     seat leads the first (Rapid Fire: seat ``rapid`` leads them all), the winner the next. Ghosts
     (and a No Reveal player ``gh``) play the top card of their stack; ``pk`` plays with Peek.
-    Fills ``tricks`` and ``lastwin`` (last trick won per seat); returns the cards played or ILLEGAL."""
+    Fills ``tricks`` and ``lastwin`` (last trick won per seat); returns the cards played or ILLEGAL.
+    Every seat holds ``5 - t`` cards at trick ``t``. The seats that play a stack are bits of a
+    scalar and Peek is tested only when ``pk`` is a seat: no per-seat table to load on a play
+    (about 8% of a Battle Royal hand)."""
     pos = POS[p]
     npl = 0
+    stacks = 0  # a bit per seat that plays a stack: a ghost or the No Reveal player
     for s in range(4):
         tricks[s] = 0
         lastwin[s] = -1
         tseat[s] = -1
         nxt[s] = step(s, dr, nseat)  # a table: no wrap-around branch per play
-        auto[s] = 1 if ghost[s] or s == gh else 2 if s == pk else 0
-        if s < nseat and auto[s] != 1:  # a stack (ghost, No Reveal) keeps its order
+        if ghost[s] or s == gh:
+            stacks |= 1 << s
+        elif s < nseat:  # a stack (ghost, No Reveal) keeps its order
             sort_hand(hands[s], nh[s], pos, ORDER[p])
     leader = rapid if rapid >= 0 else nxt[dealer]
     for t in range(5):
@@ -659,23 +669,22 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
         best = -1
         wi = -1
         s = leader
+        n = 5 - t  # every seat plays one card a trick
         for i in range(nseat):
-            n = nh[s]
-            a = auto[s]
-            if debug and a != 1:
+            if debug and (stacks >> s) & 1 == 0:
                 check_sorted(hands[s], n, pos)
-            if a == 0:
+            if (stacks >> s) & 1:
+                idx = n - 1  # F12 / No Reveal: the top card of the stack
+            elif pk >= 0 and s == pk:
+                idx = peek_card(g, s, pids, params, prng, hands, nh, n, pos, p, trick, tseat, i, wi, tricks, err)
+                if idx < 0:
+                    return idx
+            else:
                 idx = decide_card(pid_of(pids, s, one), hands[s], n, pos, p, trick, tseat, i, wi, s, -1, -1, tricks,
                                   params[s], prng[s])
                 if idx < 0 or idx >= n:
                     return fail(err, g, s, D_CARD, idx)
-            elif a == 1:
-                idx = n - 1  # F12 / No Reveal: the top card of the stack
-            else:
-                idx = peek_card(g, s, pids, params, prng, hands, nh, n, pos, p, trick, tseat, i, wi, tricks, err)
-                if idx < 0:
-                    return idx
-            c = take(hands[s], idx, n)
+            c = take(hands[s], idx)
             nh[s] = n - 1
             trick[i] = c
             tseat[i] = s
@@ -699,13 +708,12 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
     return npl
 
 
-@njit(_nrt=False)
-def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands, nh, undealt, nund, deck,
-                  pd, kinds, k, won, nwon, limbo, disc, st, hx, ast, arev, acts, fd_base, move_pts, swo, erng,
-                  drng, prng_pt, buf, err, ev, evn, trace, one):
-    """F15: seat ``rev`` (last hand's point-card winner) reveals the top action card and its
-    FUBNUB meaning is applied to this hand. Writes the hand's effects into ``hx``; returns the
-    undealt count (it changes only with a redeal), or ILLEGAL."""
+@njit(_nrt=False, inline="always")  # once a hand: its arguments would cost more than its code
+def reveal_action(g, rev, gain, won, nwon, limbo, pd, st, hx, ast, arev, fd_base, ev, evn, trace):
+    """F15: seat ``rev`` (last hand's point-card winner) reveals the top action card. The effects
+    that set a flag of the hand (``hx``) or move a few point cards apply here; returns the card's
+    effect code when it is one of those :func:`card_effect` applies (it decides, redeals or moves
+    hands: 12 of the 31 cards), else FX_NONE."""
     st[S_NAST] -= 1
     a = ast[st[S_NAST]]
     arev[st[S_NREV]] = a
@@ -714,14 +722,13 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
     hx[X_ACTION] = a
     hx[X_ADV_SEAT] = rev
     hx[X_ADV_N] = fd_base
-    p = hx[X_POINT]
-    pos = POS[p]
-    dr = st[S_DIR]
-    if fx == C.FX_ELIMINATED or fx == C.FX_REDEAL_SELF or fx == C.FX_RESTART or fx == C.FX_SHUFFLE:
-        seed_stream(erng, key, g, EFFECT, h)  # the effect's own randomness (one effect a hand)
     if trace:
         emit(ev, evn, g, EV_ACTION, rev, a, fx, 0, 0, 0)
-    if fx == C.FX_SKIP:
+    if fx == C.FX_DOUBLE:
+        hx[X_ADV_N] = 2
+    elif fx == C.FX_NO_ADVANTAGE:
+        hx[X_ADV_N] = 0
+    elif fx == C.FX_SKIP:
         # the point cards won last hand go to limbo, for the winner of the next hand
         for _ in range(gain):
             nwon[rev] -= 1
@@ -729,7 +736,52 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
             st[S_NLIMBO] += 1
             if trace:
                 emit(ev, evn, g, EV_LIMBO, rev, won[rev, nwon[rev]], st[S_NLIMBO], LB_SKIP, 0, 0)
-    elif fx == C.FX_ELIMINATED:
+    elif fx == C.FX_NO_REVEAL:
+        hx[X_GHOST] = rev
+        if trace:
+            emit(ev, evn, g, EV_GHOST, rev, 0, 0, 0, 0, 0)
+    elif fx == C.FX_PEEK:
+        hx[X_PEEK] = rev
+        if trace:
+            emit(ev, evn, g, EV_PEEK, rev, 0, 0, 0, 0, 0)
+    elif fx == C.FX_RAPID_FIRE:
+        hx[X_RAPID] = rev
+        if trace:
+            emit(ev, evn, g, EV_RAPID, rev, 0, 0, 0, 0, 0)
+    elif fx == C.FX_CLEAN_UP or fx == C.FX_TURTLE:
+        # the player claims the point cards in limbo; Turtle also ends the game
+        m = st[S_NLIMBO]
+        for i in range(m):
+            won[rev, nwon[rev]] = limbo[i]
+            nwon[rev] += 1
+        st[S_NLIMBO] = 0
+        if fx == C.FX_TURTLE:
+            st[S_OVER] = 1
+            pd[st[S_PN]] = hx[X_POINT]  # this hand's point card is never played: it stays on the point deck
+            st[S_PN] += 1
+        if trace:
+            emit(ev, evn, g, EV_CLAIM, rev, m, CL_TURTLE if fx == C.FX_TURTLE else CL_CLEAN_UP, 0, 0, 0)
+    elif fx == C.FX_REVERSE:
+        st[S_DIR] = -st[S_DIR]
+        if trace:
+            emit(ev, evn, g, EV_REVERSE, rev, st[S_DIR], 0, 0, 0, 0)
+    else:
+        return fx
+    return C.FX_NONE
+
+
+@njit(_nrt=False)
+def card_effect(fx, g, key, h, rev, dealer, nseat, pids, params, prng, hands, nh, undealt, nund, deck, pd, won, nwon,
+                limbo, disc, st, hx, ast, acts, move_pts, swo, erng, drng, prng_pt, buf, err, ev, evn, trace, one):
+    """The effect ``fx`` of the action card :func:`reveal_action` revealed, for the cards that
+    decide, redeal or move hands (F15). Returns the undealt count (it changes only with a
+    redeal), or ILLEGAL."""
+    p = hx[X_POINT]
+    pos = POS[p]
+    dr = st[S_DIR]
+    if fx == C.FX_ELIMINATED or fx == C.FX_REDEAL_SELF or fx == C.FX_RESTART or fx == C.FX_SHUFFLE:
+        seed_stream(erng, key, g, EFFECT, h)  # the effect's own randomness (one effect a hand)
+    if fx == C.FX_ELIMINATED:
         # every other player in turn may give a card of their choice for a blind one of the dealer's
         s = dealer
         for _ in range(nseat - 1):
@@ -748,14 +800,6 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
                     emit(ev, evn, g, EV_ELIM, s, give, take, dealer, 0, 0)
             elif trace:
                 emit(ev, evn, g, EV_ELIM, s, -1, -1, dealer, 0, 0)
-    elif fx == C.FX_NO_REVEAL:
-        hx[X_GHOST] = rev
-        if trace:
-            emit(ev, evn, g, EV_GHOST, rev, 0, 0, 0, 0, 0)
-    elif fx == C.FX_PEEK:
-        hx[X_PEEK] = rev
-        if trace:
-            emit(ev, evn, g, EV_PEEK, rev, 0, 0, 0, 0, 0)
     elif fx == C.FX_DO_OVER:
         # the decision sees the hand in order; the four cards given up go to the undealt stack in
         # the hand's dealt order (so the blind advantage swap that may follow draws one at random)
@@ -776,18 +820,6 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
             emit(ev, evn, g, EV_KEEP, rev, hands[rev, kp], hands[rev, 0], hands[rev, 1], hands[rev, 2],
                  hands[rev, 3])
             emit(ev, evn, g, EV_DEAL, rev, hands[rev, 0], hands[rev, 1], hands[rev, 2], hands[rev, 3], hands[rev, 4])
-    elif fx == C.FX_RAPID_FIRE:
-        hx[X_RAPID] = rev
-        if trace:
-            emit(ev, evn, g, EV_RAPID, rev, 0, 0, 0, 0, 0)
-    elif fx == C.FX_CLEAN_UP:
-        m = st[S_NLIMBO]
-        for i in range(m):
-            won[rev, nwon[rev]] = limbo[i]
-            nwon[rev] += 1
-        st[S_NLIMBO] = 0
-        if trace:
-            emit(ev, evn, g, EV_CLAIM, rev, m, CL_CLEAN_UP, 0, 0, 0)
     elif fx == C.FX_PICK:
         t = decide_pick(pids[rev], nwon, rev, nseat, params[rev], prng[rev])
         if t < 0 or t >= nseat or t == rev:
@@ -797,10 +829,6 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
         hx[X_TARGET] = t
         if trace:
             emit(ev, evn, g, EV_PICK, rev, t, 0, 0, 0, 0)
-    elif fx == C.FX_DOUBLE:
-        hx[X_ADV_N] = 2
-    elif fx == C.FX_NO_ADVANTAGE:
-        hx[X_ADV_N] = 0
     elif fx == C.FX_REDEAL_SELF:
         # the hand and the undealt cards shuffled together; the player deals themself five
         for i in range(5):
@@ -865,10 +893,6 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
             if trace:
                 emit(ev, evn, g, EV_REVEAL, -1, p, 1, 0, 0, 0)
         nund = redeal(key, g, h, deck, hands, nh, undealt, nseat, dealer, dr, drng, ev, evn, trace)
-    elif fx == C.FX_REVERSE:
-        st[S_DIR] = -dr
-        if trace:
-            emit(ev, evn, g, EV_REVERSE, rev, -dr, 0, 0, 0, 0)
     elif fx == C.FX_SHUFFLE:
         if trace:
             emit(ev, evn, g, EV_REDEAL, -1, fx, 0, 0, 0, 0)
@@ -896,28 +920,6 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
             emit(ev, evn, g, EV_PASS, -1, 1 if left else -1, 1 if move_pts else 0, 0, 0, 0)
             for s in range(nseat):
                 emit(ev, evn, g, EV_DEAL, s, hands[s, 0], hands[s, 1], hands[s, 2], hands[s, 3], hands[s, 4])
-    elif fx == C.FX_TURTLE:
-        # the game ends; limbo goes to the player who revealed the turtle
-        m = st[S_NLIMBO]
-        for i in range(m):
-            won[rev, nwon[rev]] = limbo[i]
-            nwon[rev] += 1
-        st[S_NLIMBO] = 0
-        st[S_OVER] = 1
-        pd[st[S_PN]] = p  # this hand's point card is never played: it stays on the point deck
-        st[S_PN] += 1
-        if trace:
-            emit(ev, evn, g, EV_CLAIM, rev, m, CL_TURTLE, 0, 0, 0)
-        return nund
-    # the dealer advantage this hand (F15 reading: the revealer's, unless the card says otherwise)
-    if hx[X_ADV_N] > 0:
-        if trace:
-            emit(ev, evn, g, EV_ADV, hx[X_ADV_SEAT], hx[X_ADV_N], 0, 0, 0, 0)
-        u = advantage(g, hx[X_ADV_SEAT], hx[X_ADV_N], pids, params, prng, hands, undealt, nund, POS[hx[X_POINT]],
-                      hx[X_POINT], swo, err, ev, evn, trace, hx[X_ADV_SEAT] == hx[X_GHOST], buf, one)
-        if u < 0:
-            return u
-        hx[X_SWAPS] = u
     return nund
 
 
@@ -925,7 +927,7 @@ def reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands
 def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base, move_pts, acts,
                max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err, hands, nh,
                deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen,
-               won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt, auto, one):
+               won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt, one):
     """Play individual games ``start .. start+count-1`` (Battle Royal F13, Solo F14, Full Deck
     F15) to their end: ``nseat`` seats, ``ghost[s]`` for Solo's ghosts. Tables and return value
     as :func:`play_team`."""
@@ -1009,11 +1011,23 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
             if fd and rev >= 0 and st[S_NAST] > 0:
                 hout[row, H_REVEALER] = rev
                 nactions += 1
-                nund = reveal_action(g, key, h, rev, gain, dealer, nseat, pids, params, prng, hands, nh, undealt,
-                                     nund, deck, pd, kinds, k, won, nwon, limbo, disc, st, hx, ast, arev, acts, fd_base,
-                                     move_pts, swo, erng, drng, prng_pt, buf, err, ev, evn, trace, one)
-                if nund < 0:
-                    return nund
+                fx = reveal_action(g, rev, gain, won, nwon, limbo, pd, st, hx, ast, arev, fd_base, ev, evn, trace)
+                if fx != C.FX_NONE:
+                    nund = card_effect(fx, g, key, h, rev, dealer, nseat, pids, params, prng, hands, nh, undealt, nund,
+                                       deck, pd, won, nwon, limbo, disc, st, hx, ast, acts, move_pts, swo, erng, drng,
+                                       prng_pt, buf, err, ev, evn, trace, one)
+                    if nund < 0:
+                        return nund
+                # the dealer advantage this hand (F15 reading: the revealer's, unless the card says otherwise)
+                if st[S_OVER] == 0 and hx[X_ADV_N] > 0:
+                    if trace:
+                        emit(ev, evn, g, EV_ADV, hx[X_ADV_SEAT], hx[X_ADV_N], 0, 0, 0, 0)
+                    u = advantage(g, hx[X_ADV_SEAT], hx[X_ADV_N], pids, params, prng, hands, undealt, nund,
+                                  POS[hx[X_POINT]], hx[X_POINT], swo, err, ev, evn, trace, hx[X_ADV_SEAT] == hx[X_GHOST],
+                                  buf, one)
+                    if u < 0:
+                        return u
+                    hx[X_SWAPS] = u
                 p = hx[X_POINT]
                 dr = st[S_DIR]
                 if debug:
@@ -1033,7 +1047,7 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
                 npl = royal_tricks(g, p, dealer, dr, nseat, ghost, hx[X_GHOST] if fd else -1, hx[X_PEEK] if fd else -1,
                                    hx[X_RAPID] if fd else -1, pids, params,
                                    prng, hands, nh, trick, tseat, tricks, lastwin, undealt, nund, played, seen, debug,
-                                   trace, ev, evn, err, nxt, auto, one)
+                                   trace, ev, evn, err, nxt, one)
                 if npl < 0:
                     return npl
                 # F13: the player with the most tricks wins the point card (branch-free: the counts
@@ -1229,12 +1243,11 @@ def royal_games(key, start, count, variant, fd, pids, params, kinds, k, max_hand
     seenk = np.zeros(NKINDS, np.int64)
     seena = np.zeros(N_ACTION, np.int64)
     nxt = np.zeros(4, np.int64)
-    auto = np.zeros(4, np.int64)
     return play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base,
                       move_pts, acts, max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err,
                       hands, nh, deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng,
                       seen, won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt,
-                      auto, one)
+                      one)
 
 
 def lean_team(one):
