@@ -156,7 +156,8 @@ def kernel_namespace(game: Game, plugins: Sequence[str] = ()) -> Mapping[str, An
     for decision, args in game.decisions.items():
         disp_name = game.dispatchers[decision]
         overrides[disp_name] = _make_dispatcher(disp_name, args, getattr(module, disp_name), [
-            ({f"_p{k}": f[decision]}, f"_p{k}({args})") for k, f in enumerate(funcs)])
+            ({f"_p{k}": f[decision]}, f"_p{k}({args})") for k, f in enumerate(funcs)],
+            game.dispatcher_hints.get(decision, ""))
     for decision, args in game.optional_decisions.items():
         disp_name = game.optional_dispatchers[decision]
         fallback = game.optional_fallbacks[decision][1]
@@ -181,10 +182,13 @@ def kernel_namespace(game: Game, plugins: Sequence[str] = ()) -> Mapping[str, An
     return ns
 
 
-def _make_dispatcher(name: str, args: str, builtin: Any, routes: list[tuple[dict[str, Any], str]]) -> Any:
-    """A jitted ``name(pid, args)``: built-in ids go to ``builtin``, plug-in ``k`` to the call
-    ``routes[k][1]`` over the functions ``routes[k][0]``."""
-    lines = [f"def {name}(pid, {args}):", f"    if pid < {PLUGIN_BASE}:", f"        return _builtin(pid, {args})"]
+def _make_dispatcher(name: str, args: str, builtin: Any, routes: list[tuple[dict[str, Any], str]],
+                     hints: str = "") -> Any:
+    """A jitted ``name(pid, args[, hints])``: built-in ids go to ``builtin`` (with the kernel's
+    ``hints``, Game.dispatcher_hints), plug-in ``k`` to the call ``routes[k][1]`` over the
+    functions ``routes[k][0]``."""
+    full = f"{args}, {hints}" if hints else args
+    lines = [f"def {name}(pid, {full}):", f"    if pid < {PLUGIN_BASE}:", f"        return _builtin(pid, {full})"]
     ns: dict[str, Any] = {"_builtin": builtin}
     for k, (funcs, call) in enumerate(routes):
         lines += [f"    if pid == {PLUGIN_BASE + k}:", f"        return {call}"]

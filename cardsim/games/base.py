@@ -201,6 +201,10 @@ class Game(abc.ABC):
     #: dispatcher, called with a built-in policy id first) and ``{<decision>}`` (the plug-in's own
     #: function for a required decision)
     optional_fallbacks: Mapping[str, tuple[str, str]] = {}
+    #: decision -> arguments the kernel passes a dispatcher after the plug-in's, for the built-in
+    #: policies only (facts the kernel holds in a register, which a decision would reload from the
+    #: tables); a plug-in's dispatch drops them
+    dispatcher_hints: Mapping[str, str] = {}
     #: default seat policy for ``bench`` and ``trace``
     default_policy: str
     #: games per timed repetition in ``cardsim bench``

@@ -153,6 +153,9 @@ class Fubnub(Game):
     policies = POLICIES
     decisions = DECISIONS
     dispatchers = {"call": "decide_call", "swap": "decide_swap", "card": "decide_card"}
+    #: ``wpos``: the position of the card winning the trick (99 before the lead), which the kernel
+    #: holds and ``partner`` would reload as ``pos[trick[winner]]``
+    dispatcher_hints = {"card": "wpos"}
     #: Full Deck's decisions, optional for a plug-in
     optional_decisions = OPTIONAL_DECISIONS
     optional_dispatchers = {"steal": "decide_steal", "pick": "decide_pick", "keep": "decide_keep",

@@ -44,6 +44,8 @@ so far (-1 before the lead); ``partner`` is the partner's seat
 
 from __future__ import annotations
 
+import numpy as np
+
 from cardsim.games.base import PolicySpec
 from cardsim.jit import njit
 from cardsim.rng import randint, uniform
@@ -108,10 +110,15 @@ def swap_lowest(hand, pos, nswaps, top, out):
 
 
 @njit(_nrt=False, inline="always")
-def partner_card(hand, n, pos, trick, tseat, winner, partner):
+def partner_card(hand, n, pos, tseat, winner, partner, wpos):
     """RULES.md partner: the lowest card when the partner is winning the trick or when
-    no card in hand beats the winning card; otherwise the highest."""
-    if winner >= 0 and ((partner >= 0 and tseat[winner] == partner) or pos[hand[0]] > pos[trick[winner]]):
+    no card in hand beats the winning card (at position ``wpos``, 99 before the lead); otherwise
+    the highest. Without a partner (individual play) it is branch-free: the choice is then noise
+    to a branch predictor (a Battle Royal hand 242 -> 223 ns); in team play the branch is
+    faster."""
+    if partner < 0:
+        return (n - 1) * np.int64(pos[hand[0]] > wpos)
+    if winner >= 0 and (tseat[winner] == partner or pos[hand[0]] > wpos):
         return n - 1
     return 0
 
@@ -169,11 +176,12 @@ def decide_swap(pid, hand, pos, point, nswaps, params, rng, out):
 
 
 @njit(_nrt=False, inline="always")
-def decide_card(pid, hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
+def decide_card(pid, hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng,
+                wpos):
     if pid == GREEDY:
         return 0
     if pid == PARTNER:
-        return partner_card(hand, n, pos, trick, tseat, winner, partner)
+        return partner_card(hand, n, pos, tseat, winner, partner, wpos)
     if pid == TACTICIAN:
         return tactician_card(hand, n, pos, trick, tseat, nplayed, winner, partner, params)
     return randint(rng, n)
@@ -262,7 +270,7 @@ def decide_peek(pid, hand, n, pos, point, trick, tseat, nplayed, winner, seat, h
     if pid == GREEDY:
         return 0
     if pid == PARTNER:
-        return partner_card(hand, n, pos, trick, tseat, winner, -1)
+        return partner_card(hand, n, pos, tseat, winner, -1, pos[trick[winner]] if winner >= 0 else 99)
     if pid == TACTICIAN:
         return tactician_peek(hand, n, pos, trick, tseat, nplayed, winner, seat, hands, nh)
     return randint(rng, n)
