@@ -215,6 +215,26 @@ def test_F13_most_tricks_wins_deal_moves_left():
     assert of(ev, "score")[1]["points"] == [0, 0, 1, 1]
 
 
+def test_F13_partner_without_a_partner_plays_highest_unless_beaten():
+    """RULES.md partner in individual play (no partner to duck under): the highest card when it
+    beats the winning card (or on the lead), else the lowest. The kernel computes it without a
+    branch, from the winning card's position it holds (Game.dispatcher_hints)."""
+    # dealer 0, seat 1 leads; Natural: 6s > 5s > ..., Gold > Green > Purple > Red
+    hands = {1: ["Green 6", "Red 1", "Purple 1", "Green 1", "Gold 1"],
+             2: ["Gold 6", "Red 2", "Purple 2", "Green 2", "Gold 2"],
+             3: ["Purple 5", "Red 3", "Purple 3", "Green 3", "Gold 3"],
+             0: ["Gold 5", "Red 4", "Purple 4", "Green 4", "Gold 4"]}
+    stack = [draw({0: "Red 6"}), deal(0, hands)]
+    ev = hand(run("battle_royal", 4, stack, points=["Natural"], policies="partner", rules={"point_cards": 1}), 0)
+    t1 = [(p["seat"], p["card"]) for p in of(ev, "play", trick=1)]
+    # seat 1 leads its highest; seat 2 beats it with Gold 6; seats 3 and 0 cannot beat Gold 6: lowest
+    assert t1 == [(1, "Green 6"), (2, "Gold 6"), (3, "Red 3"), (0, "Red 4")]
+    # seat 2 leads Gold 2; seat 3's highest (Purple 5) beats it; seat 0's Gold 5 beats Purple 5;
+    # seat 1's highest is Gold 1: beaten, so its lowest
+    t2 = [(p["seat"], p["card"]) for p in of(ev, "play", trick=2)]
+    assert t2 == [(2, "Gold 2"), (3, "Purple 5"), (0, "Gold 5"), (1, "Red 1")]
+
+
 def test_F13_tie_limbo_goes_to_the_next_hands_winner():
     stack = [draw({0: "Gold 6"}), deal(0, TIE_HANDS), deal(1, {3: TOP5})]
     ev = run("battle_royal", 4, stack, points=["Natural", "Twos", "Natural"], rules={"point_cards": 3})

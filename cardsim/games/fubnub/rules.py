@@ -961,7 +961,7 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
         st[S_NAST] = m
         dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, nseat)
         gout[gi, G_FIRST] = dealer
-        rev = np.int64(-1)  # typed int64, not a literal: one compiled signature of reveal_action
+        rev = np.int64(-1)  # typed int64, not a literal: one compiled signature of card_effect
         gain = np.int64(0)
         nactions = 0
         h = np.int64(0)
