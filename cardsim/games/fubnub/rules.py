@@ -131,8 +131,9 @@ def pid_of(pids, s, one):
 @njit(_nrt=False, inline="always")
 def take(hand, idx):
     """Remove and return ``hand[idx]`` from a hand (a row of five cards), keeping the others in
-    order. Branch-free: which card a decision plays is noise to a branch predictor, and a shift
-    loop on ``idx`` cost a tenth of a hand. The entries past the cards left are stale."""
+    order. A fixed five-way shift: which card a decision plays is noise to a branch predictor,
+    and a shift loop whose length follows ``idx`` cost a tenth of a hand. The entries past the
+    cards left are stale."""
     c = hand[idx]
     a0, a1, a2, a3, a4 = hand[0], hand[1], hand[2], hand[3], hand[4]
     hand[0] = a1 if idx <= 0 else a0
