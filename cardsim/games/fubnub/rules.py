@@ -207,6 +207,26 @@ def point_deck(key, g, kinds, k, pstack, tmp, pd, prng_pt):
 
 
 @njit(_nrt=False, inline="always")
+def apply_swaps(g, seat, nsw, hands, undealt, nund, swo, err, ev, evn, trace):
+    """F7 / F10 mechanics: the swap decision ``swo`` of ``seat`` (up to ``nsw`` hand indices, -1 =
+    none) applied, each swapped card trading with the next undealt card. Returns the swaps
+    made, or ILLEGAL."""
+    u = 0
+    for i in range(2):
+        idx = swo[i]
+        if idx < -1 or idx >= 5 or (i >= nsw and idx != -1) or (idx >= 0 and u >= nund):
+            return fail(err, g, seat, D_SWAP, idx)
+        if idx >= 0:
+            old = hands[seat, idx]
+            hands[seat, idx] = undealt[u]
+            undealt[u] = old
+            if trace:
+                emit(ev, evn, g, EV_SWAP, seat, old, hands[seat, idx], i, 0, 0)
+            u += 1
+    return u
+
+
+@njit(_nrt=False, inline="always")
 def is_ghost(ghost, s, lucky):
     """F12: seat ``s`` is a ghost (never in a traditional game: ``lucky`` False)."""
     return lucky and ghost[s] != 0
@@ -332,18 +352,9 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
             swo[0] = -1
             swo[1] = -1
             decide_swap(pid_of(pids, dealer, one), hands[dealer], pos, p, nsw, params[dealer], prng[dealer], swo)
-            u = 0
-            for i in range(2):
-                idx = swo[i]
-                if idx < -1 or idx >= 5 or (i >= nsw and idx != -1):
-                    return fail(err, g, dealer, D_SWAP, idx)
-                if idx >= 0:
-                    old = hands[dealer, idx]
-                    hands[dealer, idx] = undealt[u]
-                    undealt[u] = old
-                    if trace:
-                        emit(ev, evn, g, EV_SWAP, dealer, old, hands[dealer, idx], i, 0, 0)
-                    u += 1
+            u = apply_swaps(g, dealer, nsw, hands, undealt, 4, swo, err, ev, evn, trace)
+            if u < 0:
+                return u
             hout[row, H_SWAPS] = u
             if u > 0:
                 sort_hand(hands[dealer], 5, pos, ORDER[p])
@@ -608,7 +619,7 @@ def advantage(g, seat, nsw, pids, params, prng, hands, undealt, nund, pos, p, sw
     """F7 / F10 mechanics: ``seat`` swaps up to ``nsw`` cards, each with the next undealt card.
     ``blind``: the seat plays its cards as a stack this hand (No Reveal), which must keep its
     order, so it decides on an ordered copy (``buf``) and the swaps go to the same cards.
-    Returns the swaps made, or ILLEGAL."""
+    Returns the swaps made, or ILLEGAL (:func:`apply_swaps`)."""
     if blind:
         hand = ordered_copy(hands[seat], buf)
         choose_swaps(seat, hand, nsw, pids, params, prng, pos, p, swo, one)
@@ -617,19 +628,7 @@ def advantage(g, seat, nsw, pids, params, prng, hands, undealt, nund, pos, p, sw
                 swo[i] = index_of(hands[seat], hand[swo[i]])
     else:
         choose_swaps(seat, hands[seat], nsw, pids, params, prng, pos, p, swo, one)
-    u = 0
-    for i in range(2):
-        idx = swo[i]
-        if idx < -1 or idx >= 5 or (i >= nsw and idx != -1) or (idx >= 0 and u >= nund):
-            return fail(err, g, seat, D_SWAP, idx)
-        if idx >= 0:
-            old = hands[seat, idx]
-            hands[seat, idx] = undealt[u]
-            undealt[u] = old
-            if trace:
-                emit(ev, evn, g, EV_SWAP, seat, old, hands[seat, idx], i, 0, 0)
-            u += 1
-    return u
+    return apply_swaps(g, seat, nsw, hands, undealt, nund, swo, err, ev, evn, trace)
 
 
 @njit(_nrt=False)
