@@ -6,7 +6,12 @@ subprocess, on fewer units) and of the game's minimal kernel (shuffle,
 deal, resolve; no policy calls). Figures are ratios from one run, because
 these machines are shared and noisy; times are the CPU time of the measuring
 thread (kernels run in it), which other processes on the machine disturb far
-less than wall time.
+less than wall time, but not at all: the machine's speed drifts between
+phases (on this project's machine a kernel's own speed moves by up to half
+within seconds). So the full and the minimal kernel run back to back in
+:data:`PAIRS` pairs, and the full/minimal figure is the median of the pairs'
+ratios, each taken from two timings a fraction of a second apart; the range
+of the pairs' ratios is reported beside it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,15 @@ from cardsim.games import get_game
 from cardsim.rng import root_key
 from cardsim.scenario import build_setup
 
+PAIRS = 7  # back-to-back (full, minimal) timings per bench
+
+
+def median(xs) -> float:
+    """The median of the numbers ``xs``."""
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
 
 @dataclass
 class BenchResult:
@@ -32,6 +46,8 @@ class BenchResult:
     tables: float
     interpreted: float
     minimal: float
+    #: full/minimal of each back-to-back pair, in order of measurement
+    ratios: tuple[float, ...] = ()
 
     @property
     def vs_interpreted(self) -> float:
@@ -39,17 +55,22 @@ class BenchResult:
 
     @property
     def vs_minimal(self) -> float:
+        """The median of the pairs' full/minimal ratios (the ratio of the medians without pairs)."""
+        if self.ratios:
+            return median(self.ratios)
         return self.full / self.minimal
 
 
 def _rate(fn, count: int, reps: int = 3) -> float:
     """Median units/s of ``fn(start, count)`` (returns units) over ``reps`` calls."""
-    rates = []
-    for r in range(reps):
-        t = time.thread_time()
-        units = fn(r * count, count)
-        rates.append(units / max(time.thread_time() - t, 1e-9))
-    return sorted(rates)[len(rates) // 2]
+    return median([_timed(fn, r * count, count) for r in range(reps)])
+
+
+def _timed(fn, start: int, count: int) -> float:
+    """Units/s of one call ``fn(start, count)`` (returns units), in CPU time of this thread."""
+    t = time.thread_time()
+    units = fn(start, count)
+    return units / max(time.thread_time() - t, 1e-9)
 
 
 def kernel_rate(game_name: str, count: int, reps: int = 3, tables: bool = False, variant: str | None = None) -> float:
@@ -81,14 +102,14 @@ def bench(game_name: str, count: int | None = None, interp_count: int | None = N
     game.minimal_chunk(setup, key, 0, 2)
     game.simulate_chunk(setup, key, 0, 2)
     full, minimal = [], []
-    for r in range(3):  # interleaved, so machine noise hits both alike
-        full.append(_rate(lambda s, n: game.bench_chunk(setup, key, s, n), count, 1))
-        t = time.thread_time()
-        units = game.minimal_chunk(setup, key, r * count, count * game.minimal_scale)
-        minimal.append(units / max(time.thread_time() - t, 1e-9))
+    for r in range(PAIRS):  # back to back, so the machine's speed of the moment hits both alike
+        full.append(_timed(lambda s, n: game.bench_chunk(setup, key, s, n), r * count, count))
+        minimal.append(_timed(lambda s, n: game.minimal_chunk(setup, key, s, n), r * count,
+                              count * game.minimal_scale))
     tables = kernel_rate(game_name, count, reps=1, tables=True, variant=setup.variant)
     interp = interpreted_rate(game_name, interp_count, setup.variant)
-    return BenchResult(game.name, setup.variant, game.unit, sorted(full)[1], tables, interp, sorted(minimal)[1])
+    return BenchResult(game.name, setup.variant, game.unit, median(full), tables, interp, median(minimal),
+                       tuple(f / m for f, m in zip(full, minimal, strict=True)))
 
 
 @dataclass

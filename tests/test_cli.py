@@ -69,6 +69,16 @@ def test_bench_prints_ratios():
     r = invoke("bench", "fubnub", "--games", "300", "--interp", "3")
     assert r.exit_code == 0, r.output
     assert "full/interpreted" in r.output and "full/minimal" in r.output
+    assert "median of 7 back-to-back pairs" in r.output
+
+
+def test_bench_ratio_is_the_median_of_the_pairs():
+    # a pair timed in a slow phase of the machine moves the ratio of the medians, not the median ratio
+    from cardsim.bench import BenchResult, median
+
+    r = BenchResult("g", "v", "hand", full=2.0, tables=1.0, interpreted=0.01, minimal=4.0, ratios=(0.6, 0.3, 0.5))
+    assert r.vs_minimal == 0.5 and median([3, 1, 2, 4]) == 2.5
+    assert BenchResult("g", "v", "hand", 2.0, 1.0, 0.01, 4.0).vs_minimal == 0.5
 
 
 BAD = [

@@ -388,12 +388,15 @@ def _nullable(values: np.ndarray, keep: bool, dtype: pl.DataType, name: str) -> 
 
 
 def hands_frame(hg: np.ndarray, h: np.ndarray, team: bool = True, nseat: int = 4) -> pl.DataFrame:
-    """The ``hands`` table of kernel rows ``h`` (game indices ``hg``). The team kernel leaves the
-    individual-play columns unwritten: for team variants this fills them into ``h``."""
+    """The ``hands`` table of kernel rows ``h`` (game indices ``hg``). Each kernel leaves the
+    other's columns unwritten (stores a hand would pay for nothing): this fills them into ``h``."""
     i8 = pl.Int8
     if team:
         h[:, R.H_LIMBO:R.H_PS0 + 4] = 0
         h[:, [R.H_ACTION, R.H_REVEALER, R.H_TARGET]] = -1
+    else:
+        h[:, [R.H_ROUND, R.H_MISDEAL, R.H_SWEPT, R.H_FUBBED, R.H_SCORE0, R.H_SCORE1]] = 0
+        h[:, R.H_CALLER] = -1
     act = h[:, R.H_ACTION].astype(np.int64)
     has_act = act >= 0
     actions = ACTION_SERIES.gather(np.where(has_act, act, 0))

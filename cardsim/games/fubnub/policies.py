@@ -114,10 +114,10 @@ def partner_card(hand, n, pos, tseat, winner, partner, wpos):
     """RULES.md partner: the lowest card when the partner is winning the trick or when
     no card in hand beats the winning card (at position ``wpos``, 99 before the lead); otherwise
     the highest. Without a partner (individual play) it is branch-free: the choice is then noise
-    to a branch predictor (a Battle Royal hand 242 -> 223 ns); in team play the branch is
-    faster."""
+    to a branch predictor (a Battle Royal hand 242 -> 223 ns), and the card code indexes ``pos``
+    unsigned (no negative-index wrap-around); in team play the branch is faster."""
     if partner < 0:
-        return (n - 1) * np.int64(pos[hand[0]] > wpos)
+        return (n - 1) * np.int64(pos[np.uint64(hand[0])] > wpos)
     if winner >= 0 and (tseat[winner] == partner or pos[hand[0]] > wpos):
         return n - 1
     return 0
@@ -185,6 +185,14 @@ def decide_card(pid, hand, n, pos, point, trick, tseat, nplayed, winner, seat, p
     if pid == TACTICIAN:
         return tactician_card(hand, n, pos, trick, tseat, nplayed, winner, partner, params)
     return randint(rng, n)
+
+
+@njit(_nrt=False, inline="always")
+def card_reads_trick(pid):
+    """Whether the ``card`` decision of policy ``pid`` in individual play (no partner) reads the
+    trick's cards and seats: only ``tactician``'s, and any plug-in's (a mixed table, ANY, too).
+    The kernel compiled for one of the others skips recording them (two stores a play)."""
+    return not (pid == RANDOM or pid == GREEDY or pid == PARTNER)
 
 
 # -- the modes' decisions (Full Deck, F15; at most once a hand: not inlined, to keep compiles short)

@@ -20,6 +20,7 @@ from cardsim.games.fubnub import cards as C
 from cardsim.games.fubnub.cards import effect_table, order_table, position_table
 from cardsim.games.fubnub.policies import (
     POLICIES,
+    card_reads_trick,
     decide_call,
     decide_card,
     decide_keep,
@@ -102,15 +103,23 @@ def check_numbers(hands, nh, nseat, undealt, nund, played, npl, seen):
 
 
 @njit(_nrt=False, inline="always")
-def sort_hand(hand, n, pos, order):
-    """Order ``hand[:n]`` highest first under ``pos`` (``order`` is its inverse): the form
-    every decision gets (policies.py). A bit per position, read back lowest bit first."""
-    m = np.int64(0)
-    for i in range(n):
-        m |= np.int64(1) << pos[hand[i]]
-    for i in range(n):
-        hand[i] = order[trailing_zeros(m)]
-        m &= m - 1
+def sort_hand(hand, pos, order):
+    """Order the five cards ``hand`` highest first under ``pos`` (``order`` is its inverse): the
+    form every decision gets (policies.py). A bit per position, read back lowest bit first;
+    unrolled for the five cards every hand starts with (a loop over ``n`` cards compiled to a
+    vector gather that cost about 4% of a Full Deck hand)."""
+    one = np.int64(1)
+    m = ((one << pos[hand[0]]) | (one << pos[hand[1]]) | (one << pos[hand[2]]) | (one << pos[hand[3]])
+         | (one << pos[hand[4]]))
+    hand[0] = order[trailing_zeros(m)]
+    m &= m - 1
+    hand[1] = order[trailing_zeros(m)]
+    m &= m - 1
+    hand[2] = order[trailing_zeros(m)]
+    m &= m - 1
+    hand[3] = order[trailing_zeros(m)]
+    m &= m - 1
+    hand[4] = order[trailing_zeros(m)]
 
 
 @njit(_nrt=False)
@@ -134,7 +143,7 @@ def take(hand, idx):
     order. A fixed five-way shift: which card a decision plays is noise to a branch predictor,
     and a shift loop whose length follows ``idx`` cost a tenth of a hand. The entries past the
     cards left are stale."""
-    c = hand[idx]
+    c = hand[np.uint64(idx)]  # idx >= 0 (checked by the caller): unsigned skips the wrap-around
     a0, a1, a2, a3, a4 = hand[0], hand[1], hand[2], hand[3], hand[4]
     hand[0] = a1 if idx <= 0 else a0
     hand[1] = a2 if idx <= 1 else a1
@@ -304,7 +313,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                 order = ORDER[p]
                 for s in range(4):
                     if not is_ghost(ghost, s, lucky):  # F12: a ghost's stack keeps its dealt order
-                        sort_hand(hands[s], 5, pos, order)
+                        sort_hand(hands[s], pos, order)
                 for i in range(1, 5):
                     s = (dealer + i) % 4
                     if is_ghost(ghost, s, lucky):
@@ -357,7 +366,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                 return u
             hout[row, H_SWAPS] = u
             if u > 0:
-                sort_hand(hands[dealer], 5, pos, ORDER[p])
+                sort_hand(hands[dealer], pos, ORDER[p])
             if debug:
                 check_numbers(hands, nh, 4, undealt, 4, played, npl, seen)
             # F8: five tricks, the dealer's left leads the first, the winner the next
@@ -588,7 +597,7 @@ def rotate_rows(a, n, nseat, left, buf):
 def choose_swaps(seat, hand, nsw, pids, params, prng, pos, p, swo, one):
     """The ``swap`` decision of ``seat`` on its five cards ``hand`` into ``swo`` (one call site,
     so the dispatcher is inlined once). ``hand`` is put in order first (policies.py)."""
-    sort_hand(hand, 5, pos, ORDER[p])
+    sort_hand(hand, pos, ORDER[p])
     swo[0] = -1
     swo[1] = -1
     decide_swap(pid_of(pids, seat, one), hand, pos, p, nsw, params[seat], prng[seat], swo)
@@ -662,7 +671,10 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
         if ghost[s] or s == gh:
             stacks |= 1 << s
         elif s < nseat:  # a stack (ghost, No Reveal) keeps its order
-            sort_hand(hands[s], nh[s], pos, ORDER[p])
+            sort_hand(hands[s], pos, ORDER[p])  # every seat holds five cards here
+    # the trick's cards and seats, for the decisions that read them and the trace (about 2% of a
+    # Full Deck hand when the table's one policy does not)
+    rec = trace or debug or pk >= 0 or card_reads_trick(one)
     leader = rapid if rapid >= 0 else nxt[dealer]
     for t in range(5):
         bestpos = 99
@@ -686,10 +698,12 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
                     return fail(err, g, s, D_CARD, idx)
             c = take(hands[s], idx)
             nh[s] = n - 1
-            trick[i] = c
-            tseat[i] = s
-            if pos[c] < bestpos:
-                bestpos = pos[c]
+            if rec:
+                trick[i] = c
+                tseat[i] = s
+            cp = pos[np.uint64(c)]  # an unsigned index: no negative-index wrap-around on the play's path
+            if cp < bestpos:
+                bestpos = cp
                 best = s
                 wi = i
             if debug:
@@ -710,10 +724,11 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
 
 @njit(_nrt=False, inline="always")  # once a hand: its arguments would cost more than its code
 def reveal_action(g, rev, gain, won, nwon, limbo, pd, st, hx, ast, arev, fd_base, ev, evn, trace):
-    """F15: seat ``rev`` (last hand's point-card winner) reveals the top action card. The effects
-    that set a flag of the hand (``hx``) or move a few point cards apply here; returns the card's
-    effect code when it is one of those :func:`card_effect` applies (it decides, redeals or moves
-    hands: 12 of the 31 cards), else FX_NONE."""
+    """F15: seat ``rev`` (last hand's point-card winner) reveals the top action card and its
+    effects that set a flag of the hand (``hx``) or move a few point cards apply; returns the
+    card's effect code (:func:`choice_effect`, :func:`hand_effect` and :func:`table_effect` apply
+    the other 12 of the 31 cards). Each flag is one select on the card's effect (measured as fast
+    as a branch per effect)."""
     st[S_NAST] -= 1
     a = ast[st[S_NAST]]
     arev[st[S_NREV]] = a
@@ -721,14 +736,19 @@ def reveal_action(g, rev, gain, won, nwon, limbo, pd, st, hx, ast, arev, fd_base
     fx = FX[a]
     hx[X_ACTION] = a
     hx[X_ADV_SEAT] = rev
-    hx[X_ADV_N] = fd_base
+    hx[X_ADV_N] = 2 if fx == C.FX_DOUBLE else (0 if fx == C.FX_NO_ADVANTAGE else fd_base)
+    hx[X_GHOST] = rev if fx == C.FX_NO_REVEAL else -1
+    hx[X_PEEK] = rev if fx == C.FX_PEEK else -1
+    hx[X_RAPID] = rev if fx == C.FX_RAPID_FIRE else -1
     if trace:
         emit(ev, evn, g, EV_ACTION, rev, a, fx, 0, 0, 0)
-    if fx == C.FX_DOUBLE:
-        hx[X_ADV_N] = 2
-    elif fx == C.FX_NO_ADVANTAGE:
-        hx[X_ADV_N] = 0
-    elif fx == C.FX_SKIP:
+        if fx == C.FX_NO_REVEAL:
+            emit(ev, evn, g, EV_GHOST, rev, 0, 0, 0, 0, 0)
+        elif fx == C.FX_PEEK:
+            emit(ev, evn, g, EV_PEEK, rev, 0, 0, 0, 0, 0)
+        elif fx == C.FX_RAPID_FIRE:
+            emit(ev, evn, g, EV_RAPID, rev, 0, 0, 0, 0, 0)
+    if fx == C.FX_SKIP:
         # the point cards won last hand go to limbo, for the winner of the next hand
         for _ in range(gain):
             nwon[rev] -= 1
@@ -736,18 +756,6 @@ def reveal_action(g, rev, gain, won, nwon, limbo, pd, st, hx, ast, arev, fd_base
             st[S_NLIMBO] += 1
             if trace:
                 emit(ev, evn, g, EV_LIMBO, rev, won[rev, nwon[rev]], st[S_NLIMBO], LB_SKIP, 0, 0)
-    elif fx == C.FX_NO_REVEAL:
-        hx[X_GHOST] = rev
-        if trace:
-            emit(ev, evn, g, EV_GHOST, rev, 0, 0, 0, 0, 0)
-    elif fx == C.FX_PEEK:
-        hx[X_PEEK] = rev
-        if trace:
-            emit(ev, evn, g, EV_PEEK, rev, 0, 0, 0, 0, 0)
-    elif fx == C.FX_RAPID_FIRE:
-        hx[X_RAPID] = rev
-        if trace:
-            emit(ev, evn, g, EV_RAPID, rev, 0, 0, 0, 0, 0)
     elif fx == C.FX_CLEAN_UP or fx == C.FX_TURTLE:
         # the player claims the point cards in limbo; Turtle also ends the game
         m = st[S_NLIMBO]
@@ -765,21 +773,48 @@ def reveal_action(g, rev, gain, won, nwon, limbo, pd, st, hx, ast, arev, fd_base
         st[S_DIR] = -st[S_DIR]
         if trace:
             emit(ev, evn, g, EV_REVERSE, rev, st[S_DIR], 0, 0, 0, 0)
-    else:
-        return fx
-    return C.FX_NONE
+    return fx
+
+
+# The effects of the action cards that decide, redeal or move hands (F15), in three calls by what
+# they touch: a call costs about the size of its arguments (numba passes an array as seven words),
+# so each gets only what its effects use (one call with every array cost about 1% of a hand).
+@njit(_nrt=False)
+def choice_effect(fx, g, rev, nseat, pids, params, prng, won, nwon, hx, err, ev, evn, trace):
+    """Pick a Player and the steals (Never Happened, No Way, Shield): the revealer chooses a
+    player. Returns OK or ILLEGAL."""
+    if fx == C.FX_PICK:
+        t = decide_pick(pids[rev], nwon, rev, nseat, params[rev], prng[rev])
+        if t < 0 or t >= nseat or t == rev:
+            return fail(err, g, rev, D_PICK, t)
+        hx[X_ADV_SEAT] = t
+        hx[X_ADV_N] = 1
+        hx[X_TARGET] = t
+        if trace:
+            emit(ev, evn, g, EV_PICK, rev, t, 0, 0, 0, 0)
+    elif fx == C.FX_STEAL:
+        v = decide_steal(pids[rev], nwon, rev, nseat, params[rev], prng[rev])
+        if v < -1 or v >= nseat or v == rev or (v >= 0 and nwon[v] == 0):
+            return fail(err, g, rev, D_STEAL, v)
+        hx[X_TARGET] = v
+        if v >= 0:
+            nwon[v] -= 1
+            won[rev, nwon[rev]] = won[v, nwon[v]]
+            nwon[rev] += 1
+            if trace:
+                emit(ev, evn, g, EV_STEAL, rev, v, won[v, nwon[v]], 0, 0, 0)
+        elif trace:
+            emit(ev, evn, g, EV_STEAL, rev, -1, -1, 0, 0, 0)
+    return OK
 
 
 @njit(_nrt=False)
-def card_effect(fx, g, key, h, rev, dealer, nseat, pids, params, prng, hands, nh, undealt, nund, deck, pd, won, nwon,
-                limbo, disc, st, hx, ast, acts, move_pts, swo, erng, drng, prng_pt, buf, err, ev, evn, trace, one):
-    """The effect ``fx`` of the action card :func:`reveal_action` revealed, for the cards that
-    decide, redeal or move hands (F15). Returns the undealt count (it changes only with a
-    redeal), or ILLEGAL."""
-    p = hx[X_POINT]
+def hand_effect(fx, g, key, h, rev, dealer, nseat, dr, p, pids, params, prng, hands, undealt, nund, swo, erng, buf,
+                err, ev, evn, trace, one):
+    """Eliminated, Do Over and the redeals of one hand (Second Chance, Slow Down): cards change
+    hands. Returns OK or ILLEGAL."""
     pos = POS[p]
-    dr = st[S_DIR]
-    if fx == C.FX_ELIMINATED or fx == C.FX_REDEAL_SELF or fx == C.FX_RESTART or fx == C.FX_SHUFFLE:
+    if fx == C.FX_ELIMINATED or fx == C.FX_REDEAL_SELF:
         seed_stream(erng, key, g, EFFECT, h)  # the effect's own randomness (one effect a hand)
     if fx == C.FX_ELIMINATED:
         # every other player in turn may give a card of their choice for a blind one of the dealer's
@@ -804,7 +839,7 @@ def card_effect(fx, g, key, h, rev, dealer, nseat, pids, params, prng, hands, nh
         # the decision sees the hand in order; the four cards given up go to the undealt stack in
         # the hand's dealt order (so the blind advantage swap that may follow draws one at random)
         hand = ordered_copy(hands[rev], buf)
-        sort_hand(hand, 5, pos, ORDER[p])
+        sort_hand(hand, pos, ORDER[p])
         kp = decide_keep(pids[rev], hand, pos, p, params[rev], prng[rev])
         if kp < 0 or kp >= 5 or nund < 4:
             return fail(err, g, rev, D_KEEP, kp)
@@ -820,15 +855,6 @@ def card_effect(fx, g, key, h, rev, dealer, nseat, pids, params, prng, hands, nh
             emit(ev, evn, g, EV_KEEP, rev, hands[rev, kp], hands[rev, 0], hands[rev, 1], hands[rev, 2],
                  hands[rev, 3])
             emit(ev, evn, g, EV_DEAL, rev, hands[rev, 0], hands[rev, 1], hands[rev, 2], hands[rev, 3], hands[rev, 4])
-    elif fx == C.FX_PICK:
-        t = decide_pick(pids[rev], nwon, rev, nseat, params[rev], prng[rev])
-        if t < 0 or t >= nseat or t == rev:
-            return fail(err, g, rev, D_PICK, t)
-        hx[X_ADV_SEAT] = t
-        hx[X_ADV_N] = 1
-        hx[X_TARGET] = t
-        if trace:
-            emit(ev, evn, g, EV_PICK, rev, t, 0, 0, 0, 0)
     elif fx == C.FX_REDEAL_SELF:
         # the hand and the undealt cards shuffled together; the player deals themself five
         for i in range(5):
@@ -843,20 +869,19 @@ def card_effect(fx, g, key, h, rev, dealer, nseat, pids, params, prng, hands, nh
         if trace:
             emit(ev, evn, g, EV_REDEAL, rev, fx, 0, 0, 0, 0)
             emit(ev, evn, g, EV_DEAL, rev, hands[rev, 0], hands[rev, 1], hands[rev, 2], hands[rev, 3], hands[rev, 4])
-    elif fx == C.FX_STEAL:
-        v = decide_steal(pids[rev], nwon, rev, nseat, params[rev], prng[rev])
-        if v < -1 or v >= nseat or v == rev or (v >= 0 and nwon[v] == 0):
-            return fail(err, g, rev, D_STEAL, v)
-        hx[X_TARGET] = v
-        if v >= 0:
-            nwon[v] -= 1
-            won[rev, nwon[rev]] = won[v, nwon[v]]
-            nwon[rev] += 1
-            if trace:
-                emit(ev, evn, g, EV_STEAL, rev, v, won[v, nwon[v]], 0, 0, 0)
-        elif trace:
-            emit(ev, evn, g, EV_STEAL, rev, -1, -1, 0, 0, 0)
-    elif fx == C.FX_RESTART:
+    return OK
+
+
+@njit(_nrt=False)
+def table_effect(fx, g, key, h, rev, dealer, nseat, hands, nh, undealt, nund, deck, pd, won, nwon, limbo, disc, st,
+                 hx, ast, acts, move_pts, erng, drng, prng_pt, buf, ev, evn, trace):
+    """Restart Game, Shuffle and the stack swaps: every hand changes. Returns the undealt count
+    (it changes with a redeal)."""
+    p = hx[X_POINT]
+    dr = st[S_DIR]
+    if fx == C.FX_RESTART or fx == C.FX_SHUFFLE:
+        seed_stream(erng, key, g, EFFECT, h)  # the effect's own randomness (one effect a hand)
+    if fx == C.FX_RESTART:
         st[S_RESTARTS] += 1
         if trace:
             emit(ev, evn, g, EV_RESTART, rev, 1 if move_pts else 0, 0, 0, 0, 0)
@@ -961,7 +986,7 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
         st[S_NAST] = m
         dealer = first_dealer(key, g, stack, deck, ev, evn, trace, srng, ghost, nseat)
         gout[gi, G_FIRST] = dealer
-        rev = np.int64(-1)  # typed int64, not a literal: one compiled signature of card_effect
+        rev = np.int64(-1)  # typed int64, not a literal: one compiled signature of each effect call
         gain = np.int64(0)
         nactions = 0
         h = np.int64(0)
@@ -998,13 +1023,6 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
                             st[S_NREV], acts, seena)
             hout[row, H_HAND] = h
             hout[row, H_DEALER] = dealer
-            hout[row, H_CALLER] = -1
-            hout[row, H_ROUND] = 0
-            hout[row, H_MISDEAL] = 0
-            hout[row, H_SWEPT] = 0
-            hout[row, H_FUBBED] = 0
-            hout[row, H_SCORE0] = 0
-            hout[row, H_SCORE1] = 0
             hout[row, H_REVEALER] = -1
             # F15: last hand's point-card winner reveals an action card after the (Battle Royal: empty)
             # dealer advantage and before play
@@ -1012,12 +1030,17 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
                 hout[row, H_REVEALER] = rev
                 nactions += 1
                 fx = reveal_action(g, rev, gain, won, nwon, limbo, pd, st, hx, ast, arev, fd_base, ev, evn, trace)
-                if fx != C.FX_NONE:
-                    nund = card_effect(fx, g, key, h, rev, dealer, nseat, pids, params, prng, hands, nh, undealt, nund,
-                                       deck, pd, won, nwon, limbo, disc, st, hx, ast, acts, move_pts, swo, erng, drng,
-                                       prng_pt, buf, err, ev, evn, trace, one)
-                    if nund < 0:
-                        return nund
+                if fx == C.FX_STEAL or fx == C.FX_PICK:
+                    if choice_effect(fx, g, rev, nseat, pids, params, prng, won, nwon, hx, err, ev, evn, trace) < 0:
+                        return ILLEGAL
+                elif fx == C.FX_ELIMINATED or fx == C.FX_DO_OVER or fx == C.FX_REDEAL_SELF:
+                    if hand_effect(fx, g, key, h, rev, dealer, nseat, st[S_DIR], hx[X_POINT], pids, params, prng,
+                                   hands, undealt, nund, swo, erng, buf, err, ev, evn, trace, one) < 0:
+                        return ILLEGAL
+                elif fx == C.FX_RESTART or fx == C.FX_SHUFFLE or fx == C.FX_SWAP_LEFT or fx == C.FX_SWAP_RIGHT:
+                    nund = table_effect(fx, g, key, h, rev, dealer, nseat, hands, nh, undealt, nund, deck, pd, won,
+                                        nwon, limbo, disc, st, hx, ast, acts, move_pts, erng, drng, prng_pt, buf, ev,
+                                        evn, trace)
                 # the dealer advantage this hand (F15 reading: the revealer's, unless the card says otherwise)
                 if st[S_OVER] == 0 and hx[X_ADV_N] > 0:
                     if trace:
