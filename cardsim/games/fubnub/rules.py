@@ -652,11 +652,13 @@ def peek_card(g, s, pids, params, prng, hands, nh, n, pos, p, trick, tseat, i, w
 
 @njit(_nrt=False, inline="always")  # once a hand: its 30 arguments cost more than its code
 def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, prng, hands, nh, trick, tseat,
-                 tricks, lastwin, undealt, nund, played, seen, debug, trace, ev, evn, err, nxt, one):
+                 tricks, lastwin, undealt, nund, played, seen, debug, trace, ev, evn, err, nxt, one, plain):
     """F8 / F13: five tricks among ``nseat`` seats in the play direction ``dr``; the dealer's next
     seat leads the first (Rapid Fire: seat ``rapid`` leads them all), the winner the next. Ghosts
     (and a No Reveal player ``gh``) play the top card of their stack; ``pk`` plays with Peek.
     Fills ``tricks`` and ``lastwin`` (last trick won per seat); returns the cards played or ILLEGAL.
+    ``plain`` (a literal): no seat plays a stack or peeks, and the loop compiles without those
+    tests and without keeping ``nh`` during play (1-5% of a Full Deck hand, by compilation).
     Every seat holds ``5 - t`` cards at trick ``t``. The seats that play a stack are bits of a
     scalar and Peek is tested only when ``pk`` is a seat: no per-seat table to load on a play
     (about 8% of a Battle Royal hand)."""
@@ -685,9 +687,9 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
         for i in range(nseat):
             if debug and (stacks >> s) & 1 == 0:
                 check_sorted(hands[s], n, pos)
-            if (stacks >> s) & 1:
+            if not plain and (stacks >> s) & 1:
                 idx = n - 1  # F12 / No Reveal: the top card of the stack
-            elif pk >= 0 and s == pk:
+            elif not plain and pk >= 0 and s == pk:
                 idx = peek_card(g, s, pids, params, prng, hands, nh, n, pos, p, trick, tseat, i, wi, tricks, err)
                 if idx < 0:
                     return idx
@@ -697,7 +699,8 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
                 if idx < 0 or idx >= n:
                     return fail(err, g, s, D_CARD, idx)
             c = take(hands[s], idx)
-            nh[s] = n - 1
+            if debug or not plain:  # read only by a Peek decision and the checks: set once after the tricks
+                nh[s] = n - 1
             if rec:
                 trick[i] = c
                 tseat[i] = s
@@ -719,6 +722,8 @@ def royal_tricks(g, p, dealer, dr, nseat, ghost, gh, pk, rapid, pids, params, pr
             leader = best
         if trace:
             emit(ev, evn, g, EV_TRICK, best, t + 1, trick_card(trick, tseat, best), 0, 0, 0)
+    for s in range(nseat):
+        nh[s] = 0
     return npl
 
 
@@ -957,6 +962,9 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
     F15) to their end: ``nseat`` seats, ``ghost[s]`` for Solo's ghosts. Tables and return value
     as :func:`play_team`."""
     row = np.int64(0)
+    nghost = 0
+    for s in range(4):
+        nghost += ghost[s]
     for gi in range(count):  # one call a chunk: passing the arguments per game cost ~10%
         g = start + gi
         r0 = row
@@ -1072,11 +1080,15 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
                 if fd and hx[X_PEEK] >= 0:
                     npl = royal_tricks(g, p, dealer, dr, nseat, ghost, hx[X_GHOST], hx[X_PEEK], hx[X_RAPID], pids,
                                        params, prng, hands, nh, trick, tseat, tricks, lastwin, undealt, nund, played,
-                                       seen, debug, trace, ev, evn, err, nxt, one)
-                else:
+                                       seen, debug, trace, ev, evn, err, nxt, one, False)
+                elif nghost > 0 or (fd and hx[X_GHOST] >= 0):
                     npl = royal_tricks(g, p, dealer, dr, nseat, ghost, hx[X_GHOST] if fd else -1, -1,
                                        hx[X_RAPID] if fd else -1, pids, params, prng, hands, nh, trick, tseat, tricks,
-                                       lastwin, undealt, nund, played, seen, debug, trace, ev, evn, err, nxt, one)
+                                       lastwin, undealt, nund, played, seen, debug, trace, ev, evn, err, nxt, one, False)
+                else:  # the common hand: every seat decides, none peeks (its own copy of the loop)
+                    npl = royal_tricks(g, p, dealer, dr, nseat, ghost, -1, -1, hx[X_RAPID] if fd else -1, pids, params,
+                                       prng, hands, nh, trick, tseat, tricks, lastwin, undealt, nund, played, seen,
+                                       debug, trace, ev, evn, err, nxt, one, True)
                 if npl < 0:
                     return npl
                 # F13: the player with the most tricks wins the point card (branch-free: the counts
