@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
-.PHONY: setup test test-fast demo report bench lint clean-cache golden clean
+.PHONY: setup test test-fast demo report bench coverage lint clean-cache golden clean
 
 setup: $(STAMP)
 
@@ -33,6 +33,9 @@ report: setup
 
 bench: setup
 	$(BIN)/cardsim bench --markdown --variants --memory 100000000
+
+coverage: setup
+	$(BIN)/python -m cardsim.coverage --markdown
 
 lint: setup
 	$(BIN)/ruff check cardsim tests

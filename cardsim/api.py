@@ -149,8 +149,8 @@ def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None
 
 def compare(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
             threads: int | None = None, progress: Progress | None = None):
-    """Play every arm of ``[compare]`` on the same deals; returns a :class:`cardsim.paired.CompareResult`."""
-    from cardsim import paired as cmp
+    """Play every arm of ``[compare]`` on the same deals; returns a :class:`cardsim.studies.compare.CompareResult`."""
+    from cardsim.studies import compare as cmp
 
     s = load(scenario)
     return cmp.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
@@ -158,8 +158,8 @@ def compare(scenario: str | Path | sc.Scenario, games: int | None = None, runs: 
 
 def sweep(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
           threads: int | None = None, progress: Progress | None = None):
-    """Play every point of ``[sweep]``; returns a :class:`cardsim.sweeps.SweepResult` (``.table``: polars)."""
-    from cardsim import sweeps as sw
+    """Play every point of ``[sweep]``; returns a :class:`cardsim.studies.sweep.SweepResult` (``.table``: polars)."""
+    from cardsim.studies import sweep as sw
 
     s = load(scenario)
     return sw.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
@@ -167,8 +167,8 @@ def sweep(scenario: str | Path | sc.Scenario, games: int | None = None, runs: st
 
 def rate(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
          threads: int | None = None, progress: Progress | None = None):
-    """Round robin or gauntlet of ``[ratings]``; returns a :class:`cardsim.ratings.RatingResult`."""
-    from cardsim import ratings as rt
+    """Round robin or gauntlet of ``[ratings]``; returns a :class:`cardsim.studies.rate.RatingResult`."""
+    from cardsim.studies import rate as rt
 
     s = load(scenario)
     return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)

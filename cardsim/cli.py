@@ -16,6 +16,8 @@ from typing import Annotated, Any
 import typer
 
 from cardsim.errors import CardsimError
+from cardsim.output import Format as OutFormat
+from cardsim.output import Output, emit
 
 app = typer.Typer(
     name="cardsim",
@@ -24,6 +26,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+
+
+#: ``--format`` of the commands that answer a question (cardsim.output)
+FORMAT = typer.Option("--format", "-f", help="table for people; json or csv for programs")
 
 
 def user_errors(fn):
@@ -40,22 +46,13 @@ def user_errors(fn):
     return wrapper
 
 
-def _print_tables(tables: list[tuple[str, Any]]) -> None:
-    import polars as pl
-
-    with pl.Config(tbl_rows=60, tbl_cols=30, float_precision=4, tbl_hide_dataframe_shape=True,
-                   tbl_width_chars=160, fmt_str_lengths=40):
-        for title, frame in tables:
-            typer.echo(f"\n{title}")
-            typer.echo(str(frame))
-
-
 def _progress(label: str):
     """A rich progress bar as a ``(done, total)`` callback, and the context that shows it."""
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                   transient=False, disable=not sys.stderr.isatty(), console=None)
+                   transient=False, disable=not sys.stderr.isatty(), console=Console(stderr=True))
     task = bar.add_task(label, total=None)
 
     def update(done: int, total: int) -> None:
@@ -129,6 +126,7 @@ def run(
     backend: Annotated[str | None, typer.Option(help="local (threads, default) or dask")] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="workers of a local Dask cluster")] = None,
     scheduler: Annotated[str | None, typer.Option(help="address of a Dask scheduler, e.g. tcp://host:8786")] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
     """Run a scenario (resuming or extending its run directory) and print the summary."""
     from cardsim import api
@@ -144,11 +142,11 @@ def run(
         if be is not None:
             be.close()
     s = result.scenario
-    typer.echo(f"{s.name}: {s.games} games of {s.game} ({s.setup.variant}), seed {s.seed}, "
-               f"run directory {result.path}")
-    if result.stop:
-        typer.echo(result.stop)
-    _print_tables(result.summary() + ([("Balance metrics", result.balance())] if balance else []))
+    emit(Output(f"{s.name}: {s.games:,} games of {s.game} ({s.setup.variant}), seed {s.seed}, "
+                f"run directory {result.path}",
+                result.summary() + ([("Balance metrics", result.balance())] if balance else []),
+                notes=[result.stop] if result.stop else [],
+                fields={"run_dir": str(result.path), "games": s.games, "seed": s.seed}), fmt)
 
 
 # -- trace ------------------------------------------------------------------------
@@ -231,14 +229,19 @@ def bench(
 
 
 # -- studies ----------------------------------------------------------------------
-def _study(kind: str, scenario: Path, games: int | None, runs: Path, threads: int | None):
+def _study(kind: str, scenario: Path, games: int | None, runs: Path, threads: int | None, fmt: OutFormat) -> None:
     from cardsim import api
+    from cardsim.studies import compare as cmp
+    from cardsim.studies import rate as rt
+    from cardsim.studies import sweep as sw
 
     s = api.load(scenario)
     fn = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate}[kind]
+    mod = {"compare": cmp, "sweep": sw, "ratings": rt}[kind]
     bar, update = _progress(f"{s.name}: games")
     with bar:
-        return s, fn(s, games=games, runs=runs, threads=threads, progress=update)
+        res = fn(s, games=games, runs=runs, threads=threads, progress=update)
+    emit(mod.output(res), fmt)
 
 
 @app.command()
@@ -248,16 +251,10 @@ def compare(
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per arm and rotation (cap in decide mode)")] = None,
     runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
     """Paired comparison of arms on the same deals, with seat rotation."""
-    from cardsim.paired import headline
-
-    _, res = _study("compare", scenario, games, runs, threads)
-    typer.echo(headline(res))
-    if res.stopped:
-        typer.echo(res.stopped)
-    _print_tables([("Arms (focus seat's mean, 95% interval)", res.arms),
-                   ("Differences vs the first arm: paired and unpaired intervals", res.diffs)])
+    _study("compare", scenario, games, runs, threads, fmt)
 
 
 @app.command()
@@ -267,13 +264,10 @@ def sweep(
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per point")] = None,
     runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
     """One row per grid point, with intervals."""
-    from cardsim.sweeps import headline
-
-    _, res = _study("sweep", scenario, games, runs, threads)
-    typer.echo(headline(res))
-    _print_tables([("Sweep", res.table)])
+    _study("sweep", scenario, games, runs, threads, fmt)
 
 
 @app.command()
@@ -283,13 +277,10 @@ def rate(
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per pair and rotation")] = None,
     runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
     """Rate policies by a round robin or gauntlet (Bradley-Terry, with intervals)."""
-    from cardsim.ratings import headline
-
-    _, res = _study("ratings", scenario, games, runs, threads)
-    typer.echo(headline(res))
-    _print_tables([("Ratings", res.ratings), ("Pairs", res.pairs)])
+    _study("ratings", scenario, games, runs, threads, fmt)
 
 
 # -- report -----------------------------------------------------------------------

@@ -10,11 +10,13 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from cardsim import api, metrics, paired, ratings
+from cardsim import api, metrics
 from cardsim.cli import app
 from cardsim.errors import ScenarioError
 from cardsim.scenario import from_dict
 from cardsim.sequential import eb_sequence, parse_target
+from cardsim.studies import compare as paired
+from cardsim.studies import rate as ratings
 
 BASE = {"scenario": {"name": "st", "game": "fubnub", "games": 400, "seed": 2, "chunk": 100},
         "seats": {"policies": ["partner", "partner", "partner", "partner"]}}

@@ -194,9 +194,10 @@ def write(result, out_dir: str | Path = "reports", title: str | None = None) -> 
 
 def build_study(base, kind: str, res) -> Report:
     """The report of a comparison, sweep or rating study (``kind``: compare, sweep, ratings)."""
-    from cardsim import paired, ratings, sweeps
+    from cardsim.report.studies import SECTIONS
+    from cardsim.studies import compare, rate, sweep
 
-    mod = {"compare": paired, "sweep": sweeps, "ratings": ratings}[kind]
+    mod = {"compare": compare, "sweep": sweep, "ratings": rate}[kind]
     game = get_game(base.game)
     setup = base.setup
     meta = {
@@ -208,4 +209,4 @@ def build_study(base, kind: str, res) -> Report:
     text = base.path.read_text() if base.path is not None and base.path.exists() else json.dumps(dict(base.raw))
     title = base.raw.get("report", {}).get("title") or f"{game.title}: {base.name}"
     return Report(base.name, title, base.question or f"What does this {kind} show?", mod.headline(res), meta, text,
-                  [mod.report_sections(res)])
+                  [SECTIONS[kind](res)])

@@ -19,10 +19,11 @@ from typing import Any
 
 import polars as pl
 
-from cardsim import derive
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
+from cardsim.output import Output
 from cardsim.stats import mean_exprs, seat_table
+from cardsim.studies import derive
 
 
 @dataclass(frozen=True)
@@ -114,44 +115,6 @@ def metric_columns(res: SweepResult) -> tuple[str, str, str]:
     return f"winrate_s{seat}", f"lo_s{seat}", f"hi_s{seat}"
 
 
-def report_sections(res: SweepResult):
-    from cardsim.report import Section
-    from cardsim.report import figures as F
-    from cardsim.stats import Z95
-
-    est, a, b = metric_columns(res)
-    t = res.table
-    if b == "se":
-        lo = (t[est] - Z95 * t[a]).to_list()
-        hi = (t[est] + Z95 * t[a]).to_list()
-    else:
-        lo, hi = t[a].to_list(), t[b].to_list()
-    sec = Section("Sweep", text=f"{len(res.plan.points)} points, each on the same deals; metric: {res.plan.metric}.")
-    ylabel = f"{res.plan.metric} (95% interval)"
-    e = t[est].to_list()
-    numeric = {k: all(isinstance(v, int | float) for v in t[k].to_list()) for k in res.plan.keys}
-    grid = "grid" in res.plan.base.raw.get("sweep", {})
-    if len(res.plan.keys) == 1 or grid:
-        for key in res.plan.keys:
-            others = [k for k in res.plan.keys if k != key]
-            xs = t[key].to_list()
-            x = xs if numeric[key] else list(range(len(xs)))
-            lines = []
-            if others:
-                for gkey, g in t.with_row_index("_i").group_by(others, maintain_order=True):
-                    lines.append((", ".join(f"{k}={v}" for k, v in zip(others, gkey, strict=True)), g["_i"].to_list()))
-            fig = F.curve(x, e, lo, hi, f"{res.plan.metric} by {key}", key, ylabel, lines or None,
-                          None if numeric[key] else [str(v) for v in xs])
-            sec.figures.append((f"{res.plan.metric} against {key}", F.png_bytes(fig)))
-    else:
-        labels = [", ".join(f"{k}={p.get(k, '')}" for k in res.plan.keys) for p in res.plan.points]
-        fig = F.curve(list(range(len(labels))), e, lo, hi, f"{res.plan.metric} by sweep point", "point", ylabel,
-                      ticks=labels)
-        sec.figures.append((f"{res.plan.metric} at each point", F.png_bytes(fig)))
-    sec.tables.append(("One row per point", t))
-    return sec
-
-
 def headline(res: SweepResult) -> str:
     est, a, b = metric_columns(res)
     t = res.table
@@ -168,3 +131,8 @@ def headline(res: SweepResult) -> str:
         return f"{res.plan.metric} is highest at {desc} ({best[est]:.3f} ± {1.96 * best[a]:.3f}) and lowest at {desc2} ({worst[est]:.3f})."
     return (f"{res.plan.metric} is highest at {desc}: {best[est]:.3f} (95% CI {best[a]:.3f}-{best[b]:.3f}), "
             f"and lowest at {desc2}: {worst[est]:.3f} (95% CI {worst[a]:.3f}-{worst[b]:.3f}).")
+
+
+def output(res: SweepResult) -> Output:
+    """What ``cardsim sweep`` prints."""
+    return Output(headline(res), [("Sweep", res.table)])

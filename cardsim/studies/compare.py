@@ -26,11 +26,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from cardsim import derive
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+from cardsim.output import Output
 from cardsim.sequential import eb_sequence
 from cardsim.stats import Z95
+from cardsim.studies import derive
 
 ARM_KEYS = ("name", "policies", "rules")
 
@@ -180,31 +181,16 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
             return CompareResult(p, n, arms, diffs, why)
 
 
-def report_sections(res: CompareResult):
-    from cardsim.report import Section
-    from cardsim.report import figures as F
-
-    d = res.diffs
-    fig = F.forest([f"{a} - {b}" for a, b in zip(d["arm"], d["vs"], strict=True)], d["diff"].to_list(),
-                   d["lo"].to_list(), d["hi"].to_list(), "Paired differences (95% intervals)",
-                   f"difference in the focus seat's {res.plan.metric}")
-    arms = F.rate_bars(res.arms.rename({"mean": "rate"}), "arm", f"Focus seat's {res.plan.metric} by arm",
-                       "arm", ylabel=f"mean {res.plan.metric} (95% interval)") if res.plan.metric == "win" else None
-    sec = Section("Paired comparison",
-                  text=(f"Every arm played the same {res.games:,} deals"
-                        + (f" in each of {len(res.plan.runs[res.plan.arms[0]])} seat rotations" if
-                           len(res.plan.runs[res.plan.arms[0]]) > 1 else "")
-                        + f"; the focus is seat {res.plan.focus}'s {res.plan.metric}. " + res.stopped))
-    sec.figures.append(("Paired differences against the first arm, with 95% intervals", F.png_bytes(fig)))
-    if arms is not None:
-        sec.figures.append(("Focus seat's win rate by arm", F.png_bytes(arms)))
-    sec.tables += [("Arms", res.arms), ("Differences (paired vs unpaired intervals)", res.diffs)]
-    return sec
-
-
 def headline(res: CompareResult) -> str:
     parts = []
     for row in res.diffs.iter_rows(named=True):
         parts.append(f"'{row['arm']}' minus '{row['vs']}' = {row['diff']:+.4f} (95% CI {row['lo']:+.4f} to "
                      f"{row['hi']:+.4f}; pairing removed {100 * row['variance_saved']:.0f}% of the variance)")
     return f"On the same {res.games:,} deals, " + "; ".join(parts) + "."
+
+
+def output(res: CompareResult) -> Output:
+    """What ``cardsim compare`` prints."""
+    return Output(headline(res), [("Arms (focus seat's mean, 95% interval)", res.arms),
+                                  ("Differences vs the first arm: paired and unpaired intervals", res.diffs)],
+                  notes=[res.stopped] if res.stopped else [])

@@ -21,10 +21,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from cardsim import derive
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
+from cardsim.output import Output
 from cardsim.stats import Z95, wilson
+from cardsim.studies import derive
 
 
 def _name(entry: Any) -> str:
@@ -146,21 +147,12 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
     return RatingResult(p, ratings, pl.DataFrame(rows))
 
 
-def report_sections(res: RatingResult):
-    from cardsim.report import Section
-    from cardsim.report import figures as F
-
-    r = res.ratings
-    fig = F.forest(r["policy"].to_list(), r["theta"].to_list(), r["lo"].to_list(), r["hi"].to_list(),
-                   f"Bradley-Terry strength (reference {res.plan.names[res.plan.reference]} = 0)", "theta (log-odds)")
-    sec = Section("Policy ratings", text="Pairs play the same deals in every seat rotation; strengths are log-odds of "
-                                         "winning a game against each other.")
-    sec.figures.append(("Strength with 95% intervals", F.png_bytes(fig)))
-    sec.tables += [("Ratings", r), ("Pairwise results (a's win rate against b)", res.pairs)]
-    return sec
-
-
 def headline(res: RatingResult) -> str:
     top = res.ratings.row(0, named=True)
     return (f"{top['policy']} rates highest: theta = {top['theta']:+.3f} (95% CI {top['lo']:+.3f} to {top['hi']:+.3f}) "
             f"relative to {res.plan.names[res.plan.reference]}.")
+
+
+def output(res: RatingResult) -> Output:
+    """What ``cardsim rate`` prints."""
+    return Output(headline(res), [("Ratings", res.ratings), ("Pairs", res.pairs)])

@@ -1,0 +1,100 @@
+"""What a command prints, in three formats: a table for people, JSON and CSV for programs.
+
+Every command that answers a question (``run``, ``compare``, ``sweep``,
+``rate``, ``search``, ``meta``) builds one :class:`Output`: the answer in
+plain words, notes (how the run stopped, warnings), the tables under their
+terminal titles, and any extra fields a program needs (``search``'s
+``best``). :func:`emit` prints it:
+
+- ``table``: the answer, the notes, then each table under its title, sized
+  to the terminal (``COLUMNS`` or the terminal's width; 160 off a terminal);
+- ``json``: one object ``{"answer": ..., "notes": [...], "tables": {title:
+  [row, ...]}, **fields}``, rows keyed by the terminal's column names;
+- ``csv``: each table as CSV after a ``# <title>`` line, tables separated by
+  a blank line (the answer and notes as ``#`` lines first).
+
+Only the answer goes to stdout; progress and compile messages go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import polars as pl
+
+
+class Format(StrEnum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+@dataclass
+class Output:
+    """One command's answer: ``answer`` (plain words), ``tables`` ((title, frame) in print order),
+    ``notes`` (lines after the answer) and ``fields`` (extra top-level JSON keys)."""
+
+    answer: str
+    tables: list[tuple[str, pl.DataFrame]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    fields: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object (NaN and infinities become null)."""
+        out: dict[str, Any] = {"answer": self.answer, "notes": list(self.notes),
+                               "tables": {title: frame.to_dicts() for title, frame in self.tables}}
+        out.update(self.fields)
+        return _clean(out)
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_clean(v) for v in x]
+    return x
+
+
+def terminal_width() -> int:
+    """Columns to fit tables in: the terminal's (or ``COLUMNS``), 160 when neither is known."""
+    return max(60, shutil.get_terminal_size((160, 40)).columns)
+
+
+def render(out: Output, fmt: Format | str = Format.table) -> str:
+    """The text :func:`emit` prints."""
+    fmt = Format(fmt)
+    if fmt is Format.json:
+        return json.dumps(out.to_dict(), indent=1, default=str)
+    if fmt is Format.csv:
+        parts = [f"# {line}" for line in [out.answer, *out.notes] if line]
+        for title, frame in out.tables:
+            parts += ["", f"# {title}", _csv(frame).rstrip("\n")]
+        return "\n".join(parts)
+    lines = [line for line in [out.answer, *out.notes] if line]
+    with pl.Config(tbl_rows=200, tbl_cols=-1, float_precision=4, tbl_hide_dataframe_shape=True,
+                   tbl_width_chars=terminal_width(), fmt_str_lengths=40, tbl_hide_column_data_types=True):
+        for title, frame in out.tables:
+            lines += ["", title, str(frame)]
+    return "\n".join(lines)
+
+
+def _csv(frame: pl.DataFrame) -> str:
+    nested = [c for c, t in frame.schema.items() if isinstance(t, pl.List | pl.Struct | pl.Array)]
+    if nested:  # CSV has no nested values: write them as JSON text
+        frame = frame.with_columns(pl.col(c).map_elements(lambda v: json.dumps(_clean(
+            v.to_list() if hasattr(v, "to_list") else v)), return_dtype=pl.String) for c in nested)
+    return frame.write_csv()
+
+
+def emit(out: Output, fmt: Format | str = Format.table) -> None:
+    """Print ``out`` to stdout in ``fmt``."""
+    import typer
+
+    typer.echo(render(out, fmt))
