@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -194,5 +195,11 @@ def test_cli_compare_sweep_rate(tmp_path):
     f.write_text('[scenario]\nname = "x"\ngame = "fubnub"\ngames = 100\n[sweep]\ngrid = {"rules.point_cards" = [1, 3]}\n')
     r = runner.invoke(app, ["sweep", str(f), "--runs", str(tmp_path)])
     assert r.exit_code == 0 and "highest" in r.output
+    for fmt in ("json", "csv"):
+        r = runner.invoke(app, ["sweep", str(f), "--runs", str(tmp_path), "--format", fmt])
+        assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["sweep", str(f), "--runs", str(tmp_path), "-f", "json"])
+    doc = json.loads(r.stdout)
+    assert doc["answer"] and {"winrate_s0", "lo_s0", "hi_s0"} <= set(doc["tables"]["Sweep"][0])
     r = runner.invoke(app, ["compare", str(f), "--runs", str(tmp_path)])
     assert r.exit_code == 2 and "no [compare]" in r.output
