@@ -3,16 +3,36 @@
 Rates get Wilson score intervals (never the Wald interval, whose coverage
 is erratic at small n and extreme p); means get a standard error and a
 normal 95% interval. Polars helpers add these columns to grouped frames.
+
+Games are independent, but rows of one game are not: the hands of a game,
+the reveals of a game, the seats of a game. Every per-hand or per-event
+rate is therefore **clustered by game** by default (:func:`rate_table`,
+:func:`mean_table`): its variance is the cluster-robust (linearisation)
+variance of a ratio estimator, its design effect ``deff`` (that variance
+over the binomial one) is printed, and the Wilson interval is taken at the
+effective sample size ``n / max(1, deff)`` (Korn and Graubard 1998). A
+table with one row per game has ``deff`` 1. Clusters are the games
+themselves for runs of up to 65,536 games, and blocks of games (``game mod
+65,536``) beyond: blocks of independent games are independent clusters too,
+so the estimator stays valid while its memory stays bounded.
+
+:func:`paired_difference` is the paired interval every study uses: the mean
+of per-game differences, its standard error clustered by game when one game
+yields several values. :func:`maxt_critical` and :func:`holm` handle
+multiplicity (simultaneous intervals, adjusted p-values).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
 Z95 = 1.959963984540054
+#: at most this many clusters per group (games beyond it share a cluster: game mod CLUSTERS)
+CLUSTERS = 1 << 16
 
 
 def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
@@ -22,7 +42,7 @@ def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
     p = k / n
     den = 1 + z * z / n
     mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / den
     return (max(0.0, mid - half), min(1.0, mid + half))
 
 
@@ -31,12 +51,116 @@ def wilson_exprs(k: pl.Expr, n: pl.Expr, prefix: str = "", z: float = Z95) -> li
     p = k / n
     den = 1 + z * z / n
     mid = (p + z * z / (2 * n)) / den
-    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)).sqrt()) / den
+    half = z * ((p * (1 - p)).clip(0.0, None) / n + z * z / (4 * n * n)).sqrt() / den
     return [
         p.alias(f"{prefix}rate"),
         (mid - half).clip(0.0, 1.0).alias(f"{prefix}lo"),
         (mid + half).clip(0.0, 1.0).alias(f"{prefix}hi"),
     ]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean (or difference of means) with its standard error and 95% interval.
+
+    ``n`` counts observations, ``clusters`` the independent units (games) they came in,
+    ``deff`` is the design effect (clustered variance over the variance as if every
+    observation were independent; 1 when each game gives one observation)."""
+
+    value: float
+    se: float
+    lo: float
+    hi: float
+    n: int
+    clusters: int
+    deff: float = 1.0
+
+    def as_dict(self, prefix: str = "") -> dict[str, float]:
+        return {f"{prefix}{k}": getattr(self, k) for k in ("value", "se", "lo", "hi", "n", "clusters", "deff")}
+
+
+def _cluster_sums(x: np.ndarray, clusters: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sums of ``x`` and counts (each observation its own cluster when ``clusters`` is None)."""
+    if clusters is None:
+        return x, np.ones_like(x)
+    _, inv = np.unique(np.asarray(clusters), return_inverse=True)
+    return np.bincount(inv, weights=x), np.bincount(inv).astype(np.float64)
+
+
+def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float = Z95) -> Estimate:
+    """Mean of ``x`` with its standard error and normal interval, clustered by ``clusters`` (e.g. the
+    game of each observation) when given: the cluster-robust variance of a ratio of sums,
+    ``C / (C - 1) * sum_c (s_c - mean * n_c)^2 / n^2``."""
+    x = np.asarray(x, dtype=np.float64)
+    keep = np.isfinite(x)
+    x = x[keep]
+    cl = None if clusters is None else np.asarray(clusters)[keep]
+    n = x.size
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, math.nan, 0, 0)
+    m = float(x.mean())
+    s, c = _cluster_sums(x, cl)
+    k = s.size
+    if k < 2:
+        return Estimate(m, math.nan, math.nan, math.nan, n, k)
+    var = k / (k - 1) * float(((s - m * c) ** 2).sum()) / (n * n)
+    var_iid = float(x.var(ddof=1)) / n if n > 1 else math.nan
+    deff = var / var_iid if var_iid > 0 else 1.0
+    se = math.sqrt(var)
+    return Estimate(m, se, m - z * se, m + z * se, n, k, deff)
+
+
+def paired_difference(a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None = None) -> Estimate:
+    """``b - a`` observation by observation (the same deal in both arms), averaged, with its 95%
+    interval. ``clusters`` names the game of each pair when a game yields several pairs (seat
+    rotations, seats); the interval is then clustered by game. Pairs with a missing side are dropped."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"paired values must align: {a.shape} vs {b.shape}")
+    return mean_ci(b - a, clusters)
+
+
+def normal_p(value: float, se: float) -> float:
+    """Two-sided p-value of ``value / se`` against the standard normal."""
+    if not se > 0:
+        return math.nan if not math.isfinite(value) or value == 0 else 0.0
+    return math.erfc(abs(value / se) / math.sqrt(2))
+
+
+def holm(p: list[float] | np.ndarray, method: str = "holm") -> np.ndarray:
+    """Adjusted p-values across a family (statsmodels' ``multipletests``): ``holm`` controls the
+    family-wise error, ``fdr_bh`` (Benjamini-Hochberg) the false discovery rate. NaNs stay NaN."""
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.asarray(p, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    if ok.any():
+        out[ok] = multipletests(p[ok], method=method)[1]
+    return out
+
+
+def maxt_critical(cov: np.ndarray, alpha: float = 0.05, draws: int = 200_000, seed: int = 0,
+                  one_sided: bool = False) -> float:
+    """Critical value ``c`` with ``P(max_j |Z_j| / sd_j <= c) = 1 - alpha`` for ``Z ~ N(0, cov)``
+    (the max-T method: simultaneous intervals ``est_j +- c * se_j`` for correlated estimates).
+    Estimated from ``draws`` normal draws with a fixed seed, so it is reproducible."""
+    cov = np.asarray(cov, dtype=np.float64)
+    sd = np.sqrt(np.clip(np.diag(cov), 0, None))
+    keep = sd > 0
+    if keep.sum() == 0:
+        return Z95
+    corr = cov[np.ix_(keep, keep)] / np.outer(sd[keep], sd[keep])
+    w, v = np.linalg.eigh((corr + corr.T) / 2)
+    root = v * np.sqrt(np.clip(w, 0, None))
+    rng = np.random.default_rng(seed)
+    stat = np.empty(draws)
+    step = 20_000
+    for i in range(0, draws, step):
+        zz = rng.standard_normal((min(step, draws - i), root.shape[0])) @ root.T
+        stat[i:i + zz.shape[0]] = zz.max(axis=1) if one_sided else np.abs(zz).max(axis=1)
+    return float(np.quantile(stat, 1 - alpha))
 
 
 def mean_se(x: np.ndarray) -> tuple[float, float, int]:
@@ -50,7 +174,8 @@ def mean_se(x: np.ndarray) -> tuple[float, float, int]:
 
 
 def mean_exprs(col: str | pl.Expr, prefix: str = "") -> list[pl.Expr]:
-    """Aggregations: n, mean, standard error and the 95% normal interval of a column."""
+    """Aggregations: n, mean, standard error and the 95% normal interval of a column
+    (one row per independent unit, e.g. per game; for several rows per game use :func:`mean_table`)."""
     c = pl.col(col) if isinstance(col, str) else col
     se = c.std(ddof=1) / c.count().sqrt()
     return [
@@ -62,14 +187,64 @@ def mean_exprs(col: str | pl.Expr, prefix: str = "") -> list[pl.Expr]:
     ]
 
 
-def rate_table(frame: pl.DataFrame | pl.LazyFrame, by: list[str], success: str | pl.Expr) -> pl.DataFrame:
-    """Group ``frame`` by ``by`` and give n, successes, rate and Wilson interval of boolean/0-1 ``success``.
+def _clustered(frame: pl.DataFrame | pl.LazyFrame, by: list[str], value: pl.Expr, cluster: str | None) -> pl.LazyFrame:
+    """Per group of ``by``: n, sum, cluster count and the sums the clustered variance needs."""
+    lf = frame.lazy().with_columns(_v=value.cast(pl.Float64)).filter(pl.col("_v").is_not_null())
+    names = lf.collect_schema().names()
+    if cluster is not None and cluster in names:
+        key = (pl.col(cluster) % CLUSTERS).alias("_c")
+    else:  # every row its own cluster
+        lf = lf.with_row_index("_c")
+        key = pl.col("_c")
+    per = lf.group_by(*by, key).agg(pl.len().cast(pl.Float64).alias("_n"), pl.col("_v").sum().alias("_s"),
+                                    (pl.col("_v") ** 2).sum().alias("_q"))
+    return per.group_by(by).agg(
+        pl.col("_n").sum().alias("n"), pl.col("_s").sum().alias("k"), pl.len().alias("clusters"),
+        (pl.col("_s") ** 2).sum().alias("_ss"), (pl.col("_s") * pl.col("_n")).sum().alias("_sn"),
+        (pl.col("_n") ** 2).sum().alias("_nn"), pl.col("_q").sum().alias("_q"),
+    ).with_columns(m=pl.col("k") / pl.col("n")).with_columns(
+        # cluster-robust variance of the ratio k / n
+        _var=(pl.col("clusters") / (pl.col("clusters") - 1)
+              * (pl.col("_ss") - 2 * pl.col("m") * pl.col("_sn") + pl.col("m") ** 2 * pl.col("_nn")).clip(0.0, None)
+              / pl.col("n") ** 2),
+    )
 
-    A LazyFrame is aggregated with the streaming engine, so a run of any size is
-    summarised in bounded memory (only the grouped counts are materialised)."""
+
+def rate_table(frame: pl.DataFrame | pl.LazyFrame, by: list[str], success: str | pl.Expr,
+               cluster: str | None = "game") -> pl.DataFrame:
+    """Group ``frame`` by ``by`` and give n, successes, rate, Wilson interval and design effect of
+    a boolean/0-1 ``success``, clustered by ``cluster`` (default: the game) when the frame has it.
+
+    The interval is Wilson at the effective sample size ``n / max(1, deff)``. A LazyFrame is
+    aggregated with the streaming engine, in memory bounded by the groups times 65,536 clusters."""
     ok = pl.col(success) if isinstance(success, str) else success
-    g = frame.lazy().group_by(by).agg(pl.len().alias("n"), ok.cast(pl.Float64).sum().alias("k")).sort(by)
-    return collect(g.with_columns(wilson_exprs(pl.col("k"), pl.col("n"))))
+    g = _clustered(frame, by, ok, cluster).with_columns(
+        deff=pl.when(pl.col("m") * (1 - pl.col("m")) > 0)
+        .then(pl.col("_var") / (pl.col("m") * (1 - pl.col("m")) / pl.col("n"))).otherwise(1.0))
+    g = g.with_columns(neff=pl.col("n") / pl.max_horizontal(pl.col("deff"), pl.lit(1.0)))
+    out = collect(g.with_columns(wilson_exprs(pl.col("m") * pl.col("neff"), pl.col("neff"))).sort(by))
+    return out.select(*by, pl.col("n").cast(pl.Int64), "k", "rate", "lo", "hi", "deff")
+
+
+def mean_table(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[str] | None = None,
+               cluster: str | None = "game", prefix: str = "") -> pl.DataFrame:
+    """Mean of ``col`` per group of ``by`` (or overall) with its standard error clustered by game,
+    the normal 95% interval and the design effect: for per-hand or per-event values."""
+    by = by or []
+    c = pl.col(col) if isinstance(col, str) else col
+    lf = frame.lazy()
+    if not by:
+        lf = lf.with_columns(_all=pl.lit(0))
+    keys = by or ["_all"]
+    g = _clustered(lf, keys, c, cluster).with_columns(
+        _viid=(pl.col("_q") / pl.col("n") - pl.col("m") ** 2) * pl.col("n") / (pl.col("n") - 1) / pl.col("n"))
+    g = g.with_columns(se=pl.col("_var").sqrt(),
+                       deff=pl.when(pl.col("_viid") > 0).then(pl.col("_var") / pl.col("_viid")).otherwise(1.0))
+    out = collect(g.sort(keys)).select(
+        *by, pl.col("n").cast(pl.Int64).alias(f"{prefix}n"), pl.col("m").alias(f"{prefix}mean"),
+        pl.col("se").alias(f"{prefix}se"), (pl.col("m") - Z95 * pl.col("se")).alias(f"{prefix}lo"),
+        (pl.col("m") + Z95 * pl.col("se")).alias(f"{prefix}hi"), pl.col("deff").alias(f"{prefix}deff"))
+    return out
 
 
 def collect(lf: pl.LazyFrame) -> pl.DataFrame:
