@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +13,6 @@ from cardsim.errors import RunDirError, ScenarioError
 from cardsim.games import get_game
 from cardsim.results import RunDir
 from cardsim.runner import Backend, Progress, default_run_dir, execute, plan
-from cardsim.sequential import eb_sequence, parse_target
 
 
 @dataclass
@@ -78,18 +77,19 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
     ``out`` is the run directory (default ``runs/<name>-<hash>``). Finished
     chunks already in it are reused, so calling ``run`` twice costs nothing.
     ``until`` (e.g. ``"winrate_s0 +-0.002"``) plays chunk after chunk until the
-    named estimate's anytime-valid 95% interval is that narrow, with ``games``
-    (or the scenario's) as the cap; ``Result.scenario.games`` is what it took.
+    named estimate's 95% Wilson interval is that narrow (looking after every
+    chunk in game order, :mod:`cardsim.studies.until`), with ``games`` (or the
+    scenario's) as the cap; ``Result.scenario.games`` is where it stopped.
     """
     s = load(scenario, games, seed)
     until = until or s.raw.get("scenario", {}).get("until")
-    path = Path(out) if out is not None else default_run_dir(s, runs)
     own = backend is None
     if own:  # the scenario's backend / workers / scheduler keys
         backend = make_backend(s)
     try:
         if until:
-            return _run_until(s, path, until, threads, progress, debug, backend)
+            return _run_until(s, out, runs, until, threads, progress, debug, backend)
+        path = Path(out) if out is not None else default_run_dir(s, runs)
         rd = execute(s, path, threads=threads, progress=progress, debug=debug, backend=backend)
         return Result(s, rd)
     finally:
@@ -97,28 +97,39 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
             backend.close()
 
 
-def _run_until(s: sc.Scenario, path: Path, until: str, threads, progress, debug, backend) -> Result:
-    name, width = parse_target(until)
-    m = re.fullmatch(r"winrate_s(\d+)", name)
-    if not m:
-        raise ScenarioError(f"until: unknown estimate {name!r}; allowed: winrate_s<seat> (e.g. winrate_s0)")
-    seat = int(m.group(1))
-    if seat >= s.setup.players:
-        raise ScenarioError(f"until: seat {seat} does not exist with {s.setup.players} players")
+def _run_until(s: sc.Scenario, out, runs, until: str, threads, progress, debug, backend) -> Result:
+    """Play chunk after chunk until the target's Wilson interval is narrow enough (see
+    :mod:`cardsim.studies.until`); the chunk is the look size, so small targets play small chunks."""
+    import dataclasses
+
+    import numpy as np
+
+    from cardsim.studies import until as ut
+
+    target = ut.parse(until, s.setup.players)
+    look = ut.look_size(target.width)
+    chunk = min(s.chunk, look)
+    path = Path(out) if out is not None else default_run_dir(s, runs)
+    if out is None and chunk != s.chunk:  # its own directory: a run directory keeps one chunk size
+        path = path.with_name(f"{path.name}-chunk{chunk}")
+    s = dataclasses.replace(s, chunk=chunk)
     chunks = plan(s.games, s.chunk)
-    step = max(1, 2 * (threads or 2))
+    ahead = max(1, threads or min(4, os.cpu_count() or 1))  # chunks played per step; looks stay per chunk
     done = 0
     while True:
-        done = min(len(chunks), done + step)
+        first = done
+        done = min(len(chunks), done + ahead)
         execute(s, path, threads=threads, progress=progress, debug=debug, chunks=chunks[:done], backend=backend)
         n = chunks[done - 1].start + chunks[done - 1].count
         res = Result(s.with_options(games=n), RunDir(path))
-        w = res.outcomes().filter(pl.col("seat") == seat).sort("game").select("win").collect()["win"]
-        cs = eb_sequence(w.drop_nulls().to_numpy(), target=width)
-        if cs.half <= width or done == len(chunks):
-            res.stop = (f"stopped after {n:,} games: winrate_s{seat} = {cs.center:.4f} +- {cs.half:.4f} "
-                        f"(anytime-valid 95% confidence sequence)"
-                        + ("" if cs.half <= width else f"; the cap of {s.games:,} games came first"))
+        w = (res.outcomes().filter(pl.col("seat") == target.seat).sort("game").select("win").collect()["win"]
+             .cast(pl.Float64).fill_null(np.nan).to_numpy())
+        looks = [c.start + c.count for c in chunks[first:done]]
+        stop = ut.first_stop(w, looks, target.width)
+        if stop is not None or done == len(chunks):
+            stop = stop or ut.at(w, n)
+            res = Result(s.with_options(games=stop.games), RunDir(path))
+            res.stop = ut.describe(target, stop, chunk, s.games)
             return res
 
 

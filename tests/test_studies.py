@@ -16,8 +16,10 @@ from cardsim.cli import app
 from cardsim.errors import ScenarioError
 from cardsim.scenario import from_dict
 from cardsim.sequential import eb_sequence, parse_target
+from cardsim.stats import wilson
 from cardsim.studies import compare as paired
 from cardsim.studies import rate as ratings
+from cardsim.studies import until
 
 BASE = {"scenario": {"name": "st", "game": "fubnub", "games": 400, "seed": 2, "chunk": 100},
         "seats": {"policies": ["partner", "partner", "partner", "partner"]}}
@@ -47,7 +49,7 @@ def test_paired_interval_matches_a_hand_calculation():
 
 def test_compare_pairs_deals_rotates_seats_and_beats_unpaired(tmp_path):
     s = scen(compare={"focus": 0, "arms": [
-        {"name": "partner"},
+        {"name": "tactician", "policies": ["tactician", "partner", "tactician", "partner"]},
         {"name": "bold", "policies": [{"name": "tactician", "call_need": 1}, "partner",
                                       {"name": "tactician", "call_need": 1}, "partner"]}]})
     res = api.compare(s, runs=tmp_path)
@@ -109,14 +111,29 @@ def test_confidence_sequence_covers_under_optional_stopping():
 def test_until_stops_within_cap_and_is_as_narrow_as_asked(tmp_path):
     s = scen()
     res = api.run(s, games=20000, until="winrate_s0 +-0.02", out=tmp_path / "u")
-    assert res.scenario.games <= 20000 and "stopped after" in res.stop
-    half = float(re.search(r"\+- ([0-9.]+)", res.stop).group(1))
-    assert half <= 0.02
+    assert res.scenario.games <= 20000 and "stopped at the first look" in res.stop
     w = res.outcomes().filter(pl.col("seat") == 0).sort("game").collect()["win"].to_numpy()
     assert w.size == res.scenario.games
-    assert eb_sequence(w, target=0.02).half <= 0.02
+    lo, hi = wilson(w.sum(), w.size)
+    assert (hi - lo) / 2 <= 0.02 and res.scenario.games <= until.worst_case(0.02) + until.look_size(0.02)
+    # the stop is the first look (every look_size games) that is narrow enough, whatever the threads
+    prev = res.scenario.games - until.look_size(0.02)
+    lo, hi = wilson(w[:prev].sum(), prev)
+    assert (hi - lo) / 2 > 0.02
+    again = api.run(s, games=20000, until="winrate_s0 +-0.02", out=tmp_path / "u1", threads=1)
+    assert again.scenario.games == res.scenario.games
     capped = api.run(s, games=300, until="winrate_s0 +-0.001", out=tmp_path / "c")
     assert capped.scenario.games == 300 and "cap" in capped.stop
+
+
+def test_until_rule_on_simulated_games():
+    looks = [500 * i for i in range(1, 41)]
+    w = np.random.default_rng(0).binomial(1, 0.25, 20000).astype(float)
+    stop = until.first_stop(w, looks, 0.02)
+    assert stop.reached and stop.games in looks and stop.half <= 0.02
+    assert until.first_stop(w, looks[:1], 0.001) is None
+    w[::7] = np.nan  # unfinished games are left out of n
+    assert until.first_stop(w, looks, 0.02).n < until.first_stop(w, looks, 0.02).games
 
 
 def test_until_parsing():
@@ -139,8 +156,11 @@ def test_balance_metrics_from_outcomes_and_progress():
     winners = pl.LazyFrame({"game": [0], "side": [1]})
     pm = {r["metric"]: r for r in metrics.progress_metrics(prog, winners)}
     # leaders: 1, 0, tie -> one lead change; the winner (side 1) trailed by 1; never kept the lead
-    assert pm["lead changes"]["value"] == 1 and pm["drama"]["value"] == 1 and pm["comeback rate"]["value"] == 1
-    assert pm["decisiveness"]["value"] == pytest.approx(1.0)
+    # the winner ends with 2 points: a deficit of 1 is half its final score
+    assert pm["lead changes per game"]["value"] == 1 and pm["comeback rate"]["value"] == 1
+    assert pm["largest deficit overcome"]["value"] == pytest.approx(0.5)
+    assert pm["lead change rate"]["value"] == pytest.approx(1 / 3)
+    assert pm["final lead taken at"]["value"] == pytest.approx(1.0)
 
 
 def test_bradley_terry_recovers_known_strengths():

@@ -30,7 +30,7 @@ from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
 from cardsim.sequential import eb_sequence
-from cardsim.stats import Z95
+from cardsim.stats import Z95, holm, mean_ci, normal_p, paired_difference
 from cardsim.studies import derive
 
 ARM_KEYS = ("name", "policies", "rules")
@@ -118,34 +118,38 @@ class CompareResult:
     arms: pl.DataFrame    # per arm: n, mean, se, lo, hi
     diffs: pl.DataFrame   # per arm vs the first: diff, paired and unpaired intervals, variance saved
     stopped: str = ""
+    decided: bool = False
 
 
 def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per arm: the focus seat's mean with its interval; per arm against the first: the paired
+    difference (games as pairs), the unpaired interval on the same data, the variance pairing saved
+    and a Holm-adjusted p-value across the differences. ``sequential`` adds the anytime-valid
+    confidence sequence (``cs_lo``, ``cs_hi``) of each difference (win metric only)."""
     rows, drows = [], []
     base_name = p.arms[0]
     ok = np.all(np.vstack([np.isfinite(v) for v in values.values()]), axis=0)
     for name in p.arms:
-        v = values[name][ok]
-        n = v.size
-        se = v.std(ddof=1) / math.sqrt(n) if n > 1 else math.nan
-        rows.append({"arm": name, "n": n, "mean": v.mean(), "se": se, "lo": v.mean() - Z95 * se,
-                     "hi": v.mean() + Z95 * se})
+        e = mean_ci(values[name][ok])
+        rows.append({"arm": name, "n": e.n, "mean": e.value, "se": e.se, "lo": e.lo, "hi": e.hi})
     a = values[base_name][ok]
     for name in p.arms[1:]:
         b = values[name][ok]
-        d = b - a
-        n = d.size
-        se_p = d.std(ddof=1) / math.sqrt(n)
-        se_u = math.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n)
-        row = {"arm": name, "vs": base_name, "n": n, "diff": d.mean(), "se_paired": se_p,
-               "lo": d.mean() - Z95 * se_p, "hi": d.mean() + Z95 * se_p, "se_unpaired": se_u,
-               "lo_unpaired": d.mean() - Z95 * se_u, "hi_unpaired": d.mean() + Z95 * se_u,
-               "variance_saved": 1 - (se_p / se_u) ** 2 if se_u > 0 else math.nan}
+        e = paired_difference(a, b)
+        n = e.n
+        se_u = math.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n) if n > 1 else math.nan
+        row = {"arm": name, "vs": base_name, "n": n, "diff": e.value, "se_paired": e.se,
+               "lo": e.lo, "hi": e.hi, "p": normal_p(e.value, e.se), "se_unpaired": se_u,
+               "lo_unpaired": e.value - Z95 * se_u, "hi_unpaired": e.value + Z95 * se_u,
+               "variance_saved": 1 - (e.se / se_u) ** 2 if se_u > 0 else math.nan}
         if sequential and p.metric == "win":
-            cs = eb_sequence(d, alpha=p.alpha, lo=-1.0, hi=1.0)
+            cs = eb_sequence(b - a, alpha=p.alpha, lo=-1.0, hi=1.0)
             row |= {"cs_lo": cs.lo, "cs_hi": cs.hi}
         drows.append(row)
-    return pl.DataFrame(rows), pl.DataFrame(drows)
+    diffs = pl.DataFrame(drows)
+    if diffs.height:
+        diffs = diffs.with_columns(p_holm=pl.Series(holm(diffs["p"].to_numpy())))
+    return pl.DataFrame(rows), diffs
 
 
 def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | None = None,
@@ -176,21 +180,56 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         arms, diffs = summarize(p, values, sequential=True)
         decided = ((diffs["cs_lo"] > 0) | (diffs["cs_hi"] < 0)).all()
         if decided or n >= total:
-            why = (f"decided after {n:,} games: every difference's {100 * (1 - p.alpha):.0f}% confidence "
-                   f"sequence excludes 0" if decided else f"undecided at the cap of {total:,} games")
-            return CompareResult(p, n, arms, diffs, why)
+            # after a data-dependent stop only the anytime-valid sequence keeps its coverage: it becomes the
+            # interval (lo, hi); the fixed-n interval is kept for reference under its own name
+            diffs = diffs.rename({"lo": "lo_fixed_n", "hi": "hi_fixed_n"}).rename({"cs_lo": "lo", "cs_hi": "hi"})
+            why = (f"The decision rule stopped the run after {n:,} deals: every difference's anytime-valid "
+                   f"{100 * (1 - p.alpha):.0f}% confidence sequence excludes 0 (looks every {step:,} deals; the "
+                   f"chance of a wrong sign is at most {p.alpha / 2:g} per difference however many looks). lo and hi "
+                   "are that sequence; lo_fixed_n and hi_fixed_n, the fixed-n interval, do not hold after such a stop."
+                   if decided else
+                   f"Undecided at the cap of {total:,} deals: some difference's anytime-valid confidence sequence "
+                   "still contains 0 (lo and hi are that sequence).")
+            return CompareResult(p, n, arms, diffs, why, decided=bool(decided))
+
+
+#: what a game's length counts
+LENGTH_UNITS = {"fubnub": "hands", "fourbid": "hands", "turtle": "turns", "gubs": "turns"}
+
+
+def describe(res: CompareResult, row: dict) -> str:
+    """One difference in plain words, with units and its interval."""
+    arms = {r["arm"]: r for r in res.arms.iter_rows(named=True)}
+    a, b = arms[row["vs"]], arms[row["arm"]]
+    kind = "anytime-valid 95% CI" if res.plan.decide else "95% CI"
+    if res.plan.metric == "length":
+        unit = LENGTH_UNITS.get(res.plan.base.game, "turns")
+        verb = "shortens" if row["diff"] < 0 else "lengthens"
+        return (f"'{row['arm']}' {verb} games by {abs(row['diff']):.1f} {unit} against '{row['vs']}' "
+                f"({a['mean']:.1f} -> {b['mean']:.1f} {unit}; {kind} {_span(row, 1)} {unit})")
+    more = "more" if row["diff"] >= 0 else "less"
+    return (f"'{row['arm']}' wins {100 * abs(row['diff']):.1f} points {more} often than '{row['vs']}' "
+            f"({100 * a['mean']:.1f}% -> {100 * b['mean']:.1f}% of games for the focus seat; {kind} "
+            f"{_span(row, 100)} points)")
+
+
+def _span(row: dict, scale: float) -> str:
+    lo, hi = scale * row["lo"], scale * row["hi"]
+    return f"{lo:+.1f} to {hi:+.1f}"
 
 
 def headline(res: CompareResult) -> str:
-    parts = []
-    for row in res.diffs.iter_rows(named=True):
-        parts.append(f"'{row['arm']}' minus '{row['vs']}' = {row['diff']:+.4f} (95% CI {row['lo']:+.4f} to "
-                     f"{row['hi']:+.4f}; pairing removed {100 * row['variance_saved']:.0f}% of the variance)")
-    return f"On the same {res.games:,} deals, " + "; ".join(parts) + "."
+    parts = [describe(res, row) for row in res.diffs.iter_rows(named=True)]
+    rot = len(res.plan.runs[res.plan.arms[0]])
+    where = f"the same {res.games:,} deals" + (f" in each of {rot} seat rotations" if rot > 1 else "")
+    stop = " The decision rule stopped the run." if res.decided else ""
+    return f"On {where}: " + "; ".join(parts) + "." + stop
 
 
 def output(res: CompareResult) -> Output:
     """What ``cardsim compare`` prints."""
+    kind = "anytime-valid" if res.plan.decide else "paired"
     return Output(headline(res), [("Arms (focus seat's mean, 95% interval)", res.arms),
-                                  ("Differences vs the first arm: paired and unpaired intervals", res.diffs)],
+                                  (f"Differences vs the first arm: {kind} and unpaired intervals, Holm-adjusted p",
+                                   res.diffs)],
                   notes=[res.stopped] if res.stopped else [])
