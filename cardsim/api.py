@@ -176,6 +176,16 @@ def sweep(scenario: str | Path | sc.Scenario, games: int | None = None, runs: st
     return sw.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
 
 
+def cards(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
+          threads: int | None = None, progress: Progress | None = None):
+    """Card effects of ``[cards]``: each card removed (or its count changed) on the same seeds; returns a
+    :class:`cardsim.studies.cards.CardsResult` (``.effects``: polars)."""
+    from cardsim.studies import cards as cd
+
+    s = load(scenario)
+    return cd.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
+
+
 def rate(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
          threads: int | None = None, progress: Progress | None = None):
     """Round robin or gauntlet of ``[ratings]``; returns a :class:`cardsim.studies.rate.RatingResult`."""

@@ -231,13 +231,14 @@ def bench(
 # -- studies ----------------------------------------------------------------------
 def _study(kind: str, scenario: Path, games: int | None, runs: Path, threads: int | None, fmt: OutFormat) -> None:
     from cardsim import api
+    from cardsim.studies import cards as cd
     from cardsim.studies import compare as cmp
     from cardsim.studies import rate as rt
     from cardsim.studies import sweep as sw
 
     s = api.load(scenario)
-    fn = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate}[kind]
-    mod = {"compare": cmp, "sweep": sw, "ratings": rt}[kind]
+    fn = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate, "cards": api.cards}[kind]
+    mod = {"compare": cmp, "sweep": sw, "ratings": rt, "cards": cd}[kind]
     bar, update = _progress(f"{s.name}: games")
     with bar:
         res = fn(s, games=games, runs=runs, threads=threads, progress=update)
@@ -283,6 +284,19 @@ def rate(
     _study("ratings", scenario, games, runs, threads, fmt)
 
 
+@app.command()
+@user_errors
+def cards(
+    scenario: Annotated[Path, typer.Argument(help="scenario with a [cards] section")],
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per deck (and rotation)")] = None,
+    runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
+) -> None:
+    """Causal effect of each card: the same seeds with the card removed (or its count changed)."""
+    _study("cards", scenario, games, runs, threads, fmt)
+
+
 # -- report -----------------------------------------------------------------------
 @app.command()
 @user_errors
@@ -301,13 +315,13 @@ def report(
         path = rep.write(api.open_run(source), out)
     else:
         s = api.load(source, games)
-        kind = next((k for k in ("compare", "sweep", "ratings") if k in s.raw), None)
+        kind = next((k for k in ("compare", "sweep", "ratings", "cards") if k in s.raw), None)
         bar, update = _progress(f"{s.name}: games")
         with bar:
             if kind is None:
                 path = rep.write(api.run(s, runs=runs, threads=threads, progress=update), out)
             else:
-                study = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate}[kind]
+                study = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate, "cards": api.cards}[kind]
                 res = study(s, runs=runs, threads=threads, progress=update)
                 path = rep.build_study(s, kind, res).write(out)
     typer.echo(f"report written to {path / 'index.html'} and {path / 'report.md'}")

@@ -58,7 +58,7 @@ def _pair_contrasts(k: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
     return c, pairs
 
 
-def balance_interval(w: np.ndarray, alpha: float = 0.05) -> tuple[float, float, float, float]:
+def balance_interval(w: np.ndarray, alpha: float = 0.05, draws: int = 200_000) -> tuple[float, float, float, float]:
     """Balance ``1 - (max seat rate - min seat rate)`` of a games x seats win matrix, with the
     interval implied by simultaneous max-T intervals for all seat differences (valid whichever
     seats turn out best and worst), clipped to [0, 1]. Returns (balance, lo, hi, critical value)."""
@@ -68,7 +68,7 @@ def balance_interval(w: np.ndarray, alpha: float = 0.05) -> tuple[float, float, 
     d = c @ p
     cov = c @ np.cov(w, rowvar=False).reshape(k, k) @ c.T / n
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
-    crit = maxt_critical(cov, alpha)
+    crit = maxt_critical(cov, alpha, draws=draws)
     lo_d, hi_d = d - crit * se, d + crit * se
     # the range max |p_i - p_j| lies between the largest lower bound of any |difference| and the
     # largest upper bound, whenever every simultaneous interval holds

@@ -46,7 +46,8 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "rules": (),  # checked against the game's knobs
     "compare": ("arms", "rotate", "metric", "decide", "alpha", "focus"),
     "ratings": ("policies", "mode", "reference"),
-    "sweep": ("grid", "points", "metric"),
+    "sweep": ("grid", "points", "metric", "best"),
+    "cards": ("cards", "change", "focus", "rotate", "correction"),
     "report": ("title", "figures"),
 }
 MAX_GAMES = 10**10

@@ -38,24 +38,15 @@ class Sequence:
         return self.center + self.half
 
 
-def eb_sequence(x: np.ndarray, alpha: float = 0.05, lo: float = 0.0, hi: float = 1.0, c: float = 0.5,
-                target: float | None = None) -> Sequence:
-    """Predictable plug-in empirical-Bernstein confidence sequence for the mean of ``x`` in [lo, hi].
-
-    Returns the (1 - alpha) interval at t = len(x); it is valid simultaneously for
-    every prefix, so it can be recomputed after every chunk and used to stop.
-
-    ``target`` (a half-width on the original scale) tunes the bets for the sample
-    size at which the sequence reaches that width: ``lambda_i = min(c, w / sigma_{i-1}^2)``
-    (still predictable, so still valid at every time), which makes the width near the
-    stopping time about 1.4 times a fixed-n normal interval instead of 2.7 times.
-    """
+def eb_path(x: np.ndarray, looks: np.ndarray | list[int], alpha: float = 0.05, lo: float = 0.0, hi: float = 1.0,
+            c: float = 0.5, target: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The confidence sequence of :func:`eb_sequence` at every look (observation counts) in one pass:
+    arrays of (center, half-width) on the original scale."""
     y = (np.asarray(x, dtype=np.float64) - lo) / (hi - lo)
-    t = y.size
-    if t == 0:
-        return Sequence(0, math.nan, math.inf, alpha)
     if np.any((y < -1e-12) | (y > 1 + 1e-12)):
         raise ValueError(f"observations must lie in [{lo}, {hi}]")
+    looks = np.asarray(looks, dtype=np.int64)
+    t = y.size
     idx = np.arange(1, t + 1, dtype=np.float64)
     # running estimates from the first i observations (with a prior pseudo-observation 1/2)
     mu_hat = (0.5 + np.cumsum(y)) / (idx + 1)
@@ -70,11 +61,29 @@ def eb_sequence(x: np.ndarray, alpha: float = 0.05, lo: float = 0.0, hi: float =
         lam = np.minimum(target / (hi - lo) / sig2_prev, c)
     psi = (-np.log1p(-lam) - lam) / 4
     v = 4 * (y - mu_prev) ** 2
-    s_lam = lam.sum()
-    center = float((lam * y).sum() / s_lam)
-    half = float((log_term + (v * psi).sum()) / s_lam)
+    s_lam = np.cumsum(lam)[looks - 1]
+    center = np.cumsum(lam * y)[looks - 1] / s_lam
+    half = (log_term + np.cumsum(v * psi)[looks - 1]) / s_lam
     scale = hi - lo
-    return Sequence(t, lo + center * scale, half * scale, alpha)
+    return lo + center * scale, half * scale
+
+
+def eb_sequence(x: np.ndarray, alpha: float = 0.05, lo: float = 0.0, hi: float = 1.0, c: float = 0.5,
+                target: float | None = None) -> Sequence:
+    """Predictable plug-in empirical-Bernstein confidence sequence for the mean of ``x`` in [lo, hi].
+
+    Returns the (1 - alpha) interval at t = len(x); it is valid simultaneously for
+    every prefix, so it can be recomputed after every chunk and used to stop.
+
+    ``target`` (a half-width on the original scale) tunes the bets for the sample
+    size at which the sequence reaches that width: ``lambda_i = min(c, w / sigma_{i-1}^2)``
+    (still predictable, so still valid at every time).
+    """
+    t = np.asarray(x).size
+    if t == 0:
+        return Sequence(0, math.nan, math.inf, alpha)
+    center, half = eb_path(x, [t], alpha, lo, hi, c, target)
+    return Sequence(t, float(center[0]), float(half[0]), alpha)
 
 
 def parse_target(text: str) -> tuple[str, float]:

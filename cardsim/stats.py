@@ -121,6 +121,27 @@ def paired_difference(a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None 
     return mean_ci(b - a, clusters)
 
 
+def rate_difference(w_in: np.ndarray, n_in: np.ndarray, w_all: np.ndarray, n_all: np.ndarray,
+                    z: float = Z95) -> Estimate:
+    """Rate of a group minus the rate of the rest, clustered by game. Arrays hold one entry per game:
+    successes and trials in the group (``w_in``, ``n_in``) and in the whole game (``w_all``, ``n_all``).
+    The variance is the cluster-robust (linearisation) variance of the difference of two ratio
+    estimators; ``deff`` compares it with two independent binomial rates."""
+    w_in, n_in, w_all, n_all = (np.asarray(a, dtype=np.float64) for a in (w_in, n_in, w_all, n_all))
+    w_out, n_out = w_all - w_in, n_all - n_in
+    ni, no = n_in.sum(), n_out.sum()
+    c = int((n_all > 0).sum())
+    if ni <= 0 or no <= 0 or c < 2:
+        return Estimate(math.nan, math.nan, math.nan, math.nan, int(ni + no), c)
+    ri, ro = w_in.sum() / ni, w_out.sum() / no
+    infl = (w_in - ri * n_in) / ni - (w_out - ro * n_out) / no
+    var = c / (c - 1) * float((infl * infl).sum())
+    var_b = ri * (1 - ri) / ni + ro * (1 - ro) / no
+    se = math.sqrt(var)
+    d = ri - ro
+    return Estimate(d, se, d - z * se, d + z * se, int(ni + no), c, var / var_b if var_b > 0 else 1.0)
+
+
 def normal_p(value: float, se: float) -> float:
     """Two-sided p-value of ``value / se`` against the standard normal."""
     if not se > 0:
@@ -141,16 +162,15 @@ def holm(p: list[float] | np.ndarray, method: str = "holm") -> np.ndarray:
     return out
 
 
-def maxt_critical(cov: np.ndarray, alpha: float = 0.05, draws: int = 200_000, seed: int = 0,
-                  one_sided: bool = False) -> float:
-    """Critical value ``c`` with ``P(max_j |Z_j| / sd_j <= c) = 1 - alpha`` for ``Z ~ N(0, cov)``
-    (the max-T method: simultaneous intervals ``est_j +- c * se_j`` for correlated estimates).
-    Estimated from ``draws`` normal draws with a fixed seed, so it is reproducible."""
+def maxt_null(cov: np.ndarray, draws: int = 200_000, seed: int = 0, one_sided: bool = False) -> np.ndarray:
+    """Sorted draws of ``max_j |Z_j| / sd_j`` for ``Z ~ N(0, cov)`` (``max_j Z_j / sd_j`` when
+    ``one_sided``): the null distribution of the max-T method. Components with no variance are left
+    out. Reproducible: a fixed seed."""
     cov = np.asarray(cov, dtype=np.float64)
     sd = np.sqrt(np.clip(np.diag(cov), 0, None))
     keep = sd > 0
     if keep.sum() == 0:
-        return Z95
+        return np.zeros(1)
     corr = cov[np.ix_(keep, keep)] / np.outer(sd[keep], sd[keep])
     w, v = np.linalg.eigh((corr + corr.T) / 2)
     root = v * np.sqrt(np.clip(w, 0, None))
@@ -160,7 +180,22 @@ def maxt_critical(cov: np.ndarray, alpha: float = 0.05, draws: int = 200_000, se
     for i in range(0, draws, step):
         zz = rng.standard_normal((min(step, draws - i), root.shape[0])) @ root.T
         stat[i:i + zz.shape[0]] = zz.max(axis=1) if one_sided else np.abs(zz).max(axis=1)
-    return float(np.quantile(stat, 1 - alpha))
+    return np.sort(stat)
+
+
+def maxt_critical(cov: np.ndarray, alpha: float = 0.05, draws: int = 200_000, seed: int = 0,
+                  one_sided: bool = False) -> float:
+    """Critical value ``c`` with ``P(max_j |Z_j| / sd_j <= c) = 1 - alpha`` for ``Z ~ N(0, cov)``
+    (the max-T method: simultaneous intervals ``est_j +- c * se_j`` for correlated estimates)."""
+    if np.all(np.diag(np.asarray(cov, dtype=np.float64)) <= 0):
+        return Z95
+    return float(np.quantile(maxt_null(cov, draws, seed, one_sided), 1 - alpha))
+
+
+def maxt_pvalues(t: np.ndarray, null: np.ndarray) -> np.ndarray:
+    """Single-step max-T adjusted p-values of the statistics ``|t|`` against :func:`maxt_null` draws."""
+    t = np.abs(np.asarray(t, dtype=np.float64))
+    return 1.0 - np.searchsorted(null, t, side="left") / null.size
 
 
 def mean_se(x: np.ndarray) -> tuple[float, float, int]:

@@ -195,9 +195,9 @@ def write(result, out_dir: str | Path = "reports", title: str | None = None) -> 
 def build_study(base, kind: str, res) -> Report:
     """The report of a comparison, sweep or rating study (``kind``: compare, sweep, ratings)."""
     from cardsim.report.studies import SECTIONS
-    from cardsim.studies import compare, rate, sweep
+    from cardsim.studies import cards, compare, rate, sweep
 
-    mod = {"compare": compare, "sweep": sweep, "ratings": rate}[kind]
+    mod = {"compare": compare, "sweep": sweep, "ratings": rate, "cards": cards}[kind]
     game = get_game(base.game)
     setup = base.setup
     meta = {

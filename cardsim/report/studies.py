@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import polars as pl
+
 from cardsim.report import Section
 from cardsim.report import figures as F
 from cardsim.stats import Z95
 from cardsim.studies.sweep import metric_columns
 
 if TYPE_CHECKING:
+    from cardsim.studies.cards import CardsResult
     from cardsim.studies.compare import CompareResult
     from cardsim.studies.rate import RatingResult
     from cardsim.studies.sweep import SweepResult
@@ -17,8 +20,9 @@ if TYPE_CHECKING:
 
 def compare_section(res: CompareResult) -> Section:
     d = res.diffs
+    kind = "anytime-valid 95% confidence sequence" if res.plan.decide else "paired 95% intervals"
     fig = F.forest([f"{a} - {b}" for a, b in zip(d["arm"], d["vs"], strict=True)], d["diff"].to_list(),
-                   d["lo"].to_list(), d["hi"].to_list(), "Paired differences (95% intervals)",
+                   d["lo"].to_list(), d["hi"].to_list(), f"Paired differences ({kind})",
                    f"difference in the focus seat's {res.plan.metric}")
     arms = F.rate_bars(res.arms.rename({"mean": "rate"}), "arm", f"Focus seat's {res.plan.metric} by arm",
                        "arm", ylabel=f"mean {res.plan.metric} (95% interval)") if res.plan.metric == "win" else None
@@ -27,10 +31,11 @@ def compare_section(res: CompareResult) -> Section:
                         + (f" in each of {len(res.plan.runs[res.plan.arms[0]])} seat rotations" if
                            len(res.plan.runs[res.plan.arms[0]]) > 1 else "")
                         + f"; the focus is seat {res.plan.focus}'s {res.plan.metric}. " + res.stopped))
-    sec.figures.append(("Paired differences against the first arm, with 95% intervals", F.png_bytes(fig)))
+    sec.figures.append((f"Paired differences against the first arm ({kind})", F.png_bytes(fig)))
     if arms is not None:
         sec.figures.append(("Focus seat's win rate by arm", F.png_bytes(arms)))
-    sec.tables += [("Arms", res.arms), ("Differences (paired vs unpaired intervals)", res.diffs)]
+    sec.tables += [("Arms", res.arms), ("Differences (paired vs unpaired intervals; p_holm: Holm-adjusted across "
+                                        "the differences)", res.diffs)]
     return sec
 
 
@@ -64,19 +69,55 @@ def sweep_section(res: SweepResult) -> Section:
         fig = F.curve(list(range(len(labels))), e, lo, hi, f"{res.plan.metric} by sweep point", "point", ylabel,
                       ticks=labels)
         sec.figures.append((f"{res.plan.metric} at each point", F.png_bytes(fig)))
-    sec.tables.append(("One row per point", t))
+    if res.best_index is not None and "vs_best" in t.columns:
+        labels = [", ".join(f"{k}={p.get(k, '')}" for k in res.plan.keys) for p in res.plan.points]
+        scale = 1.0 if res.plan.metric == "length" else 100.0
+        fig = F.forest(labels, (t["vs_best"] * scale).to_list(), (t["vs_best_lo"] * scale).to_list(),
+                       (t["vs_best_hi"] * scale).to_list(), "Each point minus the best point (same deals)",
+                       f"difference in {res.plan.metric}" + ("" if scale == 1 else " (points)")
+                       + f", simultaneous 95% intervals (max-T {res.critical:.2f})")
+        sec.figures.append(("Paired contrasts with the best point; intervals hold for every pair of points at once",
+                            F.png_bytes(fig)))
+    sec.tables.append(("One row per point (vs_best: minus the best point, simultaneous 95% interval; p_best: "
+                       "probability of being the best point)", t))
+    if res.heldout is not None:
+        sec.tables.append(("The best point re-played on fresh deals (a seed the sweep never used)", res.heldout))
     return sec
 
 
 def rate_section(res: RatingResult) -> Section:
     r = res.ratings
-    fig = F.forest(r["policy"].to_list(), r["theta"].to_list(), r["lo"].to_list(), r["hi"].to_list(),
+    rf = r.filter(pl.col("theta").is_finite())  # an unbounded strength has no point to draw
+    fig = F.forest(rf["policy"].to_list(), rf["theta"].to_list(), rf["lo"].to_list(), rf["hi"].to_list(),
                    f"Bradley-Terry strength (reference {res.plan.names[res.plan.reference]} = 0)", "theta (log-odds)")
-    sec = Section("Policy ratings", text="Pairs play the same deals in every seat rotation; strengths are log-odds of "
-                                         "winning a game against each other.")
-    sec.figures.append(("Strength with 95% intervals", F.png_bytes(fig)))
-    sec.tables += [("Ratings", r), ("Pairwise results (a's win rate against b)", res.pairs)]
+    text = (f"Each pair plays every distinct seating once on the same deals; model: {res.model}. Strengths are "
+            "log-odds that one seat of a policy beats one seat of another; intervals are clustered by deal. "
+            + " ".join(res.warnings))
+    sec = Section("Policy ratings", text=text)
+    sec.figures.append(("Strength with 95% intervals (clustered by deal)", F.png_bytes(fig)))
+    sec.tables += [("Ratings", r), ("Pairwise results (a's win rate against b, averaged over seatings; predicted: "
+                                    "by the strengths)", res.pairs), ("Fit of the model", res.fit)]
     return sec
 
 
-SECTIONS = {"compare": compare_section, "sweep": sweep_section, "ratings": rate_section}
+def cards_section(res: CardsResult) -> Section:
+    e = res.effects
+    unit = {"fubnub": "hands", "turtle": "turns", "gubs": "turns"}.get(res.plan.base.game, "turns")
+    sec = Section("Card effects", text=" ".join(res.notes))
+    for measure, scale, xl in (("length", 1.0, f"change in game length ({unit})"),
+                               ("first-player advantage", 100.0, "change in the first player's edge (points)"),
+                               ("focus seat win rate", 100.0, "change in the focus seat's win rate (points)")):
+        m = e.filter(pl.col("measure") == measure).sort("effect")
+        if m.height:
+            fig = F.forest(m["card"].to_list(), (m["effect"] * scale).to_list(), (m["lo"] * scale).to_list(),
+                           (m["hi"] * scale).to_list(), f"Effect of the card on {measure} (changed minus full deck)",
+                           xl + ", 95% intervals")
+            sec.figures.append((f"Causal effect on {measure}: the same seeds with and without the card",
+                                F.png_bytes(fig)))
+    sec.tables.append(("Causal effects (paired; p_adjusted across cards)", e))
+    if res.association is not None:
+        sec.tables.append(res.association)
+    return sec
+
+
+SECTIONS = {"compare": compare_section, "sweep": sweep_section, "ratings": rate_section, "cards": cards_section}

@@ -7,22 +7,37 @@ optionally ``metric`` (``winrate_s<k>``, default ``winrate_s0``, or
 ``seat<k>.<param>``, ``seats.<param>`` (every seat), ``seat<k>.policy``,
 ``policy``, ``players``, ``variant``. Every point is an ordinary scenario
 with its own run directory, played on the same deals (same seed).
+``best`` (``max`` or ``min``; default ``max`` for a win rate, ``min`` for
+length) says which end of the metric is best.
+
+When the points share deals (no ``players`` or ``variant`` key), the sweep
+answers "which point is best, by how much, how sure": each point's paired
+contrast with the best point (per-game differences), simultaneous 95%
+intervals for every pair of points (max-T, so they hold whichever point the
+data call best), max-T adjusted p-values, the probability that each point is
+best (the share of draws from the estimates' joint normal distribution in
+which it comes out best), and the best point re-played on fresh deals (a seed
+the sweep never used, :func:`heldout_seed`) with its interval, so the winner's
+curse does not inflate the answer. Points with another player count or
+variant play other games: each is then compared with its own fair share.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
 from cardsim.output import Output
-from cardsim.stats import mean_exprs, seat_table
+from cardsim.stats import maxt_critical, maxt_null, maxt_pvalues, mean_ci, mean_exprs, seat_table, wilson
 from cardsim.studies import derive
 
 
@@ -33,6 +48,12 @@ class Plan:
     points: list[dict[str, Any]]
     scenarios: list[sc.Scenario]
     metric: str
+    best: str = "max"
+
+    @property
+    def paired(self) -> bool:
+        """The points play the same deals (no point changes the player count or the variant)."""
+        return not {"players", "variant"} & set(self.keys)
 
 
 def _label(v: Any) -> str:
@@ -44,8 +65,8 @@ def plan(base: sc.Scenario) -> Plan:
     if not cfg:
         raise ScenarioError(f"{base.name}: no [sweep] section (a grid or points)")
     for k in cfg:
-        if k not in ("grid", "points", "metric"):
-            raise ScenarioError(f"unknown key sweep.{k}; allowed: grid, points, metric")
+        if k not in ("grid", "points", "metric", "best"):
+            raise ScenarioError(f"unknown key sweep.{k}; allowed: grid, points, metric, best")
     if ("grid" in cfg) == ("points" in cfg):
         raise ScenarioError("[sweep] needs exactly one of grid = {key = [values]} or points = [{key = value}, ...]")
     if "grid" in cfg:
@@ -63,6 +84,9 @@ def plan(base: sc.Scenario) -> Plan:
     metric = cfg.get("metric", "winrate_s0")
     if not (metric == "length" or re.fullmatch(r"winrate_s\d+", str(metric))):
         raise ScenarioError(f"sweep.metric = {metric!r}; allowed: winrate_s<seat> or length")
+    best = cfg.get("best", "min" if metric == "length" else "max")
+    if best not in ("max", "min"):
+        raise ScenarioError(f"sweep.best = {best!r}; allowed: max, min")
     scenarios = []
     for i, point in enumerate(points):
         raw = derive.base_raw(base)
@@ -76,20 +100,70 @@ def plan(base: sc.Scenario) -> Plan:
             scenarios.append(derive.build(base, raw, f"{base.name}-{label}"))
         except ScenarioError as exc:
             raise ScenarioError(f"sweep point {i} ({label}): {exc}") from None
-    return Plan(base, keys, points, scenarios, metric)
+    return Plan(base, keys, points, scenarios, metric, best)
+
+
+def heldout_seed(seed: int) -> int:
+    """A seed the sweep itself never plays, derived from the scenario's (fresh deals for the best point)."""
+    return int(np.random.SeedSequence([seed, 0x5EED]).generate_state(1, np.uint64)[0] >> 1)
 
 
 @dataclass
 class SweepResult:
     plan: Plan
     table: pl.DataFrame  # one row per point
+    heldout: pl.DataFrame | None = None  # the best point on fresh deals
+    best_index: int | None = None
+    critical: float = math.nan  # max-T critical value of the simultaneous intervals
 
 
-def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | None = None) -> SweepResult:
+def point_values(out: pl.DataFrame, metric: str) -> pl.DataFrame:
+    """Per game: the metric's value (``game``, ``v``): seat k's win (null when unfinished) or the length."""
+    if metric == "length":
+        return out.group_by("game").agg(pl.col("length").first().cast(pl.Float64).alias("v")).sort("game")
+    seat = int(metric.split("_s")[1])
+    return out.filter(pl.col("seat") == seat).select("game", pl.col("win").cast(pl.Float64).alias("v")).sort("game")
+
+
+def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: int = 0,
+              draws: int = 200_000) -> dict[str, np.ndarray]:
+    """From a games x points matrix of per-game values (the same deals in every column): the best
+    point, each point's difference from it with simultaneous max-T intervals over every pair of
+    points, max-T adjusted p-values, and the probability that each point is best."""
+    n, k = values.shape
+    mean = values.mean(axis=0)
+    sign = 1.0 if best == "max" else -1.0
+    b = int(np.argmax(sign * mean))
+    cov = np.cov(values, rowvar=False).reshape(k, k) / n
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    cmat = np.zeros((len(pairs), k))
+    for r, (i, j) in enumerate(pairs):
+        cmat[r, i], cmat[r, j] = 1.0, -1.0
+    null = maxt_null(cmat @ cov @ cmat.T, draws=draws, seed=seed) if pairs else np.zeros(1)
+    crit = float(np.quantile(null, 1 - alpha)) if pairs else math.nan
+    diff = mean - mean[b]
+    se = np.sqrt(np.clip(np.diag(cov) + cov[b, b] - 2 * cov[:, b], 0, None))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se > 0, diff / se, 0.0)
+    p_adj = np.where(np.arange(k) == b, 1.0, maxt_pvalues(t, null))
+    # the probability of being best: draws from the estimates' approximate normal distribution
+    rng = np.random.default_rng(seed + 1)
+    w, v = np.linalg.eigh((cov + cov.T) / 2)
+    draws = mean + rng.standard_normal((100_000, k)) @ (v * np.sqrt(np.clip(w, 0, None))).T
+    p_best = np.bincount(np.argmax(sign * draws, axis=1), minlength=k) / draws.shape[0]
+    return {"best": np.array(b), "diff": diff, "lo": diff - crit * se, "hi": diff + crit * se, "se": se,
+            "p_adj": p_adj, "p_best": p_best, "critical": np.array(crit)}
+
+
+def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | None = None,
+        heldout: bool = True) -> SweepResult:
+    """Play every point (``runner(scenario) -> Result``); with shared deals, compare the points with
+    the best one and (``heldout``) re-play the best point on fresh deals."""
     p = plan(base)
-    rows = []
+    n_games = games or base.games
+    rows, per_game = [], []
     for point, s in zip(p.points, p.scenarios, strict=True):
-        res = runner(s.with_options(games=games or base.games))
+        res = runner(s.with_options(games=n_games))
         out = res.outcomes().collect()
         seats = seat_table(out)
         row: dict[str, Any] = {k: _label(point.get(k, "")) if not isinstance(point.get(k), int | float)
@@ -104,7 +178,38 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         row |= {k: length[k][0] for k in ("length_mean", "length_se")}
         row["unfinished"] = float(out.group_by("game").agg(pl.col("win").null_count() > 0)["win"].mean())
         rows.append(row)
-    return SweepResult(p, pl.DataFrame(rows))
+        per_game.append(point_values(out, p.metric))
+    table = pl.DataFrame(rows)
+    if not p.paired or len(p.points) < 2:
+        return SweepResult(p, table)
+    joined = per_game[0].rename({"v": "v0"})
+    for i, f in enumerate(per_game[1:], 1):
+        joined = joined.join(f.rename({"v": f"v{i}"}), on="game", how="inner")
+    values = joined.drop("game").to_numpy().astype(np.float64)
+    values = values[np.all(np.isfinite(values), axis=1)]
+    c = contrasts(values, p.best, seed=base.seed)
+    b = int(c["best"])
+    table = table.with_columns(
+        pl.Series("vs_best", c["diff"]), pl.Series("vs_best_lo", c["lo"]), pl.Series("vs_best_hi", c["hi"]),
+        pl.Series("p_adj", c["p_adj"]), pl.Series("p_best", c["p_best"]))
+    held = None
+    if heldout:
+        fresh = p.scenarios[b].with_options(games=n_games, seed=heldout_seed(base.seed))
+        v = point_values(runner(fresh).outcomes().collect(), p.metric)["v"].drop_nulls().to_numpy()
+        if p.metric == "length":
+            e = mean_ci(v)
+            est, lo, hi = e.value, e.lo, e.hi
+        else:
+            lo, hi = wilson(float(v.sum()), v.size)
+            est = float(v.mean()) if v.size else math.nan
+        insample = values[:, b].mean()
+        held = pl.DataFrame([{"point": _describe(p, b), "seed": fresh.seed, "games": int(v.size), p.metric: est,
+                              "lo": lo, "hi": hi, "in_sweep": insample}])
+    return SweepResult(p, table, held, b, float(c["critical"]))
+
+
+def _describe(p: Plan, i: int) -> str:
+    return ", ".join(f"{k}={_label(v)}" for k, v in p.points[i].items())
 
 
 def metric_columns(res: SweepResult) -> tuple[str, str, str]:
@@ -115,24 +220,55 @@ def metric_columns(res: SweepResult) -> tuple[str, str, str]:
     return f"winrate_s{seat}", f"lo_s{seat}", f"hi_s{seat}"
 
 
+def _fmt(res: SweepResult, x: float, signed: bool = False) -> str:
+    if res.plan.metric == "length":
+        return f"{x:+.1f}" if signed else f"{x:.1f}"
+    return f"{100 * x:+.1f}" if signed else f"{100 * x:.1f}%"
+
+
 def headline(res: SweepResult) -> str:
     est, a, b = metric_columns(res)
     t = res.table
-    if b != "se" and "players" in res.plan.keys:
+    unit = "turns or hands" if res.plan.metric == "length" else "points"
+    if not res.plan.paired:
+        if b == "se":
+            parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: {r[est]:.1f} (95% CI "
+                     f"{r[est] - 1.96 * r[a]:.1f}-{r[est] + 1.96 * r[a]:.1f})" for r in t.iter_rows(named=True)]
+            return f"{res.plan.metric} at each point: " + "; ".join(parts) + "."
         # the fair share changes with the player count: compare each point with its own
-        parts = [f"{r['players']} players {100 * r[est]:.1f}% (95% CI {100 * r[a]:.1f}-{100 * r[b]:.1f}%; "
-                 f"fair {100 * r['fair']:.1f}%)" for r in t.iter_rows(named=True)]
-        return f"{res.plan.metric} against the fair share at each player count: " + "; ".join(parts) + "."
-    best = t.sort(est, descending=True).row(0, named=True)
-    worst = t.sort(est).row(0, named=True)
-    desc = ", ".join(f"{k}={best[k]}" for k in res.plan.keys)
-    desc2 = ", ".join(f"{k}={worst[k]}" for k in res.plan.keys)
-    if b == "se":
-        return f"{res.plan.metric} is highest at {desc} ({best[est]:.3f} ± {1.96 * best[a]:.3f}) and lowest at {desc2} ({worst[est]:.3f})."
-    return (f"{res.plan.metric} is highest at {desc}: {best[est]:.3f} (95% CI {best[a]:.3f}-{best[b]:.3f}), "
-            f"and lowest at {desc2}: {worst[est]:.3f} (95% CI {worst[a]:.3f}-{worst[b]:.3f}).")
+        parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: {100 * r[est]:.1f}% (95% CI "
+                 f"{100 * r[a]:.1f}-{100 * r[b]:.1f}%; fair {100 * r['fair']:.1f}%)" for r in t.iter_rows(named=True)]
+        return f"{res.plan.metric} against the fair share at each point: " + "; ".join(parts) + "."
+    best = t.row(res.best_index, named=True)
+    desc = _describe(res.plan, res.best_index)
+    word = "highest" if res.plan.best == "max" else "lowest"
+    tied = [i for i, r in enumerate(t.iter_rows(named=True)) if i != res.best_index and r["vs_best_lo"] <= 0 <= r["vs_best_hi"]]
+    parts = [f"{res.plan.metric} is {word} at {desc}: {_fmt(res, best[est])} in the sweep"]
+    if res.heldout is not None:
+        h = res.heldout.row(0, named=True)
+        parts[0] += (f", {_fmt(res, h[res.plan.metric])} on {h['games']:,} fresh deals (95% CI "
+                     f"{_fmt(res, h['lo'])}-{_fmt(res, h['hi'])})")
+    parts[0] += f"; the chance it is truly the best point is about {100 * best['p_best']:.0f}%"
+    if tied:
+        names = "; ".join(_describe(res.plan, i) for i in tied[:4]) + ("; ..." if len(tied) > 4 else "")
+        parts.append(f"{len(tied)} other point{'s' if len(tied) > 1 else ''} cannot be told apart from it (simultaneous 95% intervals of the "
+                     f"difference contain 0: {names})")
+    worse = [r for i, r in enumerate(t.iter_rows(named=True)) if i != res.best_index and i not in tied]
+    if worse:
+        gaps = [abs(r["vs_best"]) for r in worse]
+        parts.append(f"the other {len(worse)} are {_fmt(res, min(gaps))}-{_fmt(res, max(gaps))}".replace("%", "")
+                     + f" {unit} behind")
+    return "; ".join(parts) + "."
 
 
 def output(res: SweepResult) -> Output:
     """What ``cardsim sweep`` prints."""
-    return Output(headline(res), [("Sweep", res.table)])
+    tables = [("Sweep", res.table)]
+    notes = []
+    if res.heldout is not None:
+        tables.append(("Best point on fresh deals", res.heldout))
+    if res.plan.paired and res.best_index is not None:
+        notes.append(f"vs_best: each point minus the best, on the same deals; vs_best_lo/hi: simultaneous 95% "
+                     f"intervals for every pair of points (max-T, critical value {res.critical:.2f}); p_adj: max-T "
+                     "adjusted p-value of the difference; p_best: probability the point is the best.")
+    return Output(headline(res), tables, notes=notes)

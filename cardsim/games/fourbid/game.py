@@ -15,7 +15,7 @@ from cardsim.games.fourbid import state as S
 from cardsim.games.fourbid.baseline import minimal
 from cardsim.games.fourbid.policies import POLICIES
 from cardsim.policies import kernel_namespace
-from cardsim.stats import mean_exprs, rate_table, wilson_exprs
+from cardsim.stats import mean_exprs, mean_table, rate_table
 
 SEATS = range(4)
 ARGS = "seat, hand, nh, cnt, pts, pub, cset, cval, params, rng"
@@ -602,7 +602,7 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
     played = hands.filter(pl.col("out") >= 0)
     long = pl.concat([
         played.select(
-            pl.lit(s, pl.Int8).alias("seat"),
+            "game", pl.lit(s, pl.Int8).alias("seat"),
             pl.col(f"net_s{s}").alias("net"), pl.col(f"earned_s{s}").alias("earned"),
             pl.col(f"spent_s{s}").alias("spent"),
             (pl.col("out") == s).alias("went_out"),
@@ -610,14 +610,15 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
             (pl.col(f"challenged_s{s}") & (pl.col(f"bonus_s{s}") > 0)).alias("challenge_paid_off"),
         ) for s in SEATS
     ])
-    per = long.group_by("seat").agg(
-        *mean_exprs("net", "net_"), pl.col("earned").mean().alias("earned_mean"),
-        pl.col("spent").mean().alias("spent_mean"),
-    ).sort("seat").collect()
+    # the hands of a game are one cluster: per-hand means and rates are clustered by game (deff: design effect)
+    per = mean_table(long, "net", ["seat"], prefix="net_").join(long.group_by("seat").agg(
+        pl.col("earned").mean().alias("earned_mean"), pl.col("spent").mean().alias("spent_mean")).collect(),
+        on="seat").sort("seat")
     out.append((f"Net points per played hand by seat ({', '.join(s.name for s in setup.seats)}): "
-                "mean, se, 95% CI", per))
+                "mean, se, 95% CI clustered by game", per))
     lc = long.collect()
-    out.append(("Going-out rate per played hand by seat, 95% Wilson", rate_table(lc, ["seat"], "went_out")))
+    out.append(("Going-out rate per played hand by seat, 95% Wilson clustered by game",
+                rate_table(lc, ["seat"], "went_out")))
     ch = lc.filter(pl.col("challenged"))
     if ch.height:
         out.append(("Bid-Four Challenges that won or tied, by seat, 95% Wilson",
@@ -631,9 +632,8 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
     ).collect()
     out.append(("Hand length: turns (mean, se, 95% CI), bidding turns, reshuffles; hands cut at the cap (B14)",
                 length))
-    cut = length.select(pl.col("cut_hands").alias("k"), pl.col("hands").alias("n"))
-    out.append(("Hands cut at the turn cap (B14), 95% Wilson",
-                cut.with_columns(wilson_exprs(pl.col("k"), pl.col("n")))))
+    out.append(("Hands cut at the turn cap (B14), 95% Wilson clustered by game",
+                rate_table(hands.with_columns(x=pl.lit("cut")), ["x"], pl.col("out") < 0).drop("x")))
     first = played.filter(pl.col("first_indicator") >= 0).with_columns(
         went_out=pl.col("out") == pl.col("first_indicator")).collect()
     if first.height:

@@ -658,12 +658,10 @@ def summarize(tables: Mapping[str, pl.LazyFrame]) -> list[tuple[str, pl.DataFram
     unf = collect(games.select(pl.col("unfinished").sum().alias("unfinished_games"), pl.len().alias("games")))
     out.append(("Hands per game (mean, se, 95% CI) and per-deal rates",
                 pl.concat([length, hs, unf], how="horizontal")))
-    ev = collect(hands.filter(played).select(pl.len().alias("n"), pl.col("swept").sum().alias("sweep"),
-                                             pl.col("fubbed").sum().alias("fub")))
-    n = int(ev["n"][0])
-    ev = pl.DataFrame({"event": ["sweep", "fub"], "n": [n, n], "k": [int(ev["sweep"][0]), int(ev["fub"][0])]})
-    out.append(("Sweep and fub rates per played hand, 95% Wilson",
-                ev.with_columns(wilson_exprs(pl.col("k"), pl.col("n")))))
+    # the hands of a game are one cluster: per-hand rates are clustered by game (deff: design effect)
+    ev = pl.concat([rate_table(hands.filter(played).with_columns(event=pl.lit(e)), ["event"], c)
+                    for e, c in (("sweep", "swept"), ("fub", "fubbed"))])
+    out.append(("Sweep and fub rates per played hand, 95% Wilson clustered by game", ev))
     called = hands.filter(pl.col("caller") >= 0).with_columns(
         calling_team_won=pl.col("winner") == pl.col("caller") % 2,
         caller_pos=((pl.col("caller") - pl.col("dealer") + 3) % 4 + 1).cast(pl.Int8))
@@ -679,10 +677,10 @@ GAME = Fubnub()
 
 # -- the modes' summaries -----------------------------------------------------------------
 def _rates(frame: pl.DataFrame, label: str, cols: Mapping[str, pl.Expr]) -> pl.DataFrame:
-    """One row per named 0/1 expression over ``frame``: n, k, rate and Wilson interval."""
-    rows = [{label: name, "n": frame.height, "k": float(frame.select(e.cast(pl.Float64).sum()).item() or 0.0)}
-            for name, e in cols.items()]
-    return pl.DataFrame(rows).with_columns(wilson_exprs(pl.col("k"), pl.col("n")))
+    """One row per named 0/1 expression over ``frame``: n, k, rate and Wilson interval, clustered by
+    game when ``frame`` has several rows per game (deff: design effect)."""
+    return pl.concat([rate_table(frame.with_columns(pl.lit(name).alias(label)), [label], e.fill_null(False))
+                      for name, e in cols.items()])
 
 
 def summarize_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
@@ -752,7 +750,8 @@ def summarize_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tu
                                              else {})})))
     played = hands.filter(pl.col("action_card").is_null() | (pl.col("action_card") != "Turtle"))
     tie_rule = setup.knobs.get("tie_rule", "limbo")
-    out.append(("Hands: tie for most tricks, point card to limbo / nobody, 95% Wilson (tie rule: " + tie_rule + ")",
+    out.append(("Hands: tie for most tricks, point card to limbo / nobody, 95% Wilson clustered by game (tie rule: "
+                + tie_rule + ")",
                 _rates(played, "per_hand", {
                     "tie_for_most_tricks": pl.col("tie"),
                     "no_winner": pl.col("winner") < 0,
@@ -768,12 +767,13 @@ def summarize_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tu
     if setup.variant == "full_deck":
         revealed = hands.filter(pl.col("action_card").is_not_null())
         n = revealed.height
-        by = revealed.group_by("action_card").len("k").with_columns(n=pl.lit(n)).sort("action_card")
-        by = by.with_columns(wilson_exprs(pl.col("k").cast(pl.Float64), pl.col("n")))
-        out.append(("Full Deck: action cards revealed (share of reveals, 95% Wilson)", by))
+        kinds = revealed.select(pl.col("action_card").unique().sort())
+        share = revealed.select("game", pl.col("action_card").alias("revealed")).join(kinds, how="cross")
+        by = rate_table(share, ["action_card"], pl.col("revealed") == pl.col("action_card")) if n else kinds
+        out.append(("Full Deck: action cards revealed (share of reveals, 95% Wilson clustered by game)", by))
         after = revealed.with_columns(revealer_won=pl.col("winner") == pl.col("revealer"))
-        out.append(("Full Deck: the revealer's point-card win rate in the hand, by action card, 95% Wilson",
-                    rate_table(after, ["action_card"], "revealer_won")))
+        out.append(("Full Deck: the revealer's point-card win rate in the hand, by action card, 95% Wilson "
+                    "clustered by game", rate_table(after, ["action_card"], "revealer_won")))
         out.append(("Full Deck: action cards and restarts per game, mean with 95% CI", pl.concat([
             games.select(mean_exprs("action_cards", "")).with_columns(quantity=pl.lit("action cards revealed")),
             games.select(mean_exprs("restarts", "")).with_columns(quantity=pl.lit("Restart Game")),

@@ -15,7 +15,7 @@ from cardsim.games.gubs import engine as E
 from cardsim.games.gubs import rules as R
 from cardsim.games.gubs.policies import POLICIES
 from cardsim.policies import kernel_namespace
-from cardsim.stats import mean_exprs, rate_table, wilson_exprs
+from cardsim.stats import mean_exprs, rate_difference, rate_table, wilson_exprs
 
 DECISIONS = {
     "draw": "seat, peek, pub, hand, params, rng",
@@ -362,7 +362,8 @@ def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.
     scores = pl.concat([fin.select(pl.lit(s).alias("seat").cast(pl.Int8), *mean_exprs(f"score_s{s}", ""))
                         for s in range(n)])
     out.append(("Final score (Free + Protected Gubs) by seat, mean and 95% CI", scores))
-    out.append(("Card impact: draws, plays, and win rate of seats that drew the card vs not, 95% Wilson",
+    out.append(("Card impact (an association, not a causal effect): draws, plays, win rate of seats that drew the "
+                "card vs not (95% Wilson), and their difference with a 95% interval clustered by game",
                 card_impact(tables["cards"], oc)))
     return out
 
@@ -386,8 +387,31 @@ def card_impact(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
         wilson_exprs(pl.col("wins_not"), pl.col("n_not"), "not_"),
     ).with_columns((pl.col("drew_rate") - pl.col("not_rate")).alias("diff"))
     order = {name: i for i, name in enumerate(C.CARD_NAMES)}
-    df = t.collect()
+    df = t.collect().join(_impact_intervals(cards, oc), on="card", how="left")
     return df.with_columns(pl.col("card").replace_strict(order, return_dtype=pl.Int32).alias("_o")).sort("_o").drop("_o")
+
+
+def _impact_intervals(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
+    """Per card: the interval of ``diff`` (drew minus not), clustered by game (the seats of a game share
+    it; ``diff_deff`` is the design effect against two independent binomial rates)."""
+    per_game = oc.group_by("game").agg(pl.len().alias("n"), pl.col("win").sum().alias("w")).sort("game").collect()
+    if per_game.height == 0:
+        return pl.DataFrame(schema={"card": pl.String, "diff_lo": pl.Float64, "diff_hi": pl.Float64,
+                                    "diff_deff": pl.Float64})
+    games = per_game["game"].to_numpy()
+    drew = (cards.filter(pl.col("drawn") > 0).join(oc, on=["game", "seat"], how="inner")
+            .group_by("card", "game").agg(pl.len().alias("n"), pl.col("win").sum().alias("w")).collect())
+    rows = []
+    for (card,), g in drew.partition_by("card", as_dict=True).items():
+        idx = np.searchsorted(games, g["game"].to_numpy())
+        n_in = np.zeros(games.size)
+        w_in = np.zeros(games.size)
+        n_in[idx] = g["n"].to_numpy()
+        w_in[idx] = g["w"].to_numpy()
+        e = rate_difference(w_in, n_in, per_game["w"].to_numpy(), per_game["n"].to_numpy())
+        rows.append({"card": str(card), "diff_lo": e.lo, "diff_hi": e.hi, "diff_deff": e.deff})
+    return pl.DataFrame(rows, schema={"card": pl.String, "diff_lo": pl.Float64, "diff_hi": pl.Float64,
+                                      "diff_deff": pl.Float64})
 
 
 # -- trace events --------------------------------------------------------------------------

@@ -617,7 +617,7 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
         reveals = tables["reveals"].collect()
         base = number_reveal_win_rate(finished, reveals, setup.players)
         out.append((f"Action cards: share of games with a reveal (over all games), and the revealing seat's win "
-                    f"rate (finished games; 95% Wilson); lift = win_rate minus {base:.4f}, the win rate behind "
+                    f"rate (finished games; 95% Wilson clustered by game, win_deff its design effect); lift = win_rate minus {base:.4f}, the win rate behind "
                     f"a revealed number card (players who reveal more stay in longer)",
                     card_table(reveals, n_games, base)))
     return out
@@ -703,13 +703,17 @@ def card_table(rv: pl.DataFrame, n_games: int, base: float = float("nan")) -> pl
     )
     allcards = pl.DataFrame({"card": CARD_SERIES})
     per = allcards.join(per, on="card", how="left").fill_null(0)
-    return per.with_columns(
+    # a seat may reveal a card several times in one game: the win rate is clustered by game
+    won = rv.filter(pl.col("won").is_not_null())
+    win = rate_table(won, ["card"], "won").select("card", pl.col("rate").alias("win_rate"),
+                                                  pl.col("lo").alias("win_lo"), pl.col("hi").alias("win_hi"),
+                                                  pl.col("deff").alias("win_deff"))
+    return per.join(win, on="card", how="left").with_columns(
         (pl.col("reveals") / n_games).alias("per_game"),
         *wilson_exprs(pl.col("games_with"), pl.lit(n_games), prefix="games_"),
-        *wilson_exprs(pl.col("win_k"), pl.col("win_n"), prefix="win_"),
     ).with_columns((pl.col("win_rate") - base).alias("lift")).select(
         "card", "reveals", "per_game", "games_with", "games_rate", "games_lo", "games_hi", "stopped",
-        "win_n", "win_rate", "win_lo", "win_hi", "lift",
+        "win_n", "win_rate", "win_lo", "win_hi", "win_deff", "lift",
     ).sort("card")
 
 
