@@ -37,7 +37,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
 from cardsim.output import Output
-from cardsim.stats import maxt_critical, maxt_null, maxt_pvalues, mean_ci, mean_exprs, seat_table, wilson
+from cardsim.stats import maxt_null, maxt_pvalues, mean_ci, mean_exprs, seat_table, wilson
 from cardsim.studies import derive
 
 
