@@ -1,0 +1,184 @@
+"""Intervals you can trust (issue 15): ratings, balance, sweeps, card effects, clustering, JSON output."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from cardsim import api, metrics
+from cardsim.cli import app
+from cardsim.errors import ScenarioError
+from cardsim.scenario import from_dict
+from cardsim.stats import mean_table, paired_difference, rate_difference, rate_table
+from cardsim.studies import cards as cards_study
+from cardsim.studies import rate as R
+from cardsim.studies import sweep as sw
+
+
+# -- clustering -------------------------------------------------------------------------------
+def test_rate_table_is_clustered_by_game_and_prints_the_design_effect():
+    rng = np.random.default_rng(0)
+    g = np.repeat(np.arange(2000), 6)
+    y = rng.random(g.size) < rng.beta(1, 3, 2000)[g]  # a strong game effect
+    f = pl.DataFrame({"game": g, "x": 0, "y": y})
+    clustered = rate_table(f, ["x"], "y").row(0, named=True)
+    plain = rate_table(f, ["x"], "y", cluster=None).row(0, named=True)
+    assert clustered["deff"] > 1.5 and plain["deff"] == pytest.approx(1.0, abs=0.05)
+    assert clustered["hi"] - clustered["lo"] > 1.2 * (plain["hi"] - plain["lo"])
+    # one row per game: design effect 1, the plain Wilson interval
+    one = rate_table(f.group_by("game").agg(pl.col("y").first(), pl.lit(0).alias("x")), ["x"], "y")
+    assert one["deff"][0] == pytest.approx(1.0, abs=1e-3)
+    m = mean_table(f.with_columns(v=pl.col("y").cast(pl.Float64)), "v").row(0, named=True)
+    assert m["mean"] == pytest.approx(clustered["rate"]) and m["deff"] == pytest.approx(clustered["deff"], rel=0.01)
+
+
+def test_paired_difference_clusters_rows_of_one_game():
+    a = np.array([0, 1, 0, 1, 1, 0, 0, 1.0])
+    b = np.array([1, 1, 0, 1, 1, 1, 0, 1.0])
+    e = paired_difference(a, b)
+    d = b - a
+    assert e.value == pytest.approx(d.mean()) and e.se == pytest.approx(d.std(ddof=1) / math.sqrt(8))
+    c = paired_difference(a, b, clusters=np.repeat([0, 1, 2, 3], 2))
+    assert c.clusters == 4 and c.n == 8 and c.value == e.value
+
+
+def test_rate_difference_matches_two_rates_without_clustering():
+    w_in, n_in = np.array([1, 0, 1, 1.0]), np.array([1, 1, 1, 1.0])
+    w_all, n_all = np.array([1, 1, 1, 1.0]), np.array([2, 2, 2, 2.0])
+    e = rate_difference(w_in, n_in, w_all, n_all)
+    assert e.value == pytest.approx(0.75 - 0.25)
+
+
+# -- ratings -----------------------------------------------------------------------------------
+def test_each_distinct_seating_once_and_both_seatings_with_an_odd_table():
+    assert R.seatings(2) == [(0, 1), (1, 0)]
+    assert R.seatings(4) == [(0, 1, 0, 1), (1, 0, 1, 0)]  # rotating by 2 gives the same table: once
+    three = R.seatings(3)
+    assert len(three) == 6 and len(set(three)) == 6
+    assert sum(t.count(0) for t in three) == sum(t.count(1) for t in three)  # no list-order bias
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_young_turtle_rates_any_two_policies_equal(tmp_path, players):
+    """Young Turtle has no decisions (T10): eager and random play the same games, so 0 is in the interval."""
+    s = from_dict({"scenario": {"name": f"yt{players}", "game": "turtle", "variant": "young", "players": players,
+                                "games": 200, "seed": 5}, "ratings": {"policies": ["eager", "random"]}})
+    res = api.rate(s, runs=tmp_path)
+    r = {row["policy"]: row for row in res.ratings.iter_rows(named=True)}
+    assert r["random"]["lo"] <= 0 <= r["random"]["hi"]
+    pairs = res.pairs.row(0, named=True)
+    assert pairs["tables"] == len(R.seatings(players)) and pairs["deals"] == 200
+    assert pairs["games"] == 200 * len(R.seatings(players))  # each distinct game counted once
+
+
+def _obs(wins_a: list[float], pairs: list[tuple[int, int]]) -> R.Observations:
+    """One table per pair; ``wins_a[i]`` of 100 games to A."""
+    t, d, s = [], [], []
+    for i, w in enumerate(wins_a):
+        t += [i] * 100
+        d += list(range(100))
+        s += [1.0] * int(w) + [0.0] * (100 - int(w))
+    return R.Observations(np.array(t), np.array(d), np.array(s, dtype=float), pairs, np.ones((len(pairs), 2)))
+
+
+def test_a_policy_that_never_lost_is_unbounded_not_finite():
+    f = R.fit_model(_obs([60, 100, 100], [(0, 1), (0, 2), (1, 2)]), 3, 0)
+    assert f.theta[2] == -math.inf and f.status[2].startswith("unbounded below")
+    assert math.isfinite(f.theta[1]) and f.status[1] == "fitted"
+    f = R.fit_model(_obs([0, 40], [(0, 1), (0, 2)]), 3, 0)
+    assert f.theta[1] == math.inf and "never lost" in f.status[1]
+
+
+def test_model_fit_flags_strengths_that_do_not_fit():
+    # a beats b, b beats c, c beats a: no strengths can rank them
+    f = R.fit_model(_obs([80, 20, 80], [(0, 1), (0, 2), (1, 2)]), 3, 0)
+    assert f.df == 1 and f.p < 1e-6 and f.deviance > 50
+
+
+# -- balance -----------------------------------------------------------------------------------
+def test_balance_interval_allows_for_picking_seats_and_stays_in_0_1():
+    rng = np.random.default_rng(4)
+    w = np.eye(4)[rng.integers(0, 4, 4000)]
+    value, lo, hi, crit = metrics.balance_interval(w)
+    assert 0 <= lo <= value <= hi <= 1 and crit > 2.4  # six pairs: a max-T critical value, not 1.96
+    _, df, p = metrics.seat_test(w)
+    assert df == 3 and p > 0.001
+    team = rng.integers(0, 2, 3000).astype(float)
+    w = np.column_stack([team, 1 - team, team, 1 - team])
+    assert metrics.seat_test(w)[1] == 1  # team mates: one degree of freedom
+    value, lo, hi, _ = metrics.balance_interval(w)
+    assert hi == 1.0 and lo < value
+
+
+def test_balance_rows_in_json(tmp_path):
+    f = tmp_path / "b.toml"
+    f.write_text('[scenario]\nname = "b"\ngame = "fubnub"\ngames = 300\n')
+    r = CliRunner().invoke(app, ["run", str(f), "--runs", str(tmp_path), "--balance", "-f", "json"])
+    assert r.exit_code == 0, r.output
+    rows = {row["metric"]: row for row in json.loads(r.stdout)["tables"]["Balance metrics"]}
+    assert {"lo", "hi", "value"} <= set(rows["balance"]) and 0 <= rows["balance"]["lo"] <= rows["balance"]["hi"] <= 1
+    assert "equal seat win rates: p-value" in rows and "largest deficit overcome" in rows
+
+
+# -- sweeps ------------------------------------------------------------------------------------
+def test_sweep_contrasts_with_the_best_point():
+    rng = np.random.default_rng(2)
+    u = rng.random((3000, 1))
+    v = (u < np.array([0.30, 0.40, 0.32])).astype(float)
+    c = sw.contrasts(v, seed=1, draws=20_000)
+    assert int(c["best"]) == 1 and c["diff"][1] == 0 and c["p_best"][1] > 0.99
+    assert (c["hi"][[0, 2]] < 0).all() and c["critical"] > 1.96
+    assert sw.heldout_seed(7) != 7 and sw.heldout_seed(7) == sw.heldout_seed(7)
+
+
+def test_sweep_answer_uses_fresh_deals(tmp_path):
+    s = from_dict({"scenario": {"name": "swc", "game": "fubnub", "games": 300, "seed": 3},
+                   "seats": {"policies": ["tactician", "partner", "tactician", "partner"]},
+                   "sweep": {"points": [{"seat0.call_need": 1}, {"seat0.call_need": 3}]}})
+    res = api.sweep(s, runs=tmp_path)
+    assert {"vs_best", "vs_best_lo", "vs_best_hi", "p_adj", "p_best"} <= set(res.table.columns)
+    h = res.heldout.row(0, named=True)
+    assert h["seed"] == sw.heldout_seed(3) and h["lo"] <= h["winrate_s0"] <= h["hi"]
+    assert "fresh deals" in sw.headline(res)
+
+
+# -- card effects ------------------------------------------------------------------------------
+def test_card_effects_on_the_same_seeds(tmp_path):
+    s = from_dict({"scenario": {"name": "tc", "game": "turtle", "variant": "full", "players": 4, "games": 300,
+                                "seed": 8}, "seats": {"policy": "eager"},
+                   "cards": {"cards": ["Restart Game", "Shuffle"]}})
+    res = api.cards(s, runs=tmp_path)
+    e = res.effects
+    assert set(e["measure"]) == {"length", "first-player advantage"}
+    assert set(e["card"]) == {"Restart Game", "Shuffle"} and (e["lo_simultaneous"] <= e["lo"]).all()
+    assert res.association is not None and "not a causal effect" in res.association[0]
+    plan = cards_study.plan(s)
+    assert plan.runs["Restart Game"][0].setup.knobs["remove"] == ("Restart Game",)
+    with pytest.raises(ScenarioError, match="unknown card"):
+        cards_study.plan(from_dict({"scenario": {"name": "x", "game": "turtle", "games": 10},
+                                    "cards": {"cards": ["Restart"]}}))
+    with pytest.raises(ScenarioError, match="card catalogue"):
+        cards_study.plan(from_dict({"scenario": {"name": "x", "game": "fourbid", "games": 10}, "cards": {}}))
+
+
+# -- JSON --------------------------------------------------------------------------------------
+def test_rate_and_compare_json(tmp_path):
+    f = tmp_path / "r.toml"
+    f.write_text('[scenario]\nname = "rj"\ngame = "fubnub"\ngames = 200\n[ratings]\npolicies = ["random", "partner"]\n')
+    r = CliRunner().invoke(app, ["rate", str(f), "--runs", str(tmp_path), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert {"policy", "theta", "lo", "hi"} <= set(doc["tables"]["Ratings"][0]) and "Fit" in doc["tables"]
+    c = tmp_path / "c.toml"
+    c.write_text('[scenario]\nname = "cj"\ngame = "fubnub"\ngames = 200\n[compare]\narms = [{name = "a"}, '
+                 '{name = "b", policies = ["random", "partner", "random", "partner"]}]\n')
+    r = CliRunner().invoke(app, ["compare", str(c), "--runs", str(tmp_path), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    diffs = next(v for k, v in doc["tables"].items() if k.startswith("Differences"))
+    assert {"diff", "lo", "hi", "p_holm"} <= set(diffs[0]) and "points less often" in doc["answer"]
