@@ -47,6 +47,19 @@ def test_paired_difference_clusters_rows_of_one_game():
     assert c.clusters == 4 and c.n == 8 and c.value == e.value
 
 
+def test_holm_and_bh_match_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    from cardsim.stats import holm
+
+    p = np.array([0.01, 0.04, 0.03, 0.2, 0.001, np.nan, 0.04])
+    ok = np.isfinite(p)
+    for method in ("holm", "fdr_bh"):
+        got = holm(p, method)
+        assert np.isnan(got[~ok]).all()
+        assert got[ok] == pytest.approx(multipletests(p[ok], method=method)[1])
+
+
 def test_rate_difference_matches_two_rates_without_clustering():
     w_in, n_in = np.array([1, 0, 1, 1.0]), np.array([1, 1, 1, 1.0])
     w_all, n_all = np.array([1, 1, 1, 1.0]), np.array([2, 2, 2, 2.0])

@@ -24,7 +24,7 @@ def _shared(rng: np.random.Generator, n: int, probs: list[float], share: float) 
     return w
 
 
-@case("balance", replicates=2000)
+@case("balance", replicates=1000)
 def balance(replicates: int, seed: int) -> list[Coverage]:
     """Fair and unfair 4-seat games (the truth is 1 - (max - min) of the true seat rates), with shared wins,
     and two-team games (team mates' results identical)."""

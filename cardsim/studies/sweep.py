@@ -37,7 +37,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
 from cardsim.output import Output
-from cardsim.stats import maxt_null, maxt_pvalues, mean_ci, mean_exprs, seat_table, wilson
+from cardsim.stats import maxt_pvalues, mean_ci, mean_exprs, seat_table, wilson
 from cardsim.studies import derive
 
 
@@ -135,22 +135,25 @@ def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: 
     sign = 1.0 if best == "max" else -1.0
     b = int(np.argmax(sign * mean))
     cov = np.cov(values, rowvar=False).reshape(k, k) / n
-    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-    cmat = np.zeros((len(pairs), k))
-    for r, (i, j) in enumerate(pairs):
-        cmat[r, i], cmat[r, j] = 1.0, -1.0
-    null = maxt_null(cmat @ cov @ cmat.T, draws=draws, seed=seed) if pairs else np.zeros(1)
-    crit = float(np.quantile(null, 1 - alpha)) if pairs else math.nan
+    i, j = np.triu_indices(k, 1)
+    se_pair = np.sqrt(np.clip(np.diag(cov)[i] + np.diag(cov)[j] - 2 * cov[i, j], 0, None))
+    # draws from the estimates' joint normal distribution: centred, they give the max-T null of every
+    # pair's standardised difference; shifted by the estimates, how often each point comes out best
+    rng = np.random.default_rng(seed)
+    w, v = np.linalg.eigh((cov + cov.T) / 2)
+    z = rng.standard_normal((draws, k)) @ (v * np.sqrt(np.clip(w, 0, None))).T
+    live = se_pair > 0
+    if live.any():
+        null = np.sort(np.abs((z[:, i[live]] - z[:, j[live]]) / se_pair[live]).max(axis=1))
+        crit = float(np.quantile(null, 1 - alpha))
+    else:
+        null, crit = np.zeros(1), math.nan
     diff = mean - mean[b]
     se = np.sqrt(np.clip(np.diag(cov) + cov[b, b] - 2 * cov[:, b], 0, None))
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(se > 0, diff / se, 0.0)
     p_adj = np.where(np.arange(k) == b, 1.0, maxt_pvalues(t, null))
-    # the probability of being best: draws from the estimates' approximate normal distribution
-    rng = np.random.default_rng(seed + 1)
-    w, v = np.linalg.eigh((cov + cov.T) / 2)
-    draws = mean + rng.standard_normal((100_000, k)) @ (v * np.sqrt(np.clip(w, 0, None))).T
-    p_best = np.bincount(np.argmax(sign * draws, axis=1), minlength=k) / draws.shape[0]
+    p_best = np.bincount(np.argmax(sign * (mean + z), axis=1), minlength=k) / draws
     return {"best": np.array(b), "diff": diff, "lo": diff - crit * se, "hi": diff + crit * se, "se": se,
             "p_adj": p_adj, "p_best": p_best, "critical": np.array(crit)}
 
