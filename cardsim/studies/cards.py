@@ -48,6 +48,7 @@ from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
 from cardsim.stats import holm, normal_p, paired_difference
 from cardsim.studies import derive
+from cardsim.studies.compare import span
 
 KEYS = ("cards", "change", "focus", "rotate", "correction")
 #: game (and variant) -> (knob that removes, knob that adds, changes allowed)
@@ -250,12 +251,13 @@ def headline(res: CardsResult) -> str:
     unit = UNITS.get(p.base.game, "turns")
     e = res.effects
     parts = []
-    length = e.filter(pl.col("measure") == "length").sort("effect")
+    length = e.filter(pl.col("measure") == "length")
     sig = length.filter(pl.col("p_adjusted") < 0.05)
     if length.height:
-        r = length.row(0, named=True)
-        parts.append(f"{_verb(p)} {r['card']} changes game length most: {r['effect']:+.1f} {unit} "
-                     f"({r['full_deck']:.1f} -> {r['changed']:.1f}; 95% CI {r['lo']:+.1f} to {r['hi']:+.1f})")
+        r = max(length.iter_rows(named=True), key=lambda x: abs(x["effect"]))
+        verb = "shortens" if r["effect"] < 0 else "lengthens"
+        parts.append(f"{_verb(p)} {r['card']} {verb} games most, by {abs(r['effect']):.1f} {unit} "
+                     f"({r['full_deck']:.1f} -> {r['changed']:.1f}; 95% CI {span(r['lo'], r['hi'], 1, unit)})")
         parts.append(f"{sig.height} of {length.height} cards change the length beyond chance "
                      f"({'Holm' if p.correction == 'holm' else 'BH'}-adjusted p < 0.05)")
     for measure, label in (("first-player advantage", "the first player's edge"), ("focus seat win rate",
@@ -265,7 +267,7 @@ def headline(res: CardsResult) -> str:
             if m.height:
                 r = max(m.iter_rows(named=True), key=lambda x: abs(x["effect"]))
                 parts.append(f"{_verb(p)} {r['card']} moves {label} most: {100 * r['effect']:+.1f} points "
-                             f"(95% CI {100 * r['lo']:+.1f} to {100 * r['hi']:+.1f})")
+                             f"(95% CI {span(r['lo'], r['hi'], 100, 'points')})")
             else:
                 parts.append(f"no card moves {label} beyond chance")
     return "; ".join(parts) + f" (the same {res.games:,} seeds in every deck)."

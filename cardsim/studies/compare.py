@@ -206,16 +206,21 @@ def describe(res: CompareResult, row: dict) -> str:
         unit = LENGTH_UNITS.get(res.plan.base.game, "turns")
         verb = "shortens" if row["diff"] < 0 else "lengthens"
         return (f"'{row['arm']}' {verb} games by {abs(row['diff']):.1f} {unit} against '{row['vs']}' "
-                f"({a['mean']:.1f} -> {b['mean']:.1f} {unit}; {kind} {_span(row, 1)} {unit})")
+                f"({a['mean']:.1f} -> {b['mean']:.1f} {unit}; {kind} {span(row['lo'], row['hi'], 1, unit)})")
     more = "more" if row["diff"] >= 0 else "less"
     return (f"'{row['arm']}' wins {100 * abs(row['diff']):.1f} points {more} often than '{row['vs']}' "
             f"({100 * a['mean']:.1f}% -> {100 * b['mean']:.1f}% of games for the focus seat; {kind} "
-            f"{_span(row, 100)} points)")
+            f"{span(row['lo'], row['hi'], 100, 'points')})")
 
 
-def _span(row: dict, scale: float) -> str:
-    lo, hi = scale * row["lo"], scale * row["hi"]
-    return f"{lo:+.1f} to {hi:+.1f}"
+def span(lo: float, hi: float, scale: float, unit: str) -> str:
+    """An interval of a difference as words read it: the size range when the sign is known
+    ("7.4-8.6 turns"), signed ends when it is not ("-0.5 to +1.1 points")."""
+    lo, hi = scale * lo, scale * hi
+    if lo > 0 or hi < 0:
+        a, b = sorted((abs(lo), abs(hi)))
+        return f"{a:.1f}-{b:.1f} {unit}"
+    return f"{lo:+.1f} to {hi:+.1f} {unit}"
 
 
 def headline(res: CompareResult) -> str:

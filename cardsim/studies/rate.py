@@ -500,8 +500,13 @@ def headline(res: RatingResult) -> str:
     else:
         lead = (f"{top['policy']} rates highest: {top['theta']:+.2f} log-odds over {ref} (95% CI {top['lo']:+.2f} to "
                 f"{top['hi']:+.2f}), so one of its seats beats one of {ref}'s in {_odds(top['theta'])} of contests")
-    warn = " The model does not fit well: see the warnings." if any("do not fit" in w or "transitive" in w
-                                                                    for w in res.warnings) else ""
+    p = res.fit["p"][0] if res.fit.height else math.nan
+    warn = ""
+    if any("transitive" in w for w in res.warnings):
+        warn = " The results are not transitive, so no ranking describes them: read the pairwise table."
+    elif any("do not fit" in w for w in res.warnings):
+        warn = (f" The strengths do not fit every pair (goodness of fit p = {p:.1g}): read the pairwise table "
+                "beside the ranking.")
     return (f"{lead}. Ranking: {order} ({res.games:,} deals per table, each distinct seating once; intervals "
             f"clustered by deal).{warn}")
 
