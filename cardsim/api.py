@@ -39,7 +39,7 @@ class Result:
         return get_game(self.scenario.game).summarize(self.tables, self.scenario.setup)
 
     def balance(self) -> pl.DataFrame:
-        """Balance metrics (balance, first-player and dealer advantage, duration, decisiveness, ...)."""
+        """Balance metrics (balance, equal-seat test, first-player and dealer advantage, duration, final lead, ...)."""
         from cardsim.metrics import balance_table
 
         return balance_table(get_game(self.scenario.game), self.tables, self.scenario.setup)

@@ -68,9 +68,10 @@ def test_compare_decide_mode_stops_with_a_sign(tmp_path):
     s = scen(compare={"decide": True, "arms": [
         {"name": "partner"}, {"name": "random", "policies": ["random", "partner", "random", "partner"]}]})
     res = api.compare(s, games=2000, runs=tmp_path)
-    assert "decided" in res.stopped and res.games < 2000
+    assert res.decided and "decision rule stopped the run" in res.stopped and res.games < 2000
     row = res.diffs.row(0, named=True)
-    assert row["cs_hi"] < 0
+    assert row["hi"] < 0 and "lo_fixed_n" in row and "p" not in row  # the answer is the anytime-valid sequence
+    assert "anytime-valid 95% CI" in paired.headline(res) and "decision rule stopped" in paired.headline(res)
 
 
 def test_compare_validation():

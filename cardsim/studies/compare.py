@@ -182,7 +182,9 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         if decided or n >= total:
             # after a data-dependent stop only the anytime-valid sequence keeps its coverage: it becomes the
             # interval (lo, hi); the fixed-n interval is kept for reference under its own name
-            diffs = diffs.rename({"lo": "lo_fixed_n", "hi": "hi_fixed_n"}).rename({"cs_lo": "lo", "cs_hi": "hi"})
+            # (the fixed-n p-values do not hold either, and are dropped)
+            diffs = diffs.rename({"lo": "lo_fixed_n", "hi": "hi_fixed_n"}).rename({"cs_lo": "lo", "cs_hi": "hi"}) \
+                .drop("p", "p_holm")
             why = (f"The decision rule stopped the run after {n:,} deals: every difference's anytime-valid "
                    f"{100 * (1 - p.alpha):.0f}% confidence sequence excludes 0 (looks every {step:,} deals; the "
                    f"chance of a wrong sign is at most {p.alpha / 2:g} per difference however many looks). lo and hi "
@@ -234,7 +236,8 @@ def headline(res: CompareResult) -> str:
 def output(res: CompareResult) -> Output:
     """What ``cardsim compare`` prints."""
     kind = "anytime-valid" if res.plan.decide else "paired"
+    holm_p = "" if res.plan.decide else ", Holm-adjusted p"
     return Output(headline(res), [("Arms (focus seat's mean, 95% interval)", res.arms),
-                                  (f"Differences vs the first arm: {kind} and unpaired intervals, Holm-adjusted p",
+                                  (f"Differences vs the first arm: {kind} and unpaired intervals{holm_p}",
                                    res.diffs)],
                   notes=[res.stopped] if res.stopped else [])

@@ -232,7 +232,12 @@ def _fmt(res: SweepResult, x: float, signed: bool = False) -> str:
 def headline(res: SweepResult) -> str:
     est, a, b = metric_columns(res)
     t = res.table
-    unit = "turns or hands" if res.plan.metric == "length" else "points"
+    from cardsim.studies.compare import LENGTH_UNITS
+
+    length = res.plan.metric == "length"
+    unit = LENGTH_UNITS.get(res.plan.base.game, "turns") if length else "points"
+    gap = ("longer" if res.plan.best == "min" else "shorter") if length else (
+        "behind" if res.plan.best == "max" else "ahead")
     if not res.plan.paired:
         if b == "se":
             parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: {r[est]:.1f} (95% CI "
@@ -259,8 +264,8 @@ def headline(res: SweepResult) -> str:
     worse = [r for i, r in enumerate(t.iter_rows(named=True)) if i != res.best_index and i not in tied]
     if worse:
         gaps = [abs(r["vs_best"]) for r in worse]
-        parts.append(f"the other {len(worse)} are {_fmt(res, min(gaps))}-{_fmt(res, max(gaps))}".replace("%", "")
-                     + f" {unit} behind")
+        lo_gap, hi_gap = (f"{g:.1f}" if length else f"{100 * g:.1f}" for g in (min(gaps), max(gaps)))
+        parts.append(f"the other {len(worse)} are {lo_gap}-{hi_gap} {unit} {gap}")
     return "; ".join(parts) + "."
 
 
