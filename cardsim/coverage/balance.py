@@ -8,7 +8,7 @@ from cardsim.coverage import Coverage, _kernels, case
 from cardsim.metrics import balance_interval
 
 #: normal draws for the max-T critical value (the reports use 200,000; fewer keep the suite quick)
-DRAWS = 20_000
+DRAWS = 5_000
 
 
 def _shared(rng: np.random.Generator, n: int, probs: list[float], share: float) -> np.ndarray:
