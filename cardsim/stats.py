@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import polars as pl
@@ -87,10 +88,19 @@ def _cluster_sums(x: np.ndarray, clusters: np.ndarray | None) -> tuple[np.ndarra
     return np.bincount(inv, weights=x), np.bincount(inv).astype(np.float64)
 
 
-def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float = Z95) -> Estimate:
-    """Mean of ``x`` with its standard error and normal interval, clustered by ``clusters`` (e.g. the
+@lru_cache(maxsize=256)
+def t95(df: int) -> float:
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (1.96 for large df)."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, df)) if df < 10_000 else Z95
+
+
+def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None = None) -> Estimate:
+    """Mean of ``x`` with its standard error and 95% interval, clustered by ``clusters`` (e.g. the
     game of each observation) when given: the cluster-robust variance of a ratio of sums,
-    ``C / (C - 1) * sum_c (s_c - mean * n_c)^2 / n^2``."""
+    ``C / (C - 1) * sum_c (s_c - mean * n_c)^2 / n^2``, and Student's t with C - 1 degrees of
+    freedom (the normal quantile once C is large)."""
     x = np.asarray(x, dtype=np.float64)
     keep = np.isfinite(x)
     x = x[keep]
@@ -107,6 +117,7 @@ def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float = Z95) -
     var_iid = float(x.var(ddof=1)) / n if n > 1 else math.nan
     deff = var / var_iid if var_iid > 0 else 1.0
     se = math.sqrt(var)
+    z = t95(k - 1) if z is None else z
     return Estimate(m, se, m - z * se, m + z * se, n, k, deff)
 
 

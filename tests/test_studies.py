@@ -16,7 +16,7 @@ from cardsim.cli import app
 from cardsim.errors import ScenarioError
 from cardsim.scenario import from_dict
 from cardsim.sequential import eb_sequence, parse_target
-from cardsim.stats import wilson
+from cardsim.stats import t95, wilson
 from cardsim.studies import compare as paired
 from cardsim.studies import rate as ratings
 from cardsim.studies import until
@@ -41,7 +41,8 @@ def test_paired_interval_matches_a_hand_calculation():
     se = math.sqrt(((d - mean) ** 2).sum() / 7 / 8)
     row = diffs.row(0, named=True)
     assert row["diff"] == pytest.approx(0.0) and row["se_paired"] == pytest.approx(se)
-    assert row["lo"] == pytest.approx(-1.959963984540054 * se)
+    assert row["lo"] == pytest.approx(-t95(7) * se)  # Student's t with n - 1 df (1.96 for large n)
+    assert t95(100_000) == pytest.approx(1.959963984540054)
     se_u = math.sqrt(a.var(ddof=1) / 8 + b.var(ddof=1) / 8)
     assert row["se_unpaired"] == pytest.approx(se_u)
     assert row["variance_saved"] == pytest.approx(1 - se**2 / se_u**2)

@@ -11,7 +11,7 @@ from cardsim.studies.cards import Plan, effects_table
 EFFECTS = np.array([0.0, 0.0, -2.0, 1.0, 0.0, -5.0, 0.5, 0.0])
 
 
-@case("card effects", replicates=1000)
+@case("card effects", replicates=2000)
 def card_effects(replicates: int, seed: int) -> list[Coverage]:
     """Eight cards with known effects on game length (0, -2, +1, -5, ... turns) on 2,000 shared seeds; the
     lengths share a per-game part (common random numbers) and are skewed, as real game lengths are."""

@@ -14,7 +14,7 @@ def paired(replicates: int, seed: int) -> list[Coverage]:
     +0.03; and seat-rotation values (4 correlated rows per deal) clustered by deal."""
     rng = np.random.default_rng(seed)
     out = []
-    for n in (200, 5000):
+    for n in (1000, 5000):
         hit = hit_c = 0
         for _ in range(replicates):
             u = rng.random(n)
