@@ -256,7 +256,9 @@ def headline(res: SweepResult) -> str:
         h = res.heldout.row(0, named=True)
         parts[0] += (f", {_fmt(res, h[res.plan.metric])} on {h['games']:,} fresh deals (95% CI "
                      f"{_fmt(res, h['lo'])}-{_fmt(res, h['hi'])})")
-    parts[0] += f"; the chance it is truly the best point is about {100 * best['p_best']:.0f}%"
+    pb = best["p_best"]
+    chance = "above 99%" if pb > 0.99 else f"about {100 * pb:.0f}%"
+    parts[0] += f"; the chance it is truly the best point is {chance}"
     if tied:
         names = "; ".join(_describe(res.plan, i) for i in tied[:4]) + ("; ..." if len(tied) > 4 else "")
         parts.append(f"{len(tied)} other point{'s' if len(tied) > 1 else ''} cannot be told apart from it (simultaneous 95% intervals of the "
