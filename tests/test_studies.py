@@ -118,8 +118,9 @@ def test_until_stops_within_cap_and_is_as_narrow_as_asked(tmp_path):
     assert w.size == res.scenario.games
     lo, hi = wilson(w.sum(), w.size)
     assert (hi - lo) / 2 <= 0.02 and res.scenario.games <= until.worst_case(0.02) + until.look_size(0.02)
-    # the stop is the first look (every look_size games) that is narrow enough, whatever the threads
-    prev = res.scenario.games - until.look_size(0.02)
+    # the stop is the first look (every chunk: the look size or the scenario's smaller chunk) that is
+    # narrow enough, whatever the threads
+    prev = res.scenario.games - min(s.chunk, until.look_size(0.02))
     lo, hi = wilson(w[:prev].sum(), prev)
     assert (hi - lo) / 2 > 0.02
     again = api.run(s, games=20000, until="winrate_s0 +-0.02", out=tmp_path / "u1", threads=1)
