@@ -485,6 +485,26 @@ def test_F15_redeal_own_hand_with_the_undealt_cards_then_still_the_advantage(car
     assert of(ev, "advantage")[0]["seat"] == 1 and of(ev, "advantage")[0]["swaps"] == 1
 
 
+@pytest.mark.parametrize("card", ["Second Chance", "Slow Down"])
+def test_F15_redeal_own_hand_grants_the_swap_with_advantage_none(card):
+    # F15 with advantage = none: nobody holds a dealer advantage unless a card grants it, and
+    # Second Chance / Slow Down do ("they still get the dealer advantage": one blind swap). Seat 1
+    # redeals from nine low cards (none in the Natural top 12), so greedy swaps its lowest card
+    # for the first undealt card after the redeal.
+    h = {1: ["Red 1", "Red 2", "Red 3", "Purple 1", "Purple 2"]}
+    und = ["Purple 3", "Green 1", "Green 2", "Green 3"]
+    ev = hand(fd(h, actions=[card], undealt1=und, rules=NOADV), 1)
+    kinds = [e["event"] for e in ev]
+    assert kinds.index("redeal") < kinds.index("advantage") < kinds.index("swap") < kinds.index("play")
+    assert of(ev, "advantage") == [{"event": "advantage", "game": 0, "seat": 1, "swaps": 1}]
+    new = of(ev, "deal", seat=1)[-1]["cards"]
+    after = of(ev, "undealt")[-1]["cards"]  # the undealt cards after the redeal, next to be drawn first
+    assert sorted(new + after) == sorted(h[1] + und)
+    lowest = min(new, key=C)  # Natural: the natural order (F1), codes ascending
+    assert [(e["seat"], e["out"], e["in"]) for e in of(ev, "swap")] == [(1, lowest, after[0])]
+    assert sorted(plays(ev, 1)) == sorted([c for c in new if c != lowest] + [after[0]])
+
+
 @pytest.mark.parametrize("card", ["Never Happened", "No Way", "Shield"])
 def test_F15_steal_an_earned_point_card(card):
     # seat 3 wins hand 0 (dealer 0), reveals Dance before hand 1 and loses hand 1 to seat 1;
