@@ -174,6 +174,21 @@ def test_F6_misdeal_rows_in_tables():
     assert t["games"]["unfinished"].all() and (t["games"]["winner"] == -1).all()
 
 
+def test_F6_misdeals_up_to_the_largest_hand_cap_keep_their_hand_numbers():
+    # F6 misdeals forever (nobody ever calls) until the cap: every hand keeps its number in the
+    # hands table, up to the largest cap allowed (32,767 hands); a larger cap is refused (the knob
+    # matrix found hand numbers past 32,767 wrapping around in the table)
+    never = {"name": "tactician", "call_need": 6, "round2_need": 6}
+    setup = build_setup(GAME, "traditional", 4, [never] * 4, {"max_hands": 32767, "point_cards": 1})
+    t = GAME.simulate_chunk(setup, 3, 0, 1)
+    h = t["hands"]
+    assert h.height == 32767 and h["misdeal"].all()
+    assert h["hand"].to_list() == list(range(32767))
+    assert t["games"]["hands"].to_list() == [32767] and t["games"]["unfinished"].all()
+    with pytest.raises(ScenarioError, match=r"rules.max_hands = 40000 .*allowed: int in \[1, 32767\]"):
+        build_setup(GAME, "traditional", 4, "partner", {"max_hands": 40000})
+
+
 # F7 ---------------------------------------------------------------------------------
 def test_F7_dealer_swaps_lowest_card_with_top_undealt():
     # Natural card: top 12 = all 6s, 5s, 4s. Dealer 0 holds Red 1 (lowest, not top 12).

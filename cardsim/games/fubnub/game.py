@@ -110,7 +110,8 @@ GAME_COLUMNS = {
 class Fubnub(Game):
     name = "fubnub"
     title = "FUBNUB"
-    rules_version = 3  # 2: the modes added columns; 3: decisions see ordered hands (random draws other cards)
+    rules_version = 4  # 2: the modes added columns; 3: decisions see ordered hands (random draws other cards);
+    # 4: Full Deck with advantage = none: Second Chance / Slow Down grant the revealer's swap (F15)
     unit = "hand"
     unit_table = "hands"
     variants = (
@@ -132,8 +133,8 @@ class Fubnub(Game):
         Knob("fub_dealer", "caller_left",
              "who of the winning team deals after a fub (F10, assumed: the opponent on the caller's left)",
              kind="choice", choices=("caller_left", "caller_right"), variants=TEAM_VARIANTS),
-        Knob("max_hands", 1000, "hands after which a game is cut and counted unfinished (never dropped)",
-             lo=1, hi=100000),
+        Knob("max_hands", 1000, "hands after which a game is cut and counted unfinished (never dropped; at "
+             "most 32,767, the hands table's largest hand number)", lo=1, hi=32767),
         Knob("tie_rule", "limbo", "a tie for most tricks (F13, assumed): limbo = the point card goes to the next "
              "hand's winner; discard = to nobody; last_trick = to the tied player who won the latest trick",
              kind="choice", choices=tuple(TIE_CODE), variants=ROYAL_VARIANTS),
