@@ -56,8 +56,19 @@ def test_cell_plays_debug_and_fast_alike(cell):
     play(cell, g.default_policy)
 
 
+def slow_selected(config) -> bool:
+    """The full matrix (about an hour on a busy two-core machine) runs only when asked for with
+    ``-m slow``: ``make test`` runs every test, slow ones included, and must stay short."""
+    expr = config.getoption("markexpr") or ""
+    return "slow" in expr and "not slow" not in expr
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.function.__name__ == "test_cell_slow_every_policy":
+        metafunc.parametrize("cell", _params(SLOW_CELLS if slow_selected(metafunc.config) else []))
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("cell", _params(SLOW_CELLS))
 def test_cell_slow_every_policy(cell):
     g = get_game(cell.game)
     play(cell, seat_policies(g, cell.players), slow=True)
