@@ -13,6 +13,7 @@ many games are traced.
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -78,7 +79,7 @@ def describe(game: Game, event: Mapping[str, Any]) -> str:
     """One line of text for an event of ``game``'s trace, its header included."""
     if event.get("event") != "header":
         return game.describe_event(event)
-    rules = ", ".join(f"{k}={v}" for k, v in event["rules"].items())
+    rules = ", ".join(f"{k}={json.dumps(v)}" for k, v in event["rules"].items())
     seats = ", ".join(s["policy"] + (f"({', '.join(f'{k}={v:g}' for k, v in s['params'].items())})"
                                      if s["params"] else "") for s in event["seats"])
     return (f"=== {event['game_name']} {event['variant']}, {event['players']} players, seed {event['seed']}, "

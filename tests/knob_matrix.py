@@ -53,8 +53,9 @@ COMBO_VALUES: dict[tuple[str, str], list[Any]] = {
 COMPANIONS: dict[tuple[str, str], Callable[[str, Any], dict[str, Any]]] = {
     # F11: a game uses k cards of the point deck (k odd): a short deck needs a short game
     ("fubnub", "point_deck"): lambda var, v: {"point_cards": _largest_odd_at_most(len(v))} if len(v) < 15 else {},
-    # a tournament must allow as many games as the wins it asks for
-    ("fourbid", "tournament_wins"): lambda var, v: {"max_games": v} if v > 100 else {},
+    # a tournament must allow as many games as the wins it asks for; hundreds of games to 72
+    # between random players run to hundreds of thousands of hands, so they are games to 10
+    ("fourbid", "tournament_wins"): lambda var, v: {"max_games": v, "target": 10} if v > 100 else {},
     # games to a target nobody reaches in max_hands (1000) end unfinished: a tournament of them is
     # cut at max_games; three of them show it
     ("fourbid", "target"): lambda var, v: {"max_games": 3} if var == "tournament" and v > 10_000 else {},
@@ -67,7 +68,7 @@ UNITS: dict[tuple[str, str], tuple[int, int]] = {
     ("gubs", "*"): (25, 250),
     ("fourbid", "hand"): (40, 400),
     ("fourbid", "game"): (6, 60),
-    ("fourbid", "tournament"): (1, 10),
+    ("fourbid", "tournament"): (1, 3),
 }
 
 

@@ -145,6 +145,10 @@ def test_F6_decision_cycle_from_dealers_left_first_play_calls():
     ev = first_hand(trace(stack, pstack=["Sixes"], rules={"max_hands": 1}))
     dec = [(e["seat"], e["choice"]) for e in of(ev, "decision")]
     assert dec == [(1, "pass"), (2, "play")]
+    # the hand's trace names its point card and the round it was played in (F6, F9)
+    h = of(ev, "hand")[0]
+    assert (h["point_card"], h["round"], h["caller"]) == ("Sixes", 1, 2)
+    assert h["tricks_t0"] + h["tricks_t1"] == 5
 
 
 def test_F6_second_round_then_misdeal_deal_moves_left():
@@ -161,6 +165,7 @@ def test_F6_second_round_then_misdeal_deal_moves_left():
     # the misdeal names the second-round card; the deal moves left each misdeal
     assert of(h0, "misdeal")[0]["point_card"] == of(h0, "reveal")[1]["point_card"]
     assert [e["seat"] for e in of(ev, "dealer")] == [0, 1, 2]
+    assert [(e["hand"], e["dealer"]) for e in of(ev, "misdeal")] == [(0, 0), (1, 1), (2, 2)]
     game = of(ev, "game")[0]
     assert game["winner_team"] == -1 and game["hands"] == 3
 

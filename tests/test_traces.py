@@ -210,3 +210,10 @@ def test_docs_traces_page_is_current():
     for g in game_names():
         for name in schema(g):
             assert f"`{name}`" in text
+
+
+def test_text_trace_starts_each_game_with_its_header_line():
+    r = runner.invoke(app, ["trace", "turtle", "--games", "2", "--seed", "5", "-r", "remove=[\"Skip\"]"])
+    assert r.exit_code == 0, r.output
+    heads = [line for line in r.output.splitlines() if line.startswith("=== turtle full")]
+    assert len(heads) == 2 and "seed 5, game 1" in heads[1] and 'remove=["Skip"]' in heads[0]
