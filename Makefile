@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
-.PHONY: setup test test-fast demo report bench coverage lint clean-cache golden clean
+.PHONY: setup test test-fast demo report bench coverage lint clean-cache golden docs clean
 
 setup: $(STAMP)
 
@@ -42,6 +42,9 @@ lint: setup
 
 golden: setup
 	$(BIN)/python -m tests.golden_update
+
+docs: setup
+	$(BIN)/python -m cardsim.docs traces
 
 clean-cache:
 	rm -rf $(NUMBA_CACHE_DIR) $${XDG_CACHE_HOME:-$$HOME/.cache}/cardsim/numba

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -162,25 +163,32 @@ def trace(
     seed: Annotated[int, typer.Option(help="root seed")] = 0,
     policy: Annotated[list[str] | None, typer.Option("--policy", "-p",
                       help="policy per seat (repeat), or one for all seats")] = None,
-    games: Annotated[int, typer.Option("--games", "-n", min=1, max=1000, help="games to trace")] = 1,
+    games: Annotated[int, typer.Option("--games", "-n", min=1, help="games to trace (any number: printed as "
+                                                                   "they are played, in batches)")] = 1,
     start: Annotated[int, typer.Option(min=0, help="first game index (the same game as in a run)")] = 0,
     variant: Annotated[str | None, typer.Option(help="variant (default: the game's first)")] = None,
     players: Annotated[int | None, typer.Option(help="number of players")] = None,
     rule: Annotated[list[str] | None, typer.Option("--rule", "-r", help="knob as name=value (repeat)")] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="text for people, jsonl for programs")] = Format.text,
 ) -> None:
-    """Print games move by move, from the same kernel as the fast runs."""
+    """Print games move by move, from the same kernel as the fast runs; each game starts with a
+    header event naming everything needed to play it again (cardsim.tracing.replay)."""
     from cardsim.games import get_game
-    from cardsim.rng import root_key
     from cardsim.scenario import build_setup
+    from cardsim.tracing import describe
 
     g = get_game(game)
     pols: Any = None
     if policy:
         pols = policy[0] if len(policy) == 1 else list(policy)
     setup = build_setup(g, variant, players, pols, _parse_rules(rule), base_dir=Path.cwd())
-    for e in g.trace(setup, root_key(seed), start, games):
-        typer.echo(json.dumps(e) if fmt == Format.jsonl else g.describe_event(e))
+    out = sys.stdout
+    try:
+        for e in g.traced(setup, seed, start, games):
+            out.write((json.dumps(e) if fmt == Format.jsonl else describe(g, e)) + "\n")
+        out.flush()
+    except BrokenPipeError:  # the reader stopped (e.g. `| head`): not an error; what Python still
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # flushes at exit goes nowhere
 
 
 # -- bench ------------------------------------------------------------------------

@@ -2,16 +2,17 @@
 after an intended rule change.
 
 One file per registered game and variant: ``tests/golden/<game>-<variant>.jsonl``,
-the JSON-lines trace of game 0 with seed 0 and the game's default policy.
+the JSON-lines trace of game 0 with seed 0 and the game's default policy, as ``cardsim trace``
+prints it (its header event first).
 """
 
 from __future__ import annotations
 
 import json
+from itertools import islice
 from pathlib import Path
 
 from cardsim.games import game_names, get_game
-from cardsim.rng import root_key
 from cardsim.scenario import build_setup
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -24,7 +25,7 @@ MAX_LINES = 1500
 def golden_lines(game: str, variant: str) -> list[str]:
     g = get_game(game)
     setup = build_setup(g, variant)
-    return [json.dumps(e, sort_keys=True) for e in g.trace(setup, root_key(0), 0, 1)[:MAX_LINES]]
+    return [json.dumps(e, sort_keys=True) for e in islice(g.traced(setup, 0, 0, 1), MAX_LINES)]
 
 
 def cases() -> list[tuple[str, str]]:

@@ -385,6 +385,30 @@ def test_b12_reshuffle_the_moment_the_deck_last_card_is_drawn():
     assert brief(ev, 2) == [("acquire", 0, "deck", "Set8 6"), ("reshuffle", None)]
     assert ev[0]["deck"] == 0 and ev[1]["deck"] == 33 and ev[1]["top_discard"] == "Set7 6"
     assert r["reshuffles"] >= 1
+    # the trace names the new deck top first: the 33 discards under Set7 6, and the next card drawn
+    # from the deck is its top card
+    order = ev[1]["cards"]
+    assert sorted(order) == sorted(pile[:-1]) and len(order) == 33
+    nxt = next(e for e in ev[2:] if e["event"] == "acquire" and e["source"] == "deck")
+    assert nxt["card"] == order[0]
+
+
+def test_b2_trace_names_the_deal_and_the_deck_left_top_first():
+    """B2: seat 0 deals one card at a time from its left; the trace's ``deal`` events list each
+    seat's four cards in dealt order and the ``deck`` event the 35 cards left, top first, which
+    the deck acquires draw in that order."""
+    hands = [["Set1 1", "Set1 2", "Set1 3", "Set1 4"], ["Set2 1", "Set2 2", "Set2 3", "Set2 4"],
+             ["Set3 1", "Set3 2", "Set3 3", "Set3 4"], ["Set4 1", "Set4 2", "Set4 3", "Set4 4"]]
+    stack = deal_stack(hands, dealer=0, deck=["Set5 1", "Set5 2"])
+    ev = G.trace(setup("hand", dealer="A"), root_key(1), 0, 1, stack=stack)
+    assert [e["cards"] for e in ev if e["event"] == "deal"] == hands
+    deck = next(e for e in ev if e["event"] == "deck")
+    rest = [cards.card_name(int(c)) for c in stack[16:]]
+    assert deck["cards"] == rest and deck["cards"][:2] == ["Set5 1", "Set5 2"]
+    kinds = [e["event"] for e in ev]
+    first = ev[: kinds.index("reshuffle")] if "reshuffle" in kinds else ev
+    drawn = [e["card"] for e in first if e["event"] == "acquire" and e["source"] == "deck"]
+    assert drawn and drawn == rest[: len(drawn)]
 
 
 # -- B13 games and tournaments -----------------------------------------------------------------
@@ -461,6 +485,26 @@ def test_b14_a_policy_deadlock_is_cut_not_hung():
     """Collectors deadlock in hand 204 of seed 1 (two Indicator-1 players win every bid)."""
     h = G.simulate_chunk(setup("hand"), 1, 204, 1)["hands"]
     assert h["out"][0] == -1 and h["turns"][0] == 2000 and h["bids"][0] > 1900
+
+
+def test_b12_b14_a_deadlocked_hand_at_the_largest_turn_cap_keeps_its_reshuffle_count():
+    """The same deadlock cut at the largest turn cap (B14, 1,000,000 turns): the deck runs out
+    and is rebuilt from the discards (B12) 35,714 times, which the hands table holds (the knob
+    matrix found this count overflowing a 16-bit column)."""
+    h = G.simulate_chunk(setup("hand", turn_cap=1_000_000), 1, 204, 1)["hands"]
+    assert h["out"][0] == -1 and h["turns"][0] == 1_000_000 and h["reshuffles"][0] == 35_714
+
+
+def test_b13_a_tournament_past_32767_games_keeps_its_game_numbers():
+    """B13 tournament whose games never finish (target out of reach, one hand a game): it is cut at
+    max_games, and every game's number (tgame) fits the tables (the knob matrix found 16-bit
+    columns too narrow for max_games up to 100,000)."""
+    s = setup("tournament", target=1_000_000, max_hands=1, max_games=40_000, tournament_wins=1)
+    t = G.simulate_chunk(s, root_key(2), 0, 1)
+    assert t["games"]["tgame"].to_list() == list(range(40_000))
+    assert t["hands"]["tgame"].max() == 39_999 and t["hands"].height == 40_000
+    tour = t["tournaments"].row(0, named=True)
+    assert tour["winner"] == -1 and tour["games"] == 40_000 and not tour["finished"]
 
 
 # -- reference policies ---------------------------------------------------------------------------

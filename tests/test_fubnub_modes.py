@@ -276,7 +276,12 @@ def test_F13_five_cards_each_rest_undealt(players, undealt):
     s = build_setup(GAME, "battle_royal", players, "greedy", {"point_cards": 1})
     ev = GAME.trace(s, 5, 0, 1)
     assert len(of(ev, "deal")) == players and all(len(e["cards"]) == 5 for e in of(ev, "deal"))
-    assert sum(len(e["cards"]) for e in of(ev, "undealt")) == undealt
+    # the trace: one undealt event naming them all, and each seat's tricks (no padding to four)
+    assert [len(e["cards"]) for e in of(ev, "undealt")] == [undealt]
+    dealt = [c for e in of(ev, "deal") for c in e["cards"]] + of(ev, "undealt")[0]["cards"]
+    assert sorted(dealt, key=C) == [cards.card_name(c) for c in range(24)]
+    assert len(of(ev, "hand")[0]["tricks"]) == players == len(of(ev, "score")[0]["points"])
+    assert sum(of(ev, "hand")[0]["tricks"]) == 5
     assert len(of(ev, "draw_for_deal")) == players
     assert {e["seat"] for e in of(ev, "play")} == set(range(players))
 
@@ -423,6 +428,8 @@ def test_F15_do_over_gives_up_its_cards_in_dealt_order_then_the_blind_swap():
     h = {1: ["Green 1", "Gold 6", "Red 2", "Red 3", "Red 4"]}
     ev = hand(fd(h, actions=["Do Over"], undealt1=["Gold 5", "Green 5", "Purple 5", "Purple 1"]), 1)
     assert of(ev, "do_over")[0]["kept"] == "Gold 6"
+    # the trace names the undealt cards after the Do Over: the four given up, in dealt order
+    assert of(ev, "undealt")[-1]["cards"] == ["Green 1", "Red 2", "Red 3", "Red 4"]
     assert [(e["out"], e["in"]) for e in of(ev, "swap", seat=1)] == [("Purple 1", "Green 1")]
 
 
@@ -485,6 +492,26 @@ def test_F15_redeal_own_hand_with_the_undealt_cards_then_still_the_advantage(car
     assert of(ev, "advantage")[0]["seat"] == 1 and of(ev, "advantage")[0]["swaps"] == 1
 
 
+@pytest.mark.parametrize("card", ["Second Chance", "Slow Down"])
+def test_F15_redeal_own_hand_grants_the_swap_with_advantage_none(card):
+    # F15 with advantage = none: nobody holds a dealer advantage unless a card grants it, and
+    # Second Chance / Slow Down do ("they still get the dealer advantage": one blind swap). Seat 1
+    # redeals from nine low cards (none in the Natural top 12), so greedy swaps its lowest card
+    # for the first undealt card after the redeal.
+    h = {1: ["Red 1", "Red 2", "Red 3", "Purple 1", "Purple 2"]}
+    und = ["Purple 3", "Green 1", "Green 2", "Green 3"]
+    ev = hand(fd(h, actions=[card], undealt1=und, rules=NOADV), 1)
+    kinds = [e["event"] for e in ev]
+    assert kinds.index("redeal") < kinds.index("advantage") < kinds.index("swap") < kinds.index("play")
+    assert of(ev, "advantage") == [{"event": "advantage", "game": 0, "seat": 1, "swaps": 1}]
+    new = of(ev, "deal", seat=1)[-1]["cards"]
+    after = of(ev, "undealt")[-1]["cards"]  # the undealt cards after the redeal, next to be drawn first
+    assert sorted(new + after) == sorted(h[1] + und)
+    lowest = min(new, key=C)  # Natural: the natural order (F1), codes ascending
+    assert [(e["seat"], e["out"], e["in"]) for e in of(ev, "swap")] == [(1, lowest, after[0])]
+    assert sorted(plays(ev, 1)) == sorted([c for c in new if c != lowest] + [after[0]])
+
+
 @pytest.mark.parametrize("card", ["Never Happened", "No Way", "Shield"])
 def test_F15_steal_an_earned_point_card(card):
     # seat 3 wins hand 0 (dealer 0), reveals Dance before hand 1 and loses hand 1 to seat 1;
@@ -530,6 +557,20 @@ def test_F15_shuffle_complete_redeal():
     assert first != again
     for s in range(4):
         assert sorted(plays(h1, s)) == sorted(again[s])
+
+
+def test_F15_shuffle_with_move_points_deals_the_earned_point_cards_out_again():
+    # the sheet's optional rule: seat 1 earned hand 0's point card; after Shuffle (hand 1, dealer
+    # seat 1) the earned cards are shuffled and dealt one at a time from the dealer's next seat:
+    # the one card goes to seat 2, and the trace names each seat's point cards
+    ev = fd({}, actions=["Shuffle"], rules={"move_points": True, **NOADV})
+    h1 = hand(ev, 1)
+    kinds = [e["event"] for e in h1]
+    assert kinds.index("redeal") < kinds.index("points_dealt") < kinds.index("play")
+    assert [(e["seat"], e["point_cards"]) for e in of(h1, "points_dealt")] == [
+        (0, []), (1, []), (2, ["Natural"]), (3, [])]
+    before = of(h1, "hand")[0]
+    assert of(h1, "score")[0]["points"][2] == 1 + (before["winner"] == 2)
 
 
 @pytest.mark.parametrize(("card", "to"), [("Stack Swap Left", 1), ("Stack Swap Right", -1)])

@@ -145,6 +145,10 @@ def test_F6_decision_cycle_from_dealers_left_first_play_calls():
     ev = first_hand(trace(stack, pstack=["Sixes"], rules={"max_hands": 1}))
     dec = [(e["seat"], e["choice"]) for e in of(ev, "decision")]
     assert dec == [(1, "pass"), (2, "play")]
+    # the hand's trace names its point card and the round it was played in (F6, F9)
+    h = of(ev, "hand")[0]
+    assert (h["point_card"], h["round"], h["caller"]) == ("Sixes", 1, 2)
+    assert h["tricks_t0"] + h["tricks_t1"] == 5
 
 
 def test_F6_second_round_then_misdeal_deal_moves_left():
@@ -161,6 +165,7 @@ def test_F6_second_round_then_misdeal_deal_moves_left():
     # the misdeal names the second-round card; the deal moves left each misdeal
     assert of(h0, "misdeal")[0]["point_card"] == of(h0, "reveal")[1]["point_card"]
     assert [e["seat"] for e in of(ev, "dealer")] == [0, 1, 2]
+    assert [(e["hand"], e["dealer"]) for e in of(ev, "misdeal")] == [(0, 0), (1, 1), (2, 2)]
     game = of(ev, "game")[0]
     assert game["winner_team"] == -1 and game["hands"] == 3
 
@@ -172,6 +177,21 @@ def test_F6_misdeal_rows_in_tables():
     h = t["hands"]
     assert h.height == 20 and h["misdeal"].all() and (h["winner"] == -1).all() and (h["caller"] == -1).all()
     assert t["games"]["unfinished"].all() and (t["games"]["winner"] == -1).all()
+
+
+def test_F6_misdeals_up_to_the_largest_hand_cap_keep_their_hand_numbers():
+    # F6 misdeals forever (nobody ever calls) until the cap: every hand keeps its number in the
+    # hands table, up to the largest cap allowed (32,767 hands); a larger cap is refused (the knob
+    # matrix found hand numbers past 32,767 wrapping around in the table)
+    never = {"name": "tactician", "call_need": 6, "round2_need": 6}
+    setup = build_setup(GAME, "traditional", 4, [never] * 4, {"max_hands": 32767, "point_cards": 1})
+    t = GAME.simulate_chunk(setup, 3, 0, 1)
+    h = t["hands"]
+    assert h.height == 32767 and h["misdeal"].all()
+    assert h["hand"].to_list() == list(range(32767))
+    assert t["games"]["hands"].to_list() == [32767] and t["games"]["unfinished"].all()
+    with pytest.raises(ScenarioError, match=r"rules.max_hands = 40000 .*allowed: int in \[1, 32767\]"):
+        build_setup(GAME, "traditional", 4, "partner", {"max_hands": 40000})
 
 
 # F7 ---------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ tables and a handful of methods. Adding a game touches nothing outside
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -211,6 +211,8 @@ class Game(abc.ABC):
     bench_count: int = 20000
     #: the minimal kernel plays ``count * minimal_scale`` games when benched
     minimal_scale: int = 1
+    #: games traced per kernel call by :meth:`traced` (bounds a trace's memory)
+    trace_batch: int = 50
 
     # -- lookup helpers -------------------------------------------------
     def variant(self, name: str) -> Variant:
@@ -249,6 +251,14 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def trace(self, setup: Setup, key: int, start: int, count: int) -> list[dict[str, Any]]:
         """The events of games ``start..start+count-1``, one dict each (``event`` names the kind)."""
+
+    def traced(self, setup: Setup, seed: int, start: int, count: int) -> Iterator[dict[str, Any]]:
+        """The trace as ``cardsim trace`` prints it: games ``start..start+count-1`` of root seed
+        ``seed``, each game's ``header`` event (:mod:`cardsim.tracing`) before its events, played in
+        batches of :attr:`trace_batch` games and yielded as they come."""
+        from cardsim.tracing import traced
+
+        return traced(self, setup, seed, start, count)
 
     @abc.abstractmethod
     def describe_event(self, event: Mapping[str, Any]) -> str:

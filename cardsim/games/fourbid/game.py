@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 
 from cardsim.errors import PolicyError, ScenarioError
+from cardsim.events import decode_rows
 from cardsim.games.base import Game, Knob, Setup, Variant
 from cardsim.games.fourbid import cards
 from cardsim.games.fourbid import state as S
@@ -121,6 +122,7 @@ class Fourbid(Game):
     default_policy = "collector"
     bench_count = 20000  # games to 72 (the default variant): about 5.8 collector hands each
     minimal_scale = 6  # so the minimal kernel plays about as many hands as the full one
+    trace_batch = 5  # a tournament traces thousands of events
 
     def check_setup(self, setup: Setup) -> None:
         if setup.variant == "tournament" and setup.knob("max_games") < setup.knob("tournament_wins"):
@@ -322,7 +324,7 @@ def hands_frame(h: np.ndarray) -> pl.DataFrame:
 
     return pl.DataFrame({
         "game": pl.Series(h[:, S.H_GAME], dtype=pl.Int64),
-        "tgame": pl.Series(h[:, S.H_TGAME], dtype=i16),
+        "tgame": pl.Series(h[:, S.H_TGAME], dtype=i32),  # max_games reaches 100,000
         "hand": pl.Series(h[:, S.H_HAND], dtype=i32),
         "dealer": pl.Series(h[:, S.H_DEALER], dtype=i8),
         "out": pl.Series(h[:, S.H_OUT], dtype=i8),
@@ -330,7 +332,7 @@ def hands_frame(h: np.ndarray) -> pl.DataFrame:
         "first_indicator_turn": pl.Series(h[:, S.H_FIRST_TURN], dtype=i32),
         "bids": pl.Series(h[:, S.H_BIDS], dtype=i32),
         "turns": pl.Series(h[:, S.H_TURNS], dtype=i32),
-        "reshuffles": pl.Series(h[:, S.H_RESHUF], dtype=i16),
+        "reshuffles": pl.Series(h[:, S.H_RESHUF], dtype=i32),  # a hand cut at turn_cap can pass 32,767
         **seat_cols("earned", S.H_EARNED, i16),
         **seat_cols("bonus", S.H_BONUS, i16),
         **seat_cols("spent", S.H_SPENT, i32),
@@ -345,7 +347,7 @@ def games_frame(g: np.ndarray) -> pl.DataFrame:
     i8, i32 = pl.Int8, pl.Int32
     return pl.DataFrame({
         "game": pl.Series(g[:, S.G_GAME], dtype=pl.Int64),
-        "tgame": pl.Series(g[:, S.G_TGAME], dtype=pl.Int16),
+        "tgame": pl.Series(g[:, S.G_TGAME], dtype=pl.Int32),
         "winner": pl.Series(g[:, S.G_WINNER], dtype=i8),
         "winner_player": pl.Series(g[:, S.G_WPLAYER], dtype=i8),
         "hands": pl.Series(g[:, S.G_HANDS], dtype=i32),
@@ -476,8 +478,7 @@ def decode_events(ev: np.ndarray, tournament: bool) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     hand = 0
     tgame = 0
-    for row in ev:
-        d = decode_event(row)
+    for d in decode_rows(ev, decode_event, S.LIST_EVENTS):
         if d["event"] == "hand":
             hand, tgame = d["hand"], d["tgame"]
         elif d["event"] == "seating":
@@ -492,8 +493,10 @@ def decode_events(ev: np.ndarray, tournament: bool) -> list[dict[str, Any]]:
     return out
 
 
-def decode_event(row: np.ndarray) -> dict[str, Any]:
-    g, kind, seat, a, b, c, d, e = (int(x) for x in row)
+def decode_event(row: list[int], items: list[int]) -> dict[str, Any]:
+    """One event row (with its list, for a list event) as a dict; the fields are documented in
+    ``trace_schema.py``."""
+    g, kind, seat, a, b, c, d, e = row
     cn = cards.card_name
     base: dict[str, Any] = {"event": S.EV_NAMES[kind], "game": g}
     if kind == S.EV_HAND:
@@ -514,7 +517,9 @@ def decode_event(row: np.ndarray) -> dict[str, Any]:
     if kind == S.EV_WIN:
         return {**base, "seat": seat, "bid": a, "cost": b, "indicator_showing": c}
     if kind == S.EV_RESHUFFLE:
-        return {**base, "deck": a, "top_discard": cn(b)}
+        return {**base, "deck": b, "top_discard": cn(a), "cards": [cn(x) for x in items]}
+    if kind == S.EV_DECK:
+        return {**base, "cards": [cn(x) for x in items]}
     if kind == S.EV_OUT:
         return {**base, "seat": seat, "earned": a, "set_cards": b}
     if kind == S.EV_CHALLENGE:
@@ -566,6 +571,8 @@ def describe(e: Mapping[str, Any]) -> str:
     if k == "win_bid":
         return (f"seat {s} wins the bid at {e['bid']} and completes the turn: cost {e['bid']} x Indicator "
                 f"{e['indicator_showing']} = {e['cost']}")
+    if k == "deck":
+        return f"the deck, top first: {', '.join(e['cards'])}"
     if k == "reshuffle":
         return f"deck empty: discards shuffled into a new deck of {e['deck']}; {e['top_discard']} stays on top"
     if k == "go_out":

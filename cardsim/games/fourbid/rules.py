@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardsim.events import emit
+from cardsim.events import emit, emit_list
 from cardsim.games.fourbid import state as S
 from cardsim.games.fourbid.cards import DEALT, WIDTH
 from cardsim.games.fourbid.policies import (
@@ -170,7 +170,7 @@ def reshuffle(g, key, handseq, pub, deck, pile, drng, ev, nev, tr):
     pub[S.P_NDECK] = n
     pub[S.P_RESHUF] = r + 1
     if tr:
-        emit(ev, nev, g, S.EV_RESHUFFLE, -1, n, top, 0, 0, 0)
+        emit_list(ev, nev, g, S.EV_RESHUFFLE, -1, top, deck, n, True)
 
 
 @njit(_nrt=False)
@@ -223,6 +223,7 @@ def deal_hand(g, key, handseq, dealer, pub, hands, nhand, cnt, pts, deck, pile, 
     if tr:
         for s in range(4):
             emit(ev, nev, g, S.EV_DEAL, s, hands[s, 0], hands[s, 1], hands[s, 2], hands[s, 3], 0)
+        emit_list(ev, nev, g, S.EV_DECK, -1, 0, deck, nd, True)
 
 
 @njit(_nrt=False, inline="always")

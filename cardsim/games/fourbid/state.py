@@ -76,7 +76,7 @@ EV_INDICATOR = 4  # seat; a number, b cost (B6), c forced (B7), d starts B7
 EV_BID = 5  # seat; a bid, b 1 if the forced opening 1
 EV_PASS = 6  # seat; a the standing bid
 EV_WIN = 7  # seat; a bid, b cost, c Indicator showing
-EV_RESHUFFLE = 8  # a new deck size, b top discard kept
+EV_RESHUFFLE = 8  # list event (cardsim.events.emit_list): a top discard kept, the new deck top first
 EV_OUT = 9  # seat; a Earned Points, b bonus
 EV_CHALLENGE = 10  # seat; a 1 challenge / 0 decline, b cost
 EV_RESULT = 11  # seat; a challenger's Earned, b out player's Earned, c bonus
@@ -85,9 +85,11 @@ EV_CUT = 13  # a turns (B14)
 EV_GAME = 14  # seat = winner seat (-1); a winner player, b hands, c tgame, d finished
 EV_SEATING = 15  # a..d player at positions A..D; b.. ; e tgame
 EV_TOURNAMENT = 16  # seat = winner player (-1); a games, b hands
+EV_DECK = 17  # list event: the deck after the deal, top first
 EV_NAMES = ("hand", "deal", "acquire", "discard", "indicator", "bid", "pass", "win_bid", "reshuffle",
             "go_out", "challenge", "challenge_result", "score", "hand_cut", "game_end", "seating",
-            "tournament_end")
+            "tournament_end", "deck")
+LIST_EVENTS = (EV_RESHUFFLE, EV_DECK)
 
 # -- hands table rows ----------------------------------------------------------------
 H_GAME = 0

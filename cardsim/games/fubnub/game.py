@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 
 from cardsim.errors import PolicyError, ScenarioError
+from cardsim.events import decode_rows
 from cardsim.games.base import Game, Knob, Setup, Variant
 from cardsim.games.fubnub import cards
 from cardsim.games.fubnub import rules as R
@@ -109,7 +110,8 @@ GAME_COLUMNS = {
 class Fubnub(Game):
     name = "fubnub"
     title = "FUBNUB"
-    rules_version = 3  # 2: the modes added columns; 3: decisions see ordered hands (random draws other cards)
+    rules_version = 4  # 2: the modes added columns; 3: decisions see ordered hands (random draws other cards);
+    # 4: Full Deck with advantage = none: Second Chance / Slow Down grant the revealer's swap (F15)
     unit = "hand"
     unit_table = "hands"
     variants = (
@@ -131,8 +133,8 @@ class Fubnub(Game):
         Knob("fub_dealer", "caller_left",
              "who of the winning team deals after a fub (F10, assumed: the opponent on the caller's left)",
              kind="choice", choices=("caller_left", "caller_right"), variants=TEAM_VARIANTS),
-        Knob("max_hands", 1000, "hands after which a game is cut and counted unfinished (never dropped)",
-             lo=1, hi=100000),
+        Knob("max_hands", 1000, "hands after which a game is cut and counted unfinished (never dropped; at "
+             "most 32,767, the hands table's largest hand number)", lo=1, hi=32767),
         Knob("tie_rule", "limbo", "a tie for most tricks (F13, assumed): limbo = the point card goes to the next "
              "hand's winner; discard = to nobody; last_trick = to the tied player who won the latest trick",
              kind="choice", choices=tuple(TIE_CODE), variants=ROYAL_VARIANTS),
@@ -269,7 +271,7 @@ class Fubnub(Game):
         (row 0: the draw for the first deal, row h + 1: hand h), the point deck and the Full
         Deck action stack (action codes, top first)."""
         *_, ev = self._run(setup, key, start, count, True, True, stack, pstack, astack)
-        return [decode_event(row) for row in ev]
+        return decode_rows(ev, decode_event, LIST_KINDS)
 
     def ghost_seats(self, setup: Setup) -> int:
         """Seats at the table played by ghosts (Lucky Ghost, Solo): outcomes() has rows for the
@@ -449,8 +451,14 @@ def games_frame(start: int, g: np.ndarray, team: bool = True, nseat: int = 4) ->
 
 
 # -- events -------------------------------------------------------------------------
-def decode_event(row: np.ndarray) -> dict[str, Any]:
-    g, kind, seat, a, b, c, d, e = (int(x) for x in row)
+#: the kernel's list events (cardsim.events.emit_list)
+LIST_KINDS = frozenset({R.EV_UNDEALTN, R.EV_POINTS})
+
+
+def decode_event(row: list[int], items: list[int]) -> dict[str, Any]:
+    """One event row (with its list, for a list event) as a dict; the fields are documented in
+    ``trace_schema.py``."""
+    g, kind, seat, a, b, c, d, e = row
     cn = cards.card_name
     pk = cards.KIND_NAMES
     an = cards.ACTION_NAMES
@@ -467,7 +475,9 @@ def decode_event(row: np.ndarray) -> dict[str, Any]:
     if kind == R.EV_UNDEALT:
         return {"event": "undealt", **base, "cards": [cn(x) for x in (a, b, c, d)]}
     if kind == R.EV_UNDEALTN:
-        return {"event": "undealt", **base, "cards": [cn(x) for x in (a, b, c, d, e) if x >= 0]}
+        return {"event": "undealt", **base, "cards": [cn(x) for x in items]}
+    if kind == R.EV_POINTS:
+        return {"event": "points_dealt", **base, "seat": seat, "point_cards": [pk[x] for x in items]}
     if kind == R.EV_REVEAL:
         return {"event": "reveal", **base, "point_card": pk[a], "round": b}
     if kind == R.EV_CALL:
@@ -476,7 +486,7 @@ def decode_event(row: np.ndarray) -> dict[str, Any]:
     if kind == R.EV_BACK:
         return {"event": "shuffle_back", **base, "point_card": pk[a], "round": b}
     if kind == R.EV_MISDEAL:
-        return {"event": "misdeal", **base, "dealer": seat, "point_card": pk[a]}
+        return {"event": "misdeal", **base, "hand": b, "dealer": seat, "point_card": pk[a]}
     if kind == R.EV_SWAP:
         return {"event": "swap", **base, "seat": seat, "out": cn(a), "in": cn(b)}
     if kind == R.EV_PLAY:
@@ -484,8 +494,8 @@ def decode_event(row: np.ndarray) -> dict[str, Any]:
     if kind == R.EV_TRICK:
         return {"event": "trick", **base, "winner": seat, "trick": a, "card": cn(b)}
     if kind == R.EV_HAND:
-        return {"event": "hand", **base, "caller": seat, "winner_team": a, "tricks_t0": b, "tricks_t1": c,
-                "swept": bool(d), "fubbed": bool(e)}
+        return {"event": "hand", **base, "point_card": pk[c], "round": d, "caller": seat, "winner_team": a,
+                "tricks_t0": b, "tricks_t1": 5 - b, "swept": bool(e & 1), "fubbed": bool(e & 2)}
     if kind == R.EV_GAME:
         return {"event": "game", **base, "winner_team": a, "points_t0": b, "points_t1": c, "hands": d}
     if kind == R.EV_ACTION:
@@ -525,7 +535,7 @@ def decode_event(row: np.ndarray) -> dict[str, Any]:
         return {"event": "advantage", **base, "seat": seat, "swaps": a}
     if kind == R.EV_RHAND:
         return {"event": "hand", **base, "winner": seat, "tie": bool(a), "limbo": b,
-                "tricks": [(c >> (3 * s)) & 7 for s in range(4)], "point_card": pk[d]}
+                "tricks": [(c >> (3 * s)) & 7 for s in range(e)], "point_card": pk[d]}
     if kind == R.EV_SCORE:
         return {"event": "score", **base, "points": [a, b, c, d][:e]}
     if kind == R.EV_RGAME:
@@ -564,7 +574,7 @@ def describe(e: Mapping[str, Any]) -> str:
     if k == "shuffle_back":
         return f"all pass: {e['point_card']} shuffled back into the point deck"
     if k == "misdeal":
-        return f"misdeal: two rounds passed; {e['point_card']} shuffled back, the deal moves left"
+        return f"misdeal in hand {e['hand']}: two rounds passed; {e['point_card']} shuffled back, the deal moves left"
     if k == "swap":
         return f"seat {e['seat']} swaps {e['out']} for {e['in']}"
     if k == "play":
@@ -573,8 +583,8 @@ def describe(e: Mapping[str, Any]) -> str:
         return f"trick {e['trick']} won by seat {e['winner']} with {e['card']}"
     if k == "hand" and "winner_team" in e:
         tags = " (swept)" if e["swept"] else " (fubbed)" if e["fubbed"] else ""
-        return (f"hand won by team {e['winner_team']}, tricks {e['tricks_t0']}-{e['tricks_t1']}, "
-                f"caller seat {e['caller']}{tags}")
+        return (f"{e['point_card']} won by team {e['winner_team']}, tricks {e['tricks_t0']}-{e['tricks_t1']}, "
+                f"caller seat {e['caller']} in round {e['round']}{tags}")
     if k == "hand":
         who = f"seat {e['winner']} wins {e['point_card']}" if e["winner"] >= 0 else f"nobody wins {e['point_card']}"
         tie = " after a tie" if e["tie"] else ""
@@ -614,6 +624,8 @@ def describe(e: Mapping[str, Any]) -> str:
     if k == "redeal":
         return "complete redeal of the number cards" if e["seat"] < 0 else (
             f"seat {e['seat']} shuffles their hand with the undealt cards and deals themself five")
+    if k == "points_dealt":
+        return f"seat {e['seat']} is dealt point cards {', '.join(e['point_cards']) or '(none)'}"
     if k == "stack_swap":
         moved = ", point cards too" if e["point_cards_move"] else ""
         return f"every hand passes to the {e['to']}{moved}"

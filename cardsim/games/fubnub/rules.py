@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardsim.events import emit
+from cardsim.events import emit, emit_list
 from cardsim.games.fubnub import cards as C
 from cardsim.games.fubnub.cards import effect_table, order_table, position_table
 from cardsim.games.fubnub.policies import (
@@ -70,7 +70,7 @@ EV_DRAW, EV_DEALER, EV_DEAL, EV_UNDEALT, EV_REVEAL, EV_CALL, EV_BACK, EV_MISDEAL
 EV_SWAP, EV_PLAY, EV_TRICK, EV_HAND, EV_GAME = 9, 10, 11, 12, 13
 EV_UNDEALTN, EV_ACTION, EV_LIMBO, EV_DISCARD, EV_CLAIM, EV_STEAL, EV_PICK, EV_ELIM = 14, 15, 16, 17, 18, 19, 20, 21
 EV_KEEP, EV_REDEAL, EV_PASS, EV_REVERSE, EV_RESTART, EV_GHOST, EV_PEEK, EV_RAPID = 22, 23, 24, 25, 26, 27, 28, 29
-EV_ADV, EV_RHAND, EV_SCORE, EV_RGAME = 30, 31, 32, 33
+EV_ADV, EV_RHAND, EV_SCORE, EV_RGAME, EV_POINTS = 30, 31, 32, 33, 34
 # claim reasons (EV_CLAIM) and limbo reasons (EV_LIMBO)
 CL_HAND, CL_CLEAN_UP, CL_TURTLE = 0, 1, 2
 LB_TIE, LB_SKIP = 0, 1
@@ -349,7 +349,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                 hout[row, H_SCORE0] = pts0
                 hout[row, H_SCORE1] = pts1
                 if trace:
-                    emit(ev, evn, g, EV_MISDEAL, dealer, p, 0, 0, 0, 0)
+                    emit(ev, evn, g, EV_MISDEAL, dealer, p, h, 0, 0, 0)
                 row += 1
                 h += 1
                 dealer = next_human(dealer, ghost, lucky)
@@ -445,7 +445,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                 dealer = next_human(dealer, ghost, lucky)
                 double = False
             if trace:
-                emit(ev, evn, g, EV_HAND, caller, win, t0, 5 - t0, 1 if swept else 0, 1 if fubbed else 0)
+                emit(ev, evn, g, EV_HAND, caller, win, t0, p, rnd, (1 if swept else 0) | (2 if fubbed else 0))
             row += 1
             h += 1
         finished = pts0 >= need or pts1 >= need
@@ -544,12 +544,10 @@ def deal_royal(deck, hands, nh, undealt, nseat, dealer, dr):
 
 @njit(_nrt=False)
 def trace_deal(ev, evn, g, hands, nseat, undealt, nund):
+    """Trace: each seat's five cards in dealt order, then the undealt cards (one list event)."""
     for s in range(nseat):
         emit(ev, evn, g, EV_DEAL, s, hands[s, 0], hands[s, 1], hands[s, 2], hands[s, 3], hands[s, 4])
-    for u in range(0, nund, 5):
-        emit(ev, evn, g, EV_UNDEALTN, -1, undealt[u], undealt[u + 1] if u + 1 < nund else -1,
-             undealt[u + 2] if u + 2 < nund else -1, undealt[u + 3] if u + 3 < nund else -1,
-             undealt[u + 4] if u + 4 < nund else -1)
+    emit_list(ev, evn, g, EV_UNDEALTN, -1, 0, undealt, nund, False)
 
 
 @njit(_nrt=False)
@@ -741,7 +739,11 @@ def reveal_action(g, rev, gain, won, nwon, limbo, pd, st, hx, ast, arev, fd_base
     fx = FX[a]
     hx[X_ACTION] = a
     hx[X_ADV_SEAT] = rev
-    hx[X_ADV_N] = 2 if fx == C.FX_DOUBLE else (0 if fx == C.FX_NO_ADVANTAGE else fd_base)
+    # the advantage this hand: Double Dip / Recycle Bonus / Refund double it, No Trash / Partial Play
+    # cancel it, Second Chance / Slow Down keep one whatever the knob (advantage = none: the card
+    # grants it); every other card leaves the knob's base (Pick a Player moves it: choice_effect)
+    hx[X_ADV_N] = 2 if fx == C.FX_DOUBLE else (0 if fx == C.FX_NO_ADVANTAGE else (
+        1 if fx == C.FX_REDEAL_SELF else fd_base))
     hx[X_GHOST] = rev if fx == C.FX_NO_REVEAL else -1
     hx[X_PEEK] = rev if fx == C.FX_PEEK else -1
     hx[X_RAPID] = rev if fx == C.FX_RAPID_FIRE else -1
@@ -860,6 +862,7 @@ def hand_effect(fx, g, key, h, rev, dealer, nseat, dr, p, pids, params, prng, ha
             emit(ev, evn, g, EV_KEEP, rev, hands[rev, kp], hands[rev, 0], hands[rev, 1], hands[rev, 2],
                  hands[rev, 3])
             emit(ev, evn, g, EV_DEAL, rev, hands[rev, 0], hands[rev, 1], hands[rev, 2], hands[rev, 3], hands[rev, 4])
+            emit_list(ev, evn, g, EV_UNDEALTN, -1, 0, undealt, nund, False)
     elif fx == C.FX_REDEAL_SELF:
         # the hand and the undealt cards shuffled together; the player deals themself five
         for i in range(5):
@@ -874,6 +877,7 @@ def hand_effect(fx, g, key, h, rev, dealer, nseat, dr, p, pids, params, prng, ha
         if trace:
             emit(ev, evn, g, EV_REDEAL, rev, fx, 0, 0, 0, 0)
             emit(ev, evn, g, EV_DEAL, rev, hands[rev, 0], hands[rev, 1], hands[rev, 2], hands[rev, 3], hands[rev, 4])
+            emit_list(ev, evn, g, EV_UNDEALTN, -1, 0, undealt, nund, False)
     return OK
 
 
@@ -941,6 +945,9 @@ def table_effect(fx, g, key, h, rev, dealer, nseat, hands, nh, undealt, nund, de
                 s = step(s, dr, nseat)
                 won[s, nwon[s]] = buf[i]
                 nwon[s] += 1
+            if trace:
+                for s in range(nseat):
+                    emit_list(ev, evn, g, EV_POINTS, s, 0, won[s], nwon[s], False)
     elif fx == C.FX_SWAP_LEFT or fx == C.FX_SWAP_RIGHT:
         left = fx == C.FX_SWAP_LEFT
         rotate_rows(hands, nh, nseat, left, buf)
@@ -1148,7 +1155,7 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
             hout[row, H_LIMBO] = st[S_NLIMBO]
             if trace:
                 emit(ev, evn, g, EV_RHAND, w, 1 if tie else 0, st[S_NLIMBO],
-                     tricks[0] + 8 * tricks[1] + 64 * tricks[2] + 512 * tricks[3], p, 0)
+                     tricks[0] + 8 * tricks[1] + 64 * tricks[2] + 512 * tricks[3], p, nseat)
                 emit(ev, evn, g, EV_SCORE, -1, nwon[0], nwon[1], nwon[2], nwon[3], nseat)
             row += 1
             h += 1
@@ -1177,8 +1184,7 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
         gout[gi, G_TURTLE] = st[S_OVER]
         gout[gi, G_RESTARTS] = st[S_RESTARTS]
         gout[gi, G_ACTIONS] = nactions
-        if trace:
-            emit(ev, evn, g, EV_SCORE, -1, nwon[0], nwon[1], nwon[2], nwon[3], nseat)
+        if trace:  # (the last hand's score event gave the final point cards)
             emit(ev, evn, g, EV_RGAME, gout[gi, G_WINNER], gout[gi, G_TIE], h, 0 if finished else 1, st[S_OVER],
                  st[S_NLIMBO])
         for j in range(r0, row):

@@ -120,6 +120,7 @@ class Gubs(Game):
     default_policy = "simple"
     bench_count = 20000
     minimal_scale = 4
+    trace_batch = 20  # a game traces about a thousand events
 
     # -- set-up --------------------------------------------------------------------------
     def counts(self, setup: Setup) -> np.ndarray:
