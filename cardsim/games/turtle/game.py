@@ -94,7 +94,7 @@ class Played:
 class Turtle(Game):
     name = "turtle"
     title = "Bad, Bad, Turtle"
-    rules_version = 1
+    rules_version = 2
     unit = "game"
     unit_table = "games"
     variants = (

@@ -927,7 +927,10 @@ def game_loop(S, F, RS, EV, RV):
             break
         nxt, extra = who_next(S)
         S[G_EXTRA] = -1
-        if extra == 0:
+        # a picked or Shield-targeted player's turn is the next one; a Second Chance turn of that very
+        # player is it (shield_continue = target: the target's Second Chance turn, then play goes on
+        # from the target), so the marker is used up either way
+        if extra == 0 or S[G_OVERRIDE] == nxt:
             S[G_OVERRIDE] = -1
         # T6: a stack emptied during the turn: everything unrevealed is redealt when the turn ends
         for s in range(p):
