@@ -192,6 +192,11 @@ EV_REDEAL = 13   # a reason, b cards, c first seat dealt
 EV_WIN = 14      # seat; a 0 turtle / 1 last player standing
 EV_CAP = 15      # a turns played
 EV_END = 16      # seat winner (-1); a ended code, b turns
+EV_PASS = 17     # seat asked in a held-card window that passed; a action card, b seat it acts on, c legal mask
+# continuation rows, decoded into the event before them (game.decode_events):
+EV_CARDS = 18    # seat; a..e: the next cards of a pile, top first, 8 a field (byte k: card code + 1, 0 none)
+EV_OPTIONS = 19  # seat; a: the legal mask of the held-card answer just given (bit i: answer i of cards.PASS..)
+CARDS_PER_ROW = 40
 
 TURTLE_CARD = ACTION_BASE + TURTLE
 GECKO_CARD = ACTION_BASE + ELIMINATED
@@ -206,6 +211,39 @@ def emit(S, EV, kind, seat, a, b, c, d, e):
         return
     write_event(EV, S[CNT], S[G_GAME], kind, seat, a, b, c, d, e)
     S[CNT] += 1
+
+
+@typed(I64(SA, I64, I64, I64))
+def pack8(S, b, n, i0):
+    """Cards ``i0 .. i0 + 7`` from the top of the pile at ``S[b:b + n]`` (top at ``b + n - 1``), one byte
+    each (card code + 1; 0 past the bottom)."""
+    x = 0
+    for k in range(8):
+        i = i0 + k
+        if i < n:
+            x |= (S[b + n - 1 - i] + 1) << (8 * k)
+    return x
+
+
+@typed(nt.void(SA, EA, I64, I64))
+def emit_pile(S, EV, q, seat):
+    """When tracing, name pile ``q``'s cards top first in EV_CARDS rows after the event just written."""
+    if S[G_TRACE] == 0:
+        return
+    b = PL + q * CAP
+    n = S[PN + q]
+    for i0 in range(0, n, CARDS_PER_ROW):
+        emit(S, EV, EV_CARDS, seat, pack8(S, b, n, i0), pack8(S, b, n, i0 + 8), pack8(S, b, n, i0 + 16),
+             pack8(S, b, n, i0 + 24), pack8(S, b, n, i0 + 32))
+
+
+@typed(I64(SA))
+def legal_mask(S):
+    """The legal actions in ``S[LG:]`` as bits (bit i: action i)."""
+    m = 0
+    for i in range(LEGAL_LEN):
+        m |= S[LG + i] << i
+    return m
 
 
 @typed(I64(I64, I64))
@@ -325,6 +363,7 @@ def deal_out(S, EV, n, first, reason):
         for j in range(m):
             s = S[GOT + j]
             emit(S, EV, EV_DEAL, s, n // m + (1 if j < n % m else 0), reason, 0, 0, 0)
+            emit_pile(S, EV, 3 * s + STK, s)
 
 
 @typed(I64(SA, I64, BOOL))
@@ -564,17 +603,22 @@ def window(S, F, RS, EV, a, revealer):
             fill_seat(S, s)
             act = ask(S, F, RS, D_RESPOND, s)
             if act == PASS:
+                if S[G_TRACE] == 1:
+                    emit(S, EV, EV_PASS, s, a, v, legal_mask(S), 0, 0)
                 continue
+            mask = legal_mask(S) if S[G_TRACE] == 1 else 0
             played = True
             if act == NH_CARD:
                 S[G_HOLD] = -1
                 push(S, 3 * s + REV, ACTION_BASE + NEVER_HAPPENED)
                 status = 1
                 emit(S, EV, EV_PLAY, s, NEVER_HAPPENED, NH_CARD, a, v, -1)
+                emit(S, EV, EV_OPTIONS, s, mask, 0, 0, 0, 0)
                 last = NEVER_HAPPENED
             elif act == NH_HELD:
                 S[G_HOLD] = -1
                 emit(S, EV, EV_PLAY, s, NEVER_HAPPENED, NH_HELD, last, v, last_by)
+                emit(S, EV, EV_OPTIONS, s, mask, 0, 0, 0, 0)
                 if last == NO_WAY:  # the card comes back from the discard pile and stays in force
                     pop(S, 3 * v + DIS)
                     push(S, 3 * s + REV, ACTION_BASE + NEVER_HAPPENED)
@@ -594,6 +638,7 @@ def window(S, F, RS, EV, a, revealer):
                 push(S, 3 * v + REV, ACTION_BASE + NO_WAY)
                 status = 2
                 emit(S, EV, EV_PLAY, s, NO_WAY, NO_WAY_PLAY, a, v, -1)
+                emit(S, EV, EV_OPTIONS, s, mask, 0, 0, 0, 0)
                 last = NO_WAY
             else:
                 t = act - SHIELD_BASE
@@ -602,6 +647,7 @@ def window(S, F, RS, EV, a, revealer):
                 push(S, 3 * s + REV, ACTION_BASE + SHIELD)
                 push(S, 3 * t + REV, code)
                 emit(S, EV, EV_PLAY, s, SHIELD, act, a, v, t)
+                emit(S, EV, EV_OPTIONS, s, mask, 0, 0, 0, 0)
                 prev_v = v
                 v = t
                 prev_shield_t = shield_t
@@ -659,6 +705,7 @@ def apply_action(S, F, RS, EV, a, v):
         shuffle_range(S, RS, PL + stk * CAP, S[PN + stk])
         S[sv(v, SV_KNOWN)] = 0
         emit(S, EV, EV_EFFECT, v, a, n, S[PN + stk], 0, 0)
+        emit_pile(S, EV, stk, v)
     elif a == DOUBLE_DIP:
         more = 1 if S[PN + stk] > 0 else 0
         if more == 1:
@@ -880,6 +927,7 @@ def special_turn(S, F, RS, EV, RV, s, bits):
         S[PN + rev] = 0
         shuffle_range(S, RS, PL + stk * CAP, S[PN + stk])
         emit(S, EV, EV_NEXT, s, SLOW_DOWN, n, 0, 0, 0)
+        emit_pile(S, EV, stk, s)
     if bits & 4:  # No Trash: reveal the top of the discard pile, nothing else
         emit(S, EV, EV_NEXT, s, NO_TRASH, S[PN + 3 * s + DIS], 0, 0, 0)
         if S[PN + 3 * s + DIS] > 0:
