@@ -95,6 +95,9 @@ from cardsim.rng import DEAL, EFFECT, GOLDEN, POLICY, mix64, seed_stream, shuffl
 # counting (``_nrt=False``): with it, every array handed to a helper costs two atomic operations,
 # which made a turn several times slower.
 kjit = njit(_nrt=False)
+# the per-turn and per-reveal steps, inlined into their callers: a call passes each of S, F, RS, EV and
+# RV as seven words, which cost more than many a step's work
+ijit = njit(_nrt=False, inline="always")
 
 I64, BOOL = nt.int64, nt.boolean
 # ``S[U(i)]``: an index known to be non-negative, given as unsigned so numba leaves out the wrap-around
@@ -565,7 +568,7 @@ def lean(S, seat):
     return S[U(PIDS + seat)] == EAGER and S[G_DEBUG] == 0
 
 
-@kjit
+@ijit
 def ask(S, F, RS, decision, seat):
     """Call seat ``seat``'s policy at ``decision`` (observation and legal actions already in S) and
     validate the answer; an illegal one is reported in ``S[ERR:]`` and raised."""
@@ -853,7 +856,7 @@ def apply_action(S, F, RS, EV, a, v):
         emit(S, EV, EV_EFFECT, v, a, 0, 0, 0, 0)
 
 
-@kjit
+@ijit
 def act_on(S, F, RS, EV, RV, s, a):
     """Action card ``a`` was just revealed by seat ``s``: record it, let held cards answer (T8)
     and carry it out (T10: in the young variant only the turtle and the gecko act)."""
@@ -878,7 +881,7 @@ def act_on(S, F, RS, EV, RV, s, a):
         apply_action(S, F, RS, EV, a, v)
 
 
-@kjit
+@ijit
 def reveal(S, F, RS, EV, RV, s, src):
     """Seat ``s`` reveals the top card of its stack (``src`` STK) or discard pile (DIS) onto its
     reveal pile; an action card acts, and a Double Dip or Recycle Bonus chains one more reveal."""
@@ -942,7 +945,7 @@ def start_turn(S, F, RS, EV, s):
     return bits
 
 
-@kjit
+@ijit
 def play_turn(S, F, RS, EV, RV, s, extra):
     """One turn of seat ``s`` (T4), with the effects pending on it from the last turn."""
     S[G_TURN] += 1
