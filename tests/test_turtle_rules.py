@@ -811,6 +811,17 @@ def test_debug_mode_conservation(variant, policy):
     assert t["games"].height == 300
 
 
+@pytest.mark.parametrize("policy", ["eager", "cunning", "random"])
+def test_debug_and_fast_games_agree(policy):
+    """Debug mode fills every policy's whole observation; the fast kernel gives an eager seat only
+    the entries eager reads (rules.lean). Same games either way, in a mixed table too."""
+    for seats in ([policy] * 4, [policy, "eager", "cunning", "eager"]):
+        s = build_setup(GAME, "full", 4, seats, {"p_perform": 0.7})
+        fast = GAME.simulate_chunk(s, root_key(40), 0, 400)
+        slow = GAME.simulate_chunk(s, root_key(40), 0, 400, debug=True)
+        assert all(fast[k].equals(slow[k]) for k in fast)
+
+
 @pytest.mark.parametrize("rules", [
     {"shield_turtle": True, "refund_to": "bottom", "restart_revives": True, "p_perform": 0.5},
     {"shield_continue": "target", "never_happened_held": False, "pick_self": False},
