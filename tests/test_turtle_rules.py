@@ -664,6 +664,34 @@ def test_card_shield_onto_a_chosen_player(plugin):
     assert kinds(r.events, "skip")[0]["seat"] == 2
 
 
+def test_card_shield_target_second_chance_is_the_targets_next_turn(plugin):
+    """T8 Shield with shield_continue = target (RULES_NOTES "Held cards"), T2 Second Chance: seat 0
+    shields seat 1's Second Chance onto seat 2. Seat 2's Second Chance turn is the turn the target
+    takes next; then play continues from seat 2, so seat 3 plays (not seat 2 twice, issue 18)."""
+    n = Nums()
+    t = Table(stacks=[n(4), [*n(2), "Second Chance", *n(3)], n(5), n(4)], held={"Shield": 0})
+    seats = [scripted(plugin, respond=cards.SHIELD_BASE + 2), "eager", "eager", "eager"]
+    for knob in ("target", "after_target"):
+        r = play_with(seats, t, turns=4, shield_continue=knob)
+        turns = [(e["seat"], e["second_chance"]) for e in kinds(r.events, "turn")]
+        assert turns == [(1, False), (2, True), (3, False), (0, False)], knob
+        assert r.reveals["applied_to"].to_list() == [2]
+
+
+def test_card_shield_target_restart_in_the_second_chance_turn_redeals_after_the_target(plugin):
+    """T5 (a redeal starts with the player who plays next) with T8 Shield, shield_continue = target:
+    a Restart Game revealed in the target's Second Chance turn is dealt from the player after the
+    target, who plays next."""
+    n = Nums()
+    t = Table(stacks=[n(4), [*n(2), "Second Chance", *n(3)], [*n(2), "Restart Game", *n(3)], n(4)],
+              held={"Shield": 0})
+    seats = [scripted(plugin, respond=cards.SHIELD_BASE + 2), "eager", "eager", "eager"]
+    r = play_with(seats, t, turns=3, shield_continue="target")
+    assert kinds(r.events, "redeal")[0]["first"] == 3
+    assert [(e["seat"], e["second_chance"]) for e in kinds(r.events, "turn")] == [(1, False), (2, True),
+                                                                                  (3, False)]
+
+
 def test_card_shield_cannot_move_the_turtle_by_default(plugin):
     n = Nums()
     t = Table(stacks=[n(4), [*n(2), "Turtle", *n(3)], n(4)], held={"Shield": 2})
@@ -781,6 +809,17 @@ def test_debug_mode_conservation(variant, policy):
     s = setup(players=4, policy=policy, variant=variant)
     t = GAME.simulate_chunk(s, root_key(30), 0, 300, debug=True)
     assert t["games"].height == 300
+
+
+@pytest.mark.parametrize("policy", ["eager", "cunning", "random"])
+def test_debug_and_fast_games_agree(policy):
+    """Debug mode fills every policy's whole observation; the fast kernel gives an eager seat only
+    the entries eager reads (rules.lean). Same games either way, in a mixed table too."""
+    for seats in ([policy] * 4, [policy, "eager", "cunning", "eager"]):
+        s = build_setup(GAME, "full", 4, seats, {"p_perform": 0.7})
+        fast = GAME.simulate_chunk(s, root_key(40), 0, 400)
+        slow = GAME.simulate_chunk(s, root_key(40), 0, 400, debug=True)
+        assert all(fast[k].equals(slow[k]) for k in fast)
 
 
 @pytest.mark.parametrize("rules", [

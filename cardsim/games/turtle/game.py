@@ -94,7 +94,7 @@ class Played:
 class Turtle(Game):
     name = "turtle"
     title = "Bad, Bad, Turtle"
-    rules_version = 1
+    rules_version = 2
     unit = "game"
     unit_table = "games"
     variants = (
@@ -246,7 +246,7 @@ class Turtle(Game):
     def trace(self, setup: Setup, key: int, start: int, count: int,
               stacked: Sequence[str] | None = None) -> list[dict[str, Any]]:
         *_, ev = self._run(setup, key, start, count, True, True, stacked)
-        return [decode_event(row) for row in ev]
+        return decode_events(ev)
 
     def describe_event(self, event: Mapping[str, Any]) -> str:
         return describe(event)
@@ -345,7 +345,7 @@ class Turtle(Game):
         out_g[0, R.OG_WINNER] = S[R.G_WINNER]
         return Played(
             table=after,
-            events=[decode_event(row) for row in EV[: S[R.CNT]]],
+            events=decode_events(EV[: S[R.CNT]]),
             winner=int(S[R.G_WINNER]),
             ended_by=ENDED[ended] if ended in (R.ENDED_TURTLE, R.ENDED_LAST) else None,
             turns=int(S[R.G_TURN]),
@@ -418,8 +418,45 @@ def _dir(d: int) -> str:
     return "clockwise" if d > 0 else "counter-clockwise"
 
 
+def unpack_cards(fields: Sequence[int]) -> list[str]:
+    """Card names packed by ``rules.pack8`` (one byte a card, code + 1; 0 none), in order."""
+    out = []
+    for x in fields:
+        for k in range(8):
+            c = (int(x) >> (8 * k)) & 0xFF
+            if c:
+                out.append(cards.card_name(c - 1))
+    return out
+
+
+def answer_options(mask: int) -> dict[str, Any]:
+    """The held-card answers a legal mask allows (besides passing), named as ``play_held``'s
+    ``answer``; ``targets``: the seats a Shield could be played onto (only when it could)."""
+    opts = [name for code, name in sorted(ANSWERS.items()) if mask >> code & 1]
+    targets = [t for t in range(cards.LEGAL_LEN - cards.SHIELD_BASE) if mask >> (cards.SHIELD_BASE + t) & 1]
+    if targets:
+        return {"options": [*opts, "shield"], "targets": targets}
+    return {"options": opts}
+
+
+def decode_events(rows: np.ndarray) -> list[dict[str, Any]]:
+    """Kernel event rows -> events (:func:`decode_event`); continuation rows (card lists, a held-card
+    answer's options) are folded into the event before them."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        kind = int(row[1])
+        if kind == R.EV_CARDS:
+            out[-1]["stack_cards"].extend(unpack_cards(row[3:8]))
+        elif kind == R.EV_OPTIONS:
+            out[-1].update(answer_options(int(row[3])))
+        else:
+            out.append(decode_event(row))
+    return out
+
+
 def decode_event(row: np.ndarray) -> dict[str, Any]:
-    """One kernel event row -> a dict with names as the sheet writes them."""
+    """One kernel event row -> a dict with names as the sheet writes them (continuation rows are
+    :func:`decode_events`' business)."""
     g, kind, seat, a, b, c, d, e = (int(x) for x in row)
     cn = cards.card_name
     an = cards.ACTION_NAMES
@@ -427,7 +464,7 @@ def decode_event(row: np.ndarray) -> dict[str, Any]:
     if kind == R.EV_START:
         return {"event": "start", **base, "dealer": seat, "players": a, "cards": b}
     if kind == R.EV_DEAL:
-        return {"event": "deal", **base, "seat": seat, "cards": a, "reason": REASONS[b]}
+        return {"event": "deal", **base, "seat": seat, "cards": a, "reason": REASONS[b], "stack_cards": []}
     if kind == R.EV_TURN:
         return {"event": "turn", **base, "seat": seat, "turn": a, "stack": b, "second_chance": bool(c),
                 "direction": _dir(d)}
@@ -444,7 +481,7 @@ def decode_event(row: np.ndarray) -> dict[str, Any]:
         if a == cards.CLEAN_UP:
             out["moved"] = b
         elif a == cards.DO_OVER:
-            out.update(moved=b, stack=c)
+            out.update(moved=b, stack=c, stack_cards=[])
         elif a in (cards.DOUBLE_DIP, cards.RECYCLE_BONUS):
             out["second_reveal"] = bool(b)
         elif a == cards.REFUND:
@@ -461,12 +498,14 @@ def decode_event(row: np.ndarray) -> dict[str, Any]:
     if kind == R.EV_NEXT:
         out = {"event": "next_effect", **base, "seat": seat, "card": an[a]}
         if a == cards.SLOW_DOWN:
-            out["moved"] = b
+            out.update(moved=b, stack_cards=[])
         elif a == cards.NO_TRASH:
             out["discards"] = b
         return out
     if kind == R.EV_HOLD:
         return {"event": "hold", **base, "seat": seat, "card": an[a]}
+    if kind == R.EV_PASS:
+        return {"event": "pass", **base, "seat": seat, "on": an[a], "on_seat": b, **answer_options(c)}
     if kind == R.EV_PLAY:
         answer = ANSWERS.get(b, "shield")
         out = {"event": "play_held", **base, "seat": seat, "card": an[a], "answer": answer,
@@ -519,7 +558,7 @@ def describe(e: Mapping[str, Any]) -> str:
     if k == "start":
         return f"== game {e['game']}: {e['players']} players, {e['cards']} cards, seat {e['dealer']} deals"
     if k == "deal":
-        return f"{who} is dealt {e['cards']} cards ({e['reason']})"
+        return f"{who} is dealt {e['cards']} cards ({e['reason']}), top first: {', '.join(e['stack_cards'])}"
     if k == "turn":
         tag = " (Second Chance)" if e["second_chance"] else ""
         return f"-- turn {e['turn']}: {who}{tag}, stack {e['stack']}, play {e['direction']}"
@@ -564,6 +603,8 @@ def describe(e: Mapping[str, Any]) -> str:
         return f"{c} applies to {who}{extra}"
     if k == "hold":
         return f"{who} sets {e['card']} aside"
+    if k == "pass":
+        return f"{who} does not answer seat {e['on_seat']}'s {e['on']} (could: {', '.join(e['options'])})"
     if k == "play_held":
         if e["answer"] == "shield":
             return f"{who} plays Shield: {e['on']} is forced from seat {e['on_seat']} onto seat {e['target']}"

@@ -64,6 +64,7 @@ from cardsim.jit import njit
 from cardsim.rng import randint
 
 kjit = njit(_nrt=False)  # nothing here allocates; see rules.py
+ijit = njit(_nrt=False, inline="always")  # the dispatchers: inlined where the kernel asks (no array passing)
 
 RANDOM, EAGER, CUNNING = 0, 1, 2
 TURTLE_CARD = ACTION_BASE + TURTLE
@@ -142,6 +143,9 @@ def threat_target(obs, seat):
 # -- eager (RULES.md) ------------------------------------------------------------------
 @kjit
 def eager_respond(seat, obs, legal):
+    """Reads ``obs[OBS_CARD]``, ``obs[OBS_VICTIM]`` and ``obs[OBS_NEXT]`` only: the kernel fills no
+    more of ``obs`` for an eager seat (``rules.lean``), so a change here that reads more must change
+    that too."""
     card = obs[OBS_CARD]
     victim = obs[OBS_VICTIM]
     if card == ELIMINATED and victim == seat:
@@ -209,7 +213,7 @@ def cunning_perform(obs, params):
 
 
 # -- dispatchers (one per decision point) ---------------------------------------------------
-@kjit
+@ijit
 def decide_pick(pid, seat, obs, legal, params, rng):
     if pid == EAGER:
         return obs[OBS_NEXT]
@@ -218,7 +222,7 @@ def decide_pick(pid, seat, obs, legal, params, rng):
     return random_legal(legal, rng)
 
 
-@kjit
+@ijit
 def decide_respond(pid, seat, obs, legal, params, rng):
     if pid == EAGER:
         return eager_respond(seat, obs, legal)
@@ -227,7 +231,7 @@ def decide_respond(pid, seat, obs, legal, params, rng):
     return random_legal(legal, rng)
 
 
-@kjit
+@ijit
 def decide_perform(pid, seat, obs, legal, params, rng):
     if pid == EAGER:
         return PERFORM

@@ -87,16 +87,23 @@ from cardsim.games.turtle.cards import (
     STACK_SWAP_RIGHT,
     TURTLE,
 )
-from cardsim.games.turtle.policies import decide_perform, decide_pick, decide_respond
+from cardsim.games.turtle.policies import EAGER, decide_perform, decide_pick, decide_respond
 from cardsim.jit import DISABLED, njit
-from cardsim.rng import DEAL, EFFECT, POLICY, seed_stream, shuffle, uniform
+from cardsim.rng import DEAL, EFFECT, GOLDEN, POLICY, mix64, seed_stream, shuffle, uniform
 
 # The kernels below allocate nothing (all state is in S), so they run without numba's reference
 # counting (``_nrt=False``): with it, every array handed to a helper costs two atomic operations,
 # which made a turn several times slower.
 kjit = njit(_nrt=False)
+# the per-turn and per-reveal steps, inlined into their callers: a call passes each of S, F, RS, EV and
+# RV as seven words, which cost more than many a step's work
+ijit = njit(_nrt=False, inline="always")
 
 I64, BOOL = nt.int64, nt.boolean
+# ``S[U(i)]``: an index known to be non-negative, given as unsigned so numba leaves out the wrap-around
+# of negative indices (three instructions an access on the hot paths)
+U = np.uint64
+S32 = np.uint64(32)
 SA, EA, RA = nt.int64[::1], nt.int64[:, ::1], nt.uint64[::1]  # S, EV / RV, RS
 
 
@@ -192,6 +199,11 @@ EV_REDEAL = 13   # a reason, b cards, c first seat dealt
 EV_WIN = 14      # seat; a 0 turtle / 1 last player standing
 EV_CAP = 15      # a turns played
 EV_END = 16      # seat winner (-1); a ended code, b turns
+EV_PASS = 17     # seat asked in a held-card window that passed; a action card, b seat it acts on, c legal mask
+# continuation rows, decoded into the event before them (game.decode_events):
+EV_CARDS = 18    # seat; a..e: the next cards of a pile, top first, 8 a field (byte k: card code + 1, 0 none)
+EV_OPTIONS = 19  # seat; a: the legal mask of the held-card answer just given (bit i: answer i of cards.PASS..)
+CARDS_PER_ROW = 40
 
 TURTLE_CARD = ACTION_BASE + TURTLE
 GECKO_CARD = ACTION_BASE + ELIMINATED
@@ -208,49 +220,99 @@ def emit(S, EV, kind, seat, a, b, c, d, e):
     S[CNT] += 1
 
 
-@typed(I64(I64, I64))
+@typed(I64(SA, I64, I64, I64))
+def pack8(S, b, n, i0):
+    """Cards ``i0 .. i0 + 7`` from the top of the pile at ``S[b:b + n]`` (top at ``b + n - 1``), one byte
+    each (card code + 1; 0 past the bottom)."""
+    x = 0
+    for k in range(8):
+        i = i0 + k
+        if i < n:
+            x |= (S[b + n - 1 - i] + 1) << (8 * k)
+    return x
+
+
+@typed(nt.void(SA, EA, I64, I64))
+def emit_pile(S, EV, q, seat):
+    """When tracing, name pile ``q``'s cards top first in EV_CARDS rows after the event just written."""
+    if S[G_TRACE] == 0:
+        return
+    b = PL + q * CAP
+    n = S[PN + q]
+    for i0 in range(0, n, CARDS_PER_ROW):
+        emit(S, EV, EV_CARDS, seat, pack8(S, b, n, i0), pack8(S, b, n, i0 + 8), pack8(S, b, n, i0 + 16),
+             pack8(S, b, n, i0 + 24), pack8(S, b, n, i0 + 32))
+
+
+@typed(I64(SA))
+def legal_mask(S):
+    """The legal actions in ``S[LG:]`` as bits (bit i: action i)."""
+    m = 0
+    for i in range(LEGAL_LEN):
+        m |= S[LG + i] << i
+    return m
+
+
+@typed(nt.uint64(I64, I64))
 def sv(s, k):
-    """Index of per-seat value ``k`` of seat ``s`` in S."""
-    return SV + NSV * s + k
+    """Index of per-seat value ``k`` of seat ``s`` in S (unsigned: see ``U``)."""
+    return U(SV + NSV * s + k)
 
 
 @typed(nt.void(SA, I64, I64))
 def push(S, q, card):
-    """Put ``card`` on top of pile ``q``; an action card on a reveal pile is no longer live."""
-    n = S[PN + q]
-    S[PL + q * CAP + n] = card
-    S[PN + q] = n + 1
-    if card >= ACTION_BASE:
-        if q % 3 == REV:
-            S[G_LIVE] &= ~(1 << (card - ACTION_BASE))
-        else:
-            S[G_LIVE] |= 1 << (card - ACTION_BASE)
+    """Put ``card`` on top of pile ``q`` (a stack or discard pile: an action card there is live)."""
+    n = S[U(PN + q)]
+    S[U(PL + q * CAP + n)] = card
+    S[U(PN + q)] = n + 1
+    S[G_LIVE] |= (1 << card) >> ACTION_BASE  # bit card - ACTION_BASE for an action card, else nothing
+
+
+@typed(nt.void(SA, I64, I64))
+def push_rev(S, q, card):
+    """Put ``card`` on top of reveal pile ``q``: an action card there is no longer live."""
+    n = S[U(PN + q)]
+    S[U(PL + q * CAP + n)] = card
+    S[U(PN + q)] = n + 1
+    S[G_LIVE] &= ~((1 << card) >> ACTION_BASE)
 
 
 @typed(I64(SA, I64))
 def pop(S, q):
     """Take the top card of pile ``q``."""
-    n = S[PN + q] - 1
-    S[PN + q] = n
-    return S[PL + q * CAP + n]
+    n = S[U(PN + q)] - 1
+    S[U(PN + q)] = n
+    return S[U(PL + q * CAP + n)]
 
 
 @typed(I64(SA, I64))
 def pop_stack(S, s):
     """Take the top card of seat ``s``'s stack; a Peek's knowledge shrinks with it."""
-    if S[sv(s, SV_KNOWN)] > 0:
-        S[sv(s, SV_KNOWN)] -= 1
+    k = U(SV + NSV * s + SV_KNOWN)
+    if S[k] > 0:
+        S[k] -= 1
     return pop(S, 3 * s + STK)
+
+
+@typed(I64(I64, I64, I64))
+def step(t, d, p):
+    """The seat after ``t`` in direction ``d`` (+1 or -1) around ``p`` seats (no division)."""
+    t += d
+    if t >= p:
+        return 0
+    if t < 0:
+        return p - 1
+    return t
 
 
 @typed(I64(SA, I64, I64))
 def next_alive(S, s, d):
-    """The next seat still in the game after ``s`` in direction ``d`` (-1 if none)."""
+    """The next seat still in the game after ``s`` in direction ``d`` (+1 or -1; -1 if none)."""
     p = S[G_PLAYERS]
     t = s
     for _ in range(p):
-        t = (t + d + p) % p
-        if S[sv(t, SV_ALIVE)] == 1:
+        t = step(t, d, p)
+        if S[U(SV + NSV * t + SV_ALIVE)] == 1:
             return t
     return -1
 
@@ -317,14 +379,23 @@ def deal_out(S, EV, n, first, reason):
             m += 1
         S[sv(s, SV_KNOWN)] = 0
         s = s + 1 if s + 1 < p else 0
-    j = 0
-    for i in range(n):
-        push(S, 3 * S[GOT + j] + STK, S[POOL + i])
-        j = j + 1 if j + 1 < m else 0
+    live = 0
+    for j in range(m):  # the j-th seat dealt to gets pool cards j, j + m, j + 2m, ..., each on top
+        q = 3 * S[GOT + j] + STK
+        b = PL + q * CAP
+        k = S[U(PN + q)]
+        for i in range(j, n, m):
+            c = S[U(POOL + i)]
+            S[U(b + k)] = c
+            k += 1
+            live |= 1 << c
+        S[U(PN + q)] = k
+    S[G_LIVE] |= live >> ACTION_BASE
     if S[G_TRACE] == 1:
         for j in range(m):
             s = S[GOT + j]
             emit(S, EV, EV_DEAL, s, n // m + (1 if j < n % m else 0), reason, 0, 0, 0)
+            emit_pile(S, EV, 3 * s + STK, s)
 
 
 @typed(I64(SA, I64, BOOL))
@@ -337,20 +408,31 @@ def collect(S, n, reveals):
                 continue
             q = 3 * s + k
             b = PL + q * CAP
-            for i in range(S[PN + q]):
-                S[POOL + n] = S[b + i]
-                n += 1
-            S[PN + q] = 0
+            for i in range(S[U(PN + q)]):
+                S[U(POOL + n + i)] = S[U(b + i)]
+            n += S[U(PN + q)]
+            S[U(PN + q)] = 0
     return n
 
 
 @typed(nt.void(SA, RA, I64, I64))
 def shuffle_range(S, RS, lo, n):
-    """Shuffle ``S[lo:lo + n]`` with the game's next shuffle stream (DEAL, sub = shuffle counter)."""
+    """Shuffle ``S[lo:lo + n]`` with the game's next shuffle stream (DEAL, sub = shuffle counter):
+    ``cardsim.rng.shuffle``'s Fisher-Yates with its draws (``randint`` over ``next_u64``), the stream's
+    state kept in a register."""
     st = RS[0:1]
     seed_stream(st, RS[RS_KEY], S[G_GAME], DEAL, S[G_NSHUF])
     S[G_NSHUF] += 1
-    shuffle(st, S[lo:lo + n], n)
+    z = st[0]
+    for i in range(n - 1, 0, -1):
+        z += GOLDEN
+        j = np.int64(((mix64(z) >> S32) * U(i + 1)) >> S32)
+        a = U(lo + i)
+        b = U(lo + j)
+        t = S[a]
+        S[a] = S[b]
+        S[b] = t
+    st[0] = z
 
 
 @typed(nt.void(SA, RA, EA, I64, I64, I64))
@@ -451,12 +533,14 @@ def fill_public(S, decision, a, revealer, victim, last, last_by, status):
     S[OB + OBS_GECKO_LIVE] = S[OB + OBS_LIVE + ELIMINATED]
 
 
-@typed(nt.void(SA, I64))
-def fill_seat(S, seat):
-    """Write the deciding seat's own part of the observation: who it is, its next player, and its
-    stack as far as a Peek lets it know it."""
+@typed(nt.void(SA, I64, BOOL))
+def fill_seat(S, seat, stack):
+    """Write the deciding seat's own part of the observation: who it is, its next player, and (when
+    ``stack``) its stack as far as a Peek lets it know it."""
     S[OB + OBS_SEAT] = seat
     S[OB + OBS_NEXT] = next_alive(S, seat, S[G_DIR])
+    if not stack:
+        return
     q = PL + (3 * seat + STK) * CAP
     n = S[PN + 3 * seat + STK]
     known = min(S[sv(seat, SV_KNOWN)], n)
@@ -472,10 +556,19 @@ def fill_seat(S, seat):
 def fill_obs(S, seat, decision, a, revealer, victim, last, last_by, status):
     """Write what ``seat`` may see into ``S[OB:]`` (layout: cards.OBS_*); every entry is rewritten."""
     fill_public(S, decision, a, revealer, victim, last, last_by, status)
-    fill_seat(S, seat)
+    fill_seat(S, seat, True)
 
 
-@kjit
+@typed(BOOL(SA, I64))
+def lean(S, seat):
+    """Seat ``seat`` plays ``eager``, which reads only ``obs[OBS_CARD]``, ``obs[OBS_VICTIM]`` and
+    ``obs[OBS_NEXT]`` (``policies.eager_respond``, ``decide_pick``; nothing to perform): the kernel
+    writes only these for it, and ``OBS_SEAT``. Debug mode writes every entry, so the tests that
+    compare debug and fast games would catch an eager policy reading more."""
+    return S[U(PIDS + seat)] == EAGER and S[G_DEBUG] == 0
+
+
+@ijit
 def ask(S, F, RS, decision, seat):
     """Call seat ``seat``'s policy at ``decision`` (observation and legal actions already in S) and
     validate the answer; an illegal one is reported in ``S[ERR:]`` and raised."""
@@ -553,37 +646,46 @@ def window(S, F, RS, EV, a, revealer):
         s = v
         for i in range(p):
             if i > 0:
-                s = (s + d + p) % p
+                s = step(s, d, p)
             if S[G_HOLD] != s and S[G_HOLD + 1] != s and S[G_HOLD + 2] != s:
                 continue
             if S[sv(s, SV_ALIVE)] == 0 or respond_legal(S, s, a, v, status, last) == 0:
                 continue
-            if not public:
+            full = not lean(S, s)
+            if not full:
+                S[OB + OBS_CARD] = a
+                S[OB + OBS_VICTIM] = v
+            elif not public:
                 fill_public(S, D_RESPOND, a, revealer, v, last, last_by, status)
                 public = True
-            fill_seat(S, s)
+            fill_seat(S, s, full)
             act = ask(S, F, RS, D_RESPOND, s)
             if act == PASS:
+                if S[G_TRACE] == 1:
+                    emit(S, EV, EV_PASS, s, a, v, legal_mask(S), 0, 0)
                 continue
+            mask = legal_mask(S) if S[G_TRACE] == 1 else 0
             played = True
             if act == NH_CARD:
                 S[G_HOLD] = -1
-                push(S, 3 * s + REV, ACTION_BASE + NEVER_HAPPENED)
+                push_rev(S, 3 * s + REV, ACTION_BASE + NEVER_HAPPENED)
                 status = 1
                 emit(S, EV, EV_PLAY, s, NEVER_HAPPENED, NH_CARD, a, v, -1)
+                emit(S, EV, EV_OPTIONS, s, mask, 0, 0, 0, 0)
                 last = NEVER_HAPPENED
             elif act == NH_HELD:
                 S[G_HOLD] = -1
                 emit(S, EV, EV_PLAY, s, NEVER_HAPPENED, NH_HELD, last, v, last_by)
+                emit(S, EV, EV_OPTIONS, s, mask, 0, 0, 0, 0)
                 if last == NO_WAY:  # the card comes back from the discard pile and stays in force
                     pop(S, 3 * v + DIS)
-                    push(S, 3 * s + REV, ACTION_BASE + NEVER_HAPPENED)
-                    push(S, 3 * v + REV, code)
+                    push_rev(S, 3 * s + REV, ACTION_BASE + NEVER_HAPPENED)
+                    push_rev(S, 3 * v + REV, code)
                     status = 0
                 else:  # the Shield is undone: the card goes back to the seat it was forced from
                     pop(S, 3 * v + REV)
-                    push(S, 3 * s + REV, ACTION_BASE + NEVER_HAPPENED)
-                    push(S, 3 * prev_v + REV, code)
+                    push_rev(S, 3 * s + REV, ACTION_BASE + NEVER_HAPPENED)
+                    push_rev(S, 3 * prev_v + REV, code)
                     v = prev_v
                     shield_t = prev_shield_t
                 last = NEVER_HAPPENED
@@ -591,17 +693,19 @@ def window(S, F, RS, EV, a, revealer):
                 S[G_HOLD + 1] = -1
                 pop(S, 3 * v + REV)
                 push(S, 3 * v + DIS, code)
-                push(S, 3 * v + REV, ACTION_BASE + NO_WAY)
+                push_rev(S, 3 * v + REV, ACTION_BASE + NO_WAY)
                 status = 2
                 emit(S, EV, EV_PLAY, s, NO_WAY, NO_WAY_PLAY, a, v, -1)
+                emit(S, EV, EV_OPTIONS, s, mask, 0, 0, 0, 0)
                 last = NO_WAY
             else:
                 t = act - SHIELD_BASE
                 S[G_HOLD + 2] = -1
                 pop(S, 3 * v + REV)
-                push(S, 3 * s + REV, ACTION_BASE + SHIELD)
-                push(S, 3 * t + REV, code)
+                push_rev(S, 3 * s + REV, ACTION_BASE + SHIELD)
+                push_rev(S, 3 * t + REV, code)
                 emit(S, EV, EV_PLAY, s, SHIELD, act, a, v, t)
+                emit(S, EV, EV_OPTIONS, s, mask, 0, 0, 0, 0)
                 prev_v = v
                 v = t
                 prev_shield_t = shield_t
@@ -659,6 +763,7 @@ def apply_action(S, F, RS, EV, a, v):
         shuffle_range(S, RS, PL + stk * CAP, S[PN + stk])
         S[sv(v, SV_KNOWN)] = 0
         emit(S, EV, EV_EFFECT, v, a, n, S[PN + stk], 0, 0)
+        emit_pile(S, EV, stk, v)
     elif a == DOUBLE_DIP:
         more = 1 if S[PN + stk] > 0 else 0
         if more == 1:
@@ -694,7 +799,10 @@ def apply_action(S, F, RS, EV, a, v):
         for t in range(p):
             if S[sv(t, SV_ALIVE)] == 1 and (t != v or S[G_PICK_SELF] == 1):
                 S[LG + t] = 1
-        fill_obs(S, v, D_PICK, a, v, v, -1, -1, 0)
+        if lean(S, v):
+            fill_seat(S, v, False)
+        else:
+            fill_obs(S, v, D_PICK, a, v, v, -1, -1, 0)
         t = ask(S, F, RS, D_PICK, v)
         S[G_OVERRIDE] = t
         emit(S, EV, EV_EFFECT, v, a, t, 0, 0, 0)
@@ -748,7 +856,7 @@ def apply_action(S, F, RS, EV, a, v):
         emit(S, EV, EV_EFFECT, v, a, 0, 0, 0, 0)
 
 
-@kjit
+@ijit
 def act_on(S, F, RS, EV, RV, s, a):
     """Action card ``a`` was just revealed by seat ``s``: record it, let held cards answer (T8)
     and carry it out (T10: in the young variant only the turtle and the gecko act)."""
@@ -773,13 +881,13 @@ def act_on(S, F, RS, EV, RV, s, a):
         apply_action(S, F, RS, EV, a, v)
 
 
-@kjit
+@ijit
 def reveal(S, F, RS, EV, RV, s, src):
     """Seat ``s`` reveals the top card of its stack (``src`` STK) or discard pile (DIS) onto its
     reveal pile; an action card acts, and a Double Dip or Recycle Bonus chains one more reveal."""
     while True:
         card = pop_stack(S, s) if src == STK else pop(S, 3 * s + DIS)
-        push(S, 3 * s + REV, card)
+        push_rev(S, 3 * s + REV, card)
         S[sv(s, SV_NREV)] += 1
         emit(S, EV, EV_REVEAL, s, card, 0 if src == STK else 1, 0, 0, 0)
         if card < ACTION_BASE:
@@ -827,7 +935,8 @@ def start_turn(S, F, RS, EV, s):
                 S[LG + i] = 0
             S[LG + SKIP_TURN] = 1
             S[LG + 1] = 1
-            fill_obs(S, s, D_PERFORM, c, -1, s, -1, -1, 0)
+            if not lean(S, s):
+                fill_obs(S, s, D_PERFORM, c, -1, s, -1, -1, 0)
             did = ask(S, F, RS, D_PERFORM, s)
         emit(S, EV, EV_PERFORM, s, c, able, did, 0, 0)
         if did == 0:
@@ -836,7 +945,7 @@ def start_turn(S, F, RS, EV, s):
     return bits
 
 
-@kjit
+@ijit
 def play_turn(S, F, RS, EV, RV, s, extra):
     """One turn of seat ``s`` (T4), with the effects pending on it from the last turn."""
     S[G_TURN] += 1
@@ -880,6 +989,7 @@ def special_turn(S, F, RS, EV, RV, s, bits):
         S[PN + rev] = 0
         shuffle_range(S, RS, PL + stk * CAP, S[PN + stk])
         emit(S, EV, EV_NEXT, s, SLOW_DOWN, n, 0, 0, 0)
+        emit_pile(S, EV, stk, s)
     if bits & 4:  # No Trash: reveal the top of the discard pile, nothing else
         emit(S, EV, EV_NEXT, s, NO_TRASH, S[PN + 3 * s + DIS], 0, 0, 0)
         if S[PN + 3 * s + DIS] > 0:
@@ -927,11 +1037,14 @@ def game_loop(S, F, RS, EV, RV):
             break
         nxt, extra = who_next(S)
         S[G_EXTRA] = -1
-        if extra == 0:
+        # a picked or Shield-targeted player's turn is the next one; a Second Chance turn of that very
+        # player is it (shield_continue = target: the target's Second Chance turn, then play goes on
+        # from the target), so the marker is used up either way
+        if extra == 0 or S[G_OVERRIDE] == nxt:
             S[G_OVERRIDE] = -1
         # T6: a stack emptied during the turn: everything unrevealed is redealt when the turn ends
         for s in range(p):
-            if S[PN + 3 * s + STK] == 0 and S[sv(s, SV_ALIVE)] == 1:
+            if S[U(PN + 3 * s + STK)] == 0 and S[U(SV + NSV * s + SV_ALIVE)] == 1:
                 n = collect(S, 0, False)
                 S[G_REDEALS] += 1
                 redeal(S, RS, EV, n, R_EMPTY, nxt)
