@@ -233,12 +233,16 @@ V_SKIPS, V_INTERRUPTS, V_EVENTS, V_PLAYCAPS = V_DECK_VER + 1, V_DECK_VER + 2, V_
 V_SIZE = V_DECK_VER + 5
 
 # -- trace event kinds ----------------------------------------------------------------------
+# (the names and fields they decode to: ``trace_schema.py``)
 (EV_START, EV_DEAL, EV_REDEAL, EV_TURN, EV_DRAW, EV_SKIP, EV_ASK, EV_ANSWER, EV_PASS, EV_CANCEL, EV_FLOP,
  EV_EVENT, EV_LETTER, EV_PLAY, EV_MOVE, EV_TO_DISCARD, EV_TO_HAND, EV_TO_DECK, EV_TRAPPED, EV_FREED, EV_SAVE,
- EV_KEEP, EV_SEEN, EV_DISCARD, EV_SCORE, EV_END, EV_SHUFFLE, EV_REDRAW, EV_PROTECTED) = range(1, 30)
+ EV_KEEP, EV_SEEN, EV_DISCARD, EV_SCORE, EV_END, EV_SHUFFLE, EV_DECK, EV_PROTECTED, EV_GUB_IN, EV_RING_IN,
+ EV_CARDS) = range(1, 33)
+#: cards per EV_CARDS row (the rows after an EV_DECK or EV_SHUFFLE row list the deck, top first)
+CARDS_PER_ROW = 5
 # places a card leaves (EV_TO_DISCARD / EV_TO_HAND / EV_TO_DECK ``from``)
-FROM_PLAY, FROM_HAND, FROM_DISCARD, FROM_PEND = 0, 1, 2, 3
-FROM_NAMES = ("play", "hand", "discard", "played")
+FROM_PLAY, FROM_HAND, FROM_DISCARD, FROM_PEND, FROM_DECK = 0, 1, 2, 3, 4
+FROM_NAMES = ("play", "hand", "discard", "played", "deck")
 # tie breaks (G5)
 TB_NONE, TB_ELDER, TB_HAND, TB_SHARED, TB_UNFINISHED = 0, 1, 2, 3, 4
 TB_NAMES = ("none", "elder", "hand", "shared", "unfinished")

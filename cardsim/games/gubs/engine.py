@@ -23,16 +23,21 @@ from cardsim.events import write_event
 from cardsim.games.gubs.cards import (
     BEETLE,
     CARD_TYPE,
+    CARDS_PER_ROW,
     CRICKET,
     CURE,
     CYCLONE,
     DECK_MAX,
     ELDER,
+    EV_CARDS,
     EV_DEAL,
+    EV_DECK,
     EV_FREED,
+    EV_GUB_IN,
     EV_MOVE,
     EV_PROTECTED,
     EV_REDEAL,
+    EV_RING_IN,
     EV_SEEN,
     EV_SHUFFLE,
     EV_START,
@@ -42,8 +47,10 @@ from cardsim.games.gubs.cards import (
     EV_TRAPPED,
     FLOOD,
     FLUTE,
+    FROM_DECK,
     FROM_DISCARD,
     FROM_HAND,
+    FROM_PEND,
     FROM_PLAY,
     GUB,
     K_CURE_ANY,
@@ -168,6 +175,24 @@ def emit(ctl, ev, evn, kind, seat, a, b, c, d, e):
         return
     write_event(ev, evn[0], ctl[C_GAME], kind, seat, a, b, c, d, e)
     evn[0] += 1
+
+
+@njit(_nrt=False)
+def deck_card(deck, n, j):
+    """The ``j``-th card from the top of a deck of ``n`` cards (-1 past the bottom)."""
+    return deck[n - 1 - j] if j < n else -1
+
+
+@njit(_nrt=False)
+def emit_deck(ctl, ev, evn, kind, deck, n):
+    """Trace the whole deck: a ``kind`` row (EV_DECK after set-up, EV_SHUFFLE after a shuffle)
+    with its size, then EV_CARDS rows of CARDS_PER_ROW cards each, top first (-1 pads the last)."""
+    if ctl[C_TRACE] == 0:
+        return
+    emit(ctl, ev, evn, kind, -1, n, 0, 0, 0, 0)
+    for j in range(0, n, CARDS_PER_ROW):
+        emit(ctl, ev, evn, EV_CARDS, -1, deck_card(deck, n, j), deck_card(deck, n, j + 1),
+             deck_card(deck, n, j + 2), deck_card(deck, n, j + 3), deck_card(deck, n, j + 4))
 
 
 @njit(_nrt=False)
@@ -388,7 +413,7 @@ def bars_away(pub, hand, i, dest, seat, ctl, ev, evn):
             emit(ctl, ev, evn, EV_TO_DISCARD, side, card, k, FROM_PLAY, i, 0)
         else:
             hand_add(pub, hand, seat, card, k)
-            emit(ctl, ev, evn, EV_TO_HAND, seat, card, k, FROM_PLAY, side, 0)
+            emit(ctl, ev, evn, EV_TO_HAND, seat, card, k, FROM_PLAY, side, i)
 
 
 @njit(_nrt=False)
@@ -417,12 +442,14 @@ def deck_insert(deck, pub, priv, card, pos):
 
 
 @njit(_nrt=False)
-def deck_insert_random(deck, pub, priv, card, rng, ctl, ev, evn, src):
-    """Put ``card`` back into the deck at a uniform position ("randomly", G2); returns its depth."""
+def deck_insert_random(deck, pub, priv, card, rng, ctl, ev, evn, src, seat, place):
+    """Put ``card`` back into the deck at a uniform position ("randomly", G2); returns its
+    depth. ``src``: from seat ``seat``'s hand, the card in transit ``seat`` drew, the Gub slot
+    ``place`` on seat ``seat``'s side, or the top of the deck (an Event dealt to ``seat``)."""
     n = pub[P_DECKN]
     pos = randint(rng, n + 1)
     deck_insert(deck, pub, priv, card, pos)
-    emit(ctl, ev, evn, EV_TO_DECK, -1, card, n - pos, src, 0, 0)
+    emit(ctl, ev, evn, EV_TO_DECK, seat, card, n - pos, src, place, 0)
     return n - pos
 
 
@@ -448,7 +475,7 @@ def draw_nonevent(s, deck, pub, priv, hand, st, rng, ctl, ev, evn, kind):
     while True:
         c = draw_top(deck, pub)
         if is_event(c):
-            depth = deck_insert_random(deck, pub, priv, c, rng, ctl, ev, evn, FROM_HAND)
+            depth = deck_insert_random(deck, pub, priv, c, rng, ctl, ev, evn, FROM_DECK, s, -1)
             emit(ctl, ev, evn, EV_REDEAL, s, c, depth, 0, 0, 0)
             continue
         st[s, c, 0] += 1
@@ -539,6 +566,7 @@ def setup_game(n, cnt, kn, stack, pub, hand, deck, priv, st, drng, scr, ctl, ev,
         pub[P_DECKN] = m
     else:
         pub[P_DECKN] = build_deck(n, cnt, kn, deck, drng, scr)
+    emit_deck(ctl, ev, evn, EV_DECK, deck, pub[P_DECKN])
     for _ in range(kn[K_HAND_SIZE]):
         for s in range(n):
             draw_nonevent(s, deck, pub, priv, hand, st, drng, ctl, ev, evn, EV_DEAL)
@@ -769,23 +797,40 @@ def stolen_bars(pub, hand, i, victim, kn, ctl, ev, evn):
 
 
 @njit(_nrt=False)
+def target_slot(a, op, ts, tsl, aux, pub):
+    """The slot a play of seat ``a`` acts on: ``tsl`` when its row names one, else for a play
+    on one Gub of a side (``tslot = -1``: such Gubs are alike) the first such Gub: a Free Gub
+    of ``a`` (a Barricade) or of ``ts`` (Sud Spout, Lure, Smahl Thief with aux 0), or a Gub of
+    ``ts`` under a Sud Spout (Smahl Thief with aux 1); -1 for plays on no single Gub."""
+    if tsl >= 0:
+        return tsl
+    if op == OP_PROTECT:
+        return find_slot(pub, a, 0)
+    if op == OP_SPOUT or op == OP_LURE:
+        return find_slot(pub, ts, 0)
+    if op == OP_THIEF:
+        return find_slot(pub, ts, aux)
+    return -1
+
+
+@njit(_nrt=False)
 def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, evn):
     """Carry out a play of seat ``a`` whose card is in transit (``priv[V_PEND + card]``) and
-    was not cancelled. The card goes where its type sends it: Gubs, Barricades and Traps into
-    play, everything else (Cricket Song included) to the discard pile after use."""
+    was not cancelled; ``tsl`` is the play's :func:`target_slot`. The card goes where its type
+    sends it: Gubs, Barricades and Traps into play, everything else (Cricket Song included) to
+    the discard pile after use."""
     priv[V_PEND + card] -= 1
     if op == OP_GUB:  # G1: a Gub enters play Free on its owner's side
-        slot_new(pub, a, card == ELDER)
+        i = slot_new(pub, a, card == ELDER)
+        emit(ctl, ev, evn, EV_GUB_IN, a, card, i, 0, 0, 0)
         return
     if op == OP_PROTECT:  # a Barricade on your Free (or, stacking, Protected) Gub
-        i = find_slot(pub, a, 0) if tsl < 0 else tsl
-        pub[bar_index(card) + i] += 1
-        emit(ctl, ev, evn, EV_PROTECTED, a, i, card, 0, 0, 0)
+        pub[bar_index(card) + tsl] += 1
+        emit(ctl, ev, evn, EV_PROTECTED, a, tsl, card, 0, 0, 0)
         return
     if op == OP_SPOUT:  # trap a Free Gub where it sits
-        i = find_slot(pub, ts, 0)
-        pub[P_TRAP + i] = TRAP_SPOUT
-        emit(ctl, ev, evn, EV_TRAPPED, ts, i, SPOUT, -1, 0, 0)
+        pub[P_TRAP + tsl] = TRAP_SPOUT
+        emit(ctl, ev, evn, EV_TRAPPED, ts, tsl, SPOUT, -1, 0, 0)
         return
     if op == OP_RING:  # trap k Free Gubs beneath the Ring on your side (seed 003)
         r = 0
@@ -793,6 +838,7 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
             r += 1
         pub[P_RSIDE + r] = a
         pub[P_RKIND + r] = card
+        emit(ctl, ev, evn, EV_RING_IN, a, card, r, 0, 0, 0)
         k = 0
         for s in range(pub[P_NP]):
             c = (aux >> (2 * s)) & 3
@@ -814,8 +860,7 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
         pub[P_DISC + aux] += 1
         emit(ctl, ev, evn, EV_TO_DISCARD, ts, aux, 1, FROM_PLAY, tsl, 0)
     elif op == OP_LURE:  # assumed: one Free Gub of the opponent comes to your side
-        i = find_slot(pub, ts, 0)
-        move_gub(pub, i, a, op, ctl, ev, evn)
+        move_gub(pub, tsl, a, op, ctl, ev, evn)
     elif op == OP_SLURE:  # assumed: all Free and Protected Gubs of one opponent
         for i in range(pub[P_HI]):
             if pub[P_SIDE + i] == ts and pub[P_ELD + i] == 0 and pub[P_TRAP + i] == 0:
@@ -836,7 +881,7 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
                 emit(ctl, ev, evn, EV_TO_DISCARD, ts, k, c, FROM_HAND, 0, 0)
         pub[P_HANDN + ts] = 0
     elif op == OP_THIEF:  # steal an opponent's Gub; from a Sud Spout, the Spout is discarded (FAQ 8)
-        i = tsl if aux == 2 else find_slot(pub, ts, aux)
+        i = tsl
         if pub[P_TRAP + i] == TRAP_SPOUT:
             pub[P_TRAP + i] = 0
             pub[P_DISC + SPOUT] += 1
@@ -848,7 +893,7 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
             bars_away(pub, hand, i, 1, a, ctl, ev, evn)  # stolen_barricades = move: they come along
             slot_clear(pub, i)
             hand_add(pub, hand, a, GUB, 1)
-            emit(ctl, ev, evn, EV_TO_HAND, a, GUB, 1, FROM_PLAY, ts, 0)
+            emit(ctl, ev, evn, EV_TO_HAND, a, GUB, 1, FROM_PLAY, ts, i)
     elif op == OP_BEETLE:  # every Mushroom in play discarded with the Gub behind it
         for i in range(pub[P_HI]):
             if pub[P_SIDE + i] >= 0 and pub[P_BM + i] > 0:
@@ -857,7 +902,8 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
         i = find_slot(pub, ts, 1)
         pub[P_TRAP + i] = 0
         pub[P_DISC + SPOUT] += 1
-        emit(ctl, ev, evn, EV_FREED, ts, i, SPOUT, 0, 0, 0)
+        emit(ctl, ev, evn, EV_FREED, ts, i, SPOUT, -1, 0, 0)
+        emit(ctl, ev, evn, EV_TO_DISCARD, ts, SPOUT, 1, FROM_PLAY, i, 0)
     elif op == OP_FLUTE:  # shatter a Ring: its Gubs come into play on your side
         r = aux
         for i in range(pub[P_HI]):
@@ -867,7 +913,7 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
                 if pub[P_SIDE + i] != a:
                     move_gub(pub, i, a, op, ctl, ev, evn)
         pub[P_DISC + pub[P_RKIND + r]] += 1
-        emit(ctl, ev, evn, EV_TO_DISCARD, pub[P_RSIDE + r], pub[P_RKIND + r], 1, FROM_PLAY, -1, 0)
+        emit(ctl, ev, evn, EV_TO_DISCARD, pub[P_RSIDE + r], pub[P_RKIND + r], 1, FROM_PLAY, r, 0)
         pub[P_RSIDE + r] = -1
         pub[P_RN + r] = 0
     elif op == OP_SCOUT_DECK:  # assumed: look at the top 3 cards
@@ -887,20 +933,21 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
             bars_away(pub, hand, i, 1, a, ctl, ev, evn)
             if pub[P_TRAP + i] == TRAP_SPOUT:
                 hand_add(pub, hand, a, SPOUT, 1)
-                emit(ctl, ev, evn, EV_TO_HAND, a, SPOUT, 1, FROM_PLAY, a, 0)
+                emit(ctl, ev, evn, EV_TO_HAND, a, SPOUT, 1, FROM_PLAY, a, i)
             hand_add(pub, hand, a, GUB, 1)
-            emit(ctl, ev, evn, EV_TO_HAND, a, GUB, 1, FROM_PLAY, a, 0)
+            emit(ctl, ev, evn, EV_TO_HAND, a, GUB, 1, FROM_PLAY, a, i)
             slot_clear(pub, i)
         for r in range(MAX_RINGS):
             if pub[P_RSIDE + r] == a:
                 hand_add(pub, hand, a, pub[P_RKIND + r], 1)
-                emit(ctl, ev, evn, EV_TO_HAND, a, pub[P_RKIND + r], 1, FROM_PLAY, a, 0)
+                emit(ctl, ev, evn, EV_TO_HAND, a, pub[P_RKIND + r], 1, FROM_PLAY, a, r)
                 pub[P_RSIDE + r] = -1
                 pub[P_RN + r] = 0
     elif op == OP_CURE:  # take a card from the discard pile (never the Elder, FAQ 5)
         pub[P_DISC + aux] -= 1
         hand_add(pub, hand, a, aux, 1)
-        emit(ctl, ev, evn, EV_TO_HAND, a, aux, 1, FROM_DISCARD, -1, 0)
+        emit(ctl, ev, evn, EV_TO_HAND, a, aux, 1, FROM_DISCARD, -1, -1)
+    emit(ctl, ev, evn, EV_TO_DISCARD, a, card, 1, FROM_PEND, -1, 0)  # the card itself, after use
 
 
 # -- Events that ask nobody -------------------------------------------------------------------
@@ -922,7 +969,7 @@ def alchemy(a, pub, hand, ctl, ev, evn):
     for r in range(MAX_RINGS):
         if pub[P_RSIDE + r] == a:
             pub[P_DISC + pub[P_RKIND + r]] += 1
-            emit(ctl, ev, evn, EV_TO_DISCARD, a, pub[P_RKIND + r], 1, FROM_PLAY, -1, 0)
+            emit(ctl, ev, evn, EV_TO_DISCARD, a, pub[P_RKIND + r], 1, FROM_PLAY, r, 0)
             pub[P_RSIDE + r] = -1
             pub[P_RN + r] = 0
 
@@ -937,9 +984,10 @@ def wasps(pub, hand, deck, priv, rng, ctl, ev, evn):
         t = pub[P_BT + i]
         pub[P_BT + i] = 0
         bars_away(pub, hand, i, 0, -1, ctl, ev, evn)
+        s = pub[P_SIDE + i]
         for _ in range(t):
-            deck_insert_random(deck, pub, priv, TOAD, rng, ctl, ev, evn, FROM_PLAY)
-        deck_insert_random(deck, pub, priv, GUB, rng, ctl, ev, evn, FROM_PLAY)
+            deck_insert_random(deck, pub, priv, TOAD, rng, ctl, ev, evn, FROM_PLAY, s, i)
+        deck_insert_random(deck, pub, priv, GUB, rng, ctl, ev, evn, FROM_PLAY, s, i)
         slot_clear(pub, i)
 
 
@@ -961,15 +1009,15 @@ def plague_apply(a, saved, redraw, kn, pub, hand, deck, priv, st, rng, ctl, ev, 
                 if kn[K_PSHUFFLE] != 0:
                     deck[pub[P_DECKN]] = k
                     pub[P_DECKN] += 1
-                    emit(ctl, ev, evn, EV_TO_DECK, s, k, -1, FROM_HAND, 0, 0)
+                    emit(ctl, ev, evn, EV_TO_DECK, s, k, 0, FROM_HAND, -1, 0)
                 else:
-                    deck_insert_random(deck, pub, priv, k, rng, ctl, ev, evn, FROM_HAND)
+                    deck_insert_random(deck, pub, priv, k, rng, ctl, ev, evn, FROM_HAND, s, -1)
             hand[s, k] = 0
         pub[P_HANDN + s] = 0
     if kn[K_PSHUFFLE] != 0:
         shuffle(rng, deck, pub[P_DECKN])
         priv[V_DECK_VER] += 1
-        emit(ctl, ev, evn, EV_SHUFFLE, -1, pub[P_DECKN], 0, 0, 0, 0)
+        emit_deck(ctl, ev, evn, EV_SHUFFLE, deck, pub[P_DECKN])
     mode = kn[K_REDRAW]
     for d in range(n):
         s = seat_at(a, d, n)

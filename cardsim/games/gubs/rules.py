@@ -138,6 +138,7 @@ from cardsim.games.gubs.engine import (
     resolve,
     seat_at,
     setup_game,
+    target_slot,
     wasps,
 )
 from cardsim.games.gubs.policies import decide_draw, decide_pick, decide_play, decide_respond
@@ -246,7 +247,9 @@ def window(ctx, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob):
 @njit(_nrt=False)
 def play_card(a, k, sb, rb, pb, wb, ob):
     """Seat ``a`` plays ``acts[k]``: the card leaves the hand (in transit), a Hazard or Trap
-    opens an interrupt window (G4), then the effect is carried out unless cancelled."""
+    opens an interrupt window (G4), then the effect is carried out unless cancelled. The
+    trace's ``play`` names the slot the play acts on (:func:`engine.target_slot`), which no
+    answer can change; the window's announcement keeps the row as the policy chose it."""
     pub, hand, deck, priv, st = sb
     kn = rb[0]
     erng = pb[3]
@@ -257,6 +260,7 @@ def play_card(a, k, sb, rb, pb, wb, ob):
     ts = acts[k, 2]
     tsl = acts[k, 3]
     aux = acts[k, 4]
+    slot = target_slot(a, op, ts, tsl, aux, pub)
     hand[a, card] -= 1
     pub[P_HANDN + a] -= 1
     priv[V_PEND + card] += 1
@@ -264,7 +268,7 @@ def play_card(a, k, sb, rb, pb, wb, ob):
     ascard = OP_AS[op]
     if op == OP_GUB or op == OP_RING:  # the card itself
         ascard = card
-    emit(ctl, ev, evn, EV_PLAY, a, op, card, ts, tsl, aux)
+    emit(ctl, ev, evn, EV_PLAY, a, op, card, ts, slot, aux)
     if OP_WINDOW[op] != 0:
         r = window(CTX_PLAY, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob)
         if r >= 0:
@@ -273,7 +277,7 @@ def play_card(a, k, sb, rb, pb, wb, ob):
             emit(ctl, ev, evn, EV_CANCEL, a, card, r, op, 0, 0)
             debug_check(sb, rb, wb, ob)
             return
-    resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, erng, ctl, ev, evn)
+    resolve(a, op, card, ts, slot, aux, pub, hand, deck, priv, kn, erng, ctl, ev, evn)
     refresh(pub)
     debug_check(sb, rb, wb, ob)
 
@@ -358,7 +362,7 @@ def drawn_event(a, c, sb, rb, pb, wb, ob):
     r = window(CTX_EVENT, a, OP_STOP, c, -1, -1, 0, c, sb, rb, pb, wb, ob)
     if r >= 0:
         priv[V_PEND + c] -= 1
-        depth = deck_insert_random(deck, pub, priv, c, erng, ctl, ev, evn, FROM_PEND)
+        depth = deck_insert_random(deck, pub, priv, c, erng, ctl, ev, evn, FROM_PEND, a, -1)
         emit(ctl, ev, evn, EV_FLOP, r, c, depth, a, 0, 0)
         if c >= LETTER_G:
             pub[P_FLOPPED] += 1
@@ -387,7 +391,7 @@ def drawn_event(a, c, sb, rb, pb, wb, ob):
         wasps(pub, hand, deck, priv, erng, ctl, ev, evn)
     priv[V_PEND + c] -= 1
     pub[P_DISC + c] += 1
-    emit(ctl, ev, evn, EV_TO_DISCARD, -1, c, 1, FROM_PEND, 0, 0)
+    emit(ctl, ev, evn, EV_TO_DISCARD, a, c, 1, FROM_PEND, -1, 0)
     refresh(pub)
     debug_check(sb, rb, wb, ob)
 

@@ -28,7 +28,7 @@ from cardsim.errors import PolicyError
 from cardsim.games.gubs import cards as C
 from cardsim.games.gubs import engine as E
 from cardsim.games.gubs import rules as R
-from cardsim.games.gubs.game import GAME, decode_event
+from cardsim.games.gubs.game import GAME, decode_events
 from cardsim.games.gubs.policies import SCRIPT, WILD
 from cardsim.scenario import build_setup
 
@@ -322,7 +322,7 @@ class Table:
                 raise PolicyError(f"seat {a} ({names[a]}) returned {value} at decision "
                                   f"'{E.DECISION_NAMES[d]}' (legal: 0..{nopts - 1})") from None
             raise
-        events = [decode_event(r) for r in ev[: evn[0]]]
+        events = decode_events(ev[: evn[0]])
         row = None
         if over:
             g = gout[0]
