@@ -187,9 +187,12 @@ class Gubs(Game):
             gout = np.zeros((count, C.NG), np.int32)
             cout = np.zeros((max(1, count * n * C.NK), R.NC), np.int32)
             err = np.zeros(6, np.int64)
+            args = (np.uint64(key), start, count, n, setup.pids(), setup.params(), cnt, kn, stack)
             try:
-                rows = ns["simulate"](np.uint64(key), start, count, n, setup.pids(), setup.params(),
-                                      cnt, kn, stack, debug, trace, ev, evn, gout, cout, err)
+                if debug or trace:
+                    rows = ns["simulate"](*args, debug, trace, ev, evn, gout, cout, err)
+                else:
+                    rows = ns["LEAN"][self._one(setup)](*args, ev, evn, gout, cout, err)
             except (ValueError, AssertionError):
                 raise_kernel_error(setup, err)
                 raise
@@ -197,6 +200,13 @@ class Gubs(Game):
                 evcap = int(evn[0])
                 continue
             return gout, cout[:rows], ev[: evn[0]]
+
+    @staticmethod
+    def _one(setup: Setup) -> int:
+        """The built-in policy every seat plays (the kernel compiled for it, rules.lean), or ANY."""
+        shared = set(setup.pids())
+        one = int(shared.pop()) if len(shared) == 1 else R.ANY
+        return one if one in R.LEAN else R.ANY
 
     @staticmethod
     def _check_stack(stack: np.ndarray, cnt: np.ndarray, n: int) -> np.ndarray:
