@@ -286,10 +286,75 @@ def refresh(pub):
 
 
 @njit(_nrt=False)
+def slot_delta(pub, i, d):
+    """Add (``d`` = 1) or take away (``d`` = -1) slot ``i``'s part of the per-seat summaries,
+    as :func:`refresh` counts it. Every change to a slot is bracketed by the two, so the
+    summaries stay current without a full refresh after each play."""
+    s = pub[P_SIDE + i]
+    if s < 0:
+        return
+    if pub[P_ELD + i] != 0:
+        pub[P_SCORE + s] += d
+        pub[P_ELDER] = s if d > 0 else -1
+        pub[P_ELDER_SLOT] = i if d > 0 else -1
+        return
+    tr = pub[P_TRAP + i]
+    if tr == 0:
+        pub[P_SCORE + s] += d
+        m = pub[P_BM + i]
+        t = pub[P_BT + i]
+        b = m + t + pub[P_BV + i]
+        if b == 0:
+            pub[P_FREE + s] += d
+            pub[P_FREE_ALL] += d
+        else:
+            pub[P_PROT + s] += d
+            pub[P_PROT_ALL] += d
+            pub[P_BARS + s] += d * b
+            pub[P_BAR_ALL] += d * b
+            pub[P_MUSH + s] += d * m
+            pub[P_MUSH_ALL] += d * m
+            if m > 0:
+                pub[P_MUSHGUBS + s] += d
+            if t > 0:
+                pub[P_TOADGUBS + s] += d
+    elif tr == TRAP_SPOUT:
+        pub[P_SPOUTED + s] += d
+        pub[P_SPOUT_ALL] += d
+    else:
+        pub[P_RINGED + s] += d
+        pub[P_RINGED_ALL] += d
+
+
+@njit(_nrt=False)
+def ring_delta(pub, r, d):
+    """:func:`slot_delta` for Ring ``r``."""
+    s = pub[P_RSIDE + r]
+    if s >= 0:
+        pub[P_RINGS_ON + s] += d
+        pub[P_NRINGS] += d
+
+
+@njit(_nrt=False)
+def summaries_ok(pub, tmp):
+    """Debug: the summaries kept by :func:`slot_delta` equal a full :func:`refresh` (``tmp``:
+    int32 scratch of P_SIZE or more)."""
+    t = tmp[:P_SIZE]
+    for k in range(P_SIZE):
+        t[k] = pub[k]
+    refresh(t)
+    for k in range(P_SIZE):
+        if t[k] != pub[k]:
+            return False
+    return True
+
+
+@njit(_nrt=False)
 def conserve(pub, hand, deck, priv, cnt, tmp):
     """Debug (DESIGN "Correctness"): count every card in every place; 0 when each card
     of ``cnt`` is in exactly one place and the hand/deck counters agree, else the first
-    card code whose count is off plus 1 (or -1 for a counter mismatch)."""
+    card code whose count is off plus 1 (or -1 for a counter mismatch). ``tmp``: int32
+    scratch of NK or more."""
     for k in range(NK):
         tmp[k] = 0
     n = pub[P_NP]
@@ -337,6 +402,8 @@ def check(pub, hand, deck, priv, cnt, tmp, ctl, err):
     if ctl[C_DEBUG] == 0:
         return
     code = conserve(pub, hand, deck, priv, cnt, tmp)
+    if code == 0 and not summaries_ok(pub, tmp):
+        code = -2
     if code != 0:
         err[0] = ctl[C_GAME]
         err[1] = code
@@ -354,6 +421,8 @@ def hand_add(pub, hand, s, card, k):
 
 @njit(_nrt=False)
 def slot_new(pub, side, elder):
+    """A Gub enters play on ``side`` in the lowest free slot (a Free Gub, or the Elder); returns
+    the slot. The summaries are not updated (:func:`slot_delta`, or a :func:`refresh` after set-up)."""
     for i in range(MAX_GUBS):
         if pub[P_SIDE + i] < 0:
             if i >= pub[P_HI]:
@@ -369,13 +438,40 @@ def slot_new(pub, side, elder):
 
 
 @njit(_nrt=False)
-def slot_clear(pub, i):
+def slot_reset(pub, i):
     pub[P_SIDE + i] = -1
     pub[P_ELD + i] = 0
     pub[P_TRAP + i] = 0
     pub[P_BM + i] = 0
     pub[P_BT + i] = 0
     pub[P_BV + i] = 0
+
+
+@njit(_nrt=False)
+def slot_clear(pub, i):
+    """Slot ``i`` leaves play (whatever sat on it has already gone)."""
+    slot_delta(pub, i, -1)
+    slot_reset(pub, i)
+    hi = pub[P_HI]
+    while hi > 0 and pub[P_SIDE + hi - 1] < 0:
+        hi -= 1
+    pub[P_HI] = hi
+
+
+@njit(_nrt=False)
+def slot_set(pub, off, i, v):
+    """Set field ``off`` (P_TRAP, P_BM, P_BT, P_BV, P_SIDE) of slot ``i`` to ``v``, keeping the summaries."""
+    slot_delta(pub, i, -1)
+    pub[off + i] = v
+    slot_delta(pub, i, 1)
+
+
+@njit(_nrt=False)
+def ring_clear(pub, r):
+    """Ring ``r`` leaves play (its Gubs are no longer beneath it)."""
+    ring_delta(pub, r, -1)
+    pub[P_RSIDE + r] = -1
+    pub[P_RN + r] = 0
 
 
 @njit(_nrt=False)
@@ -402,6 +498,9 @@ def bar_index(card):
 def bars_away(pub, hand, i, dest, seat, ctl, ev, evn):
     """Barricades of slot ``i`` leave it: to the discard pile (dest 0) or to ``seat``'s hand (dest 1)."""
     side = pub[P_SIDE + i]
+    if pub[P_BM + i] + pub[P_BT + i] + pub[P_BV + i] == 0:
+        return
+    slot_delta(pub, i, -1)
     for card in (MUSHROOM, TOAD, MOTH):
         off = bar_index(card) + i
         k = pub[off]
@@ -414,6 +513,7 @@ def bars_away(pub, hand, i, dest, seat, ctl, ev, evn):
         else:
             hand_add(pub, hand, seat, card, k)
             emit(ctl, ev, evn, EV_TO_HAND, seat, card, k, FROM_PLAY, side, i)
+    slot_delta(pub, i, 1)
 
 
 @njit(_nrt=False)
@@ -497,7 +597,7 @@ def clear_state(n, pub, hand, priv, st):
             st[s, k, 0] = 0
             st[s, k, 1] = 0
     for i in range(MAX_GUBS):
-        slot_clear(pub, i)
+        slot_reset(pub, i)
     for r in range(MAX_RINGS):
         pub[P_RSIDE + r] = -1
         pub[P_RKIND + r] = 0
@@ -783,7 +883,7 @@ def legal_plays(a, pub, hand, kn, acts, reps):
 @njit(_nrt=False)
 def move_gub(pub, i, to, op, ctl, ev, evn):
     emit(ctl, ev, evn, EV_MOVE, pub[P_SIDE + i], i, to, op, 0, 0)
-    pub[P_SIDE + i] = to
+    slot_set(pub, P_SIDE, i, to)
 
 
 @njit(_nrt=False)
@@ -822,14 +922,16 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
     priv[V_PEND + card] -= 1
     if op == OP_GUB:  # G1: a Gub enters play Free on its owner's side
         i = slot_new(pub, a, card == ELDER)
+        slot_delta(pub, i, 1)
         emit(ctl, ev, evn, EV_GUB_IN, a, card, i, 0, 0, 0)
         return
     if op == OP_PROTECT:  # a Barricade on your Free (or, stacking, Protected) Gub
-        pub[bar_index(card) + tsl] += 1
+        off = bar_index(card)
+        slot_set(pub, off, tsl, pub[off + tsl] + 1)
         emit(ctl, ev, evn, EV_PROTECTED, a, tsl, card, 0, 0, 0)
         return
     if op == OP_SPOUT:  # trap a Free Gub where it sits
-        pub[P_TRAP + tsl] = TRAP_SPOUT
+        slot_set(pub, P_TRAP, tsl, TRAP_SPOUT)
         emit(ctl, ev, evn, EV_TRAPPED, ts, tsl, SPOUT, -1, 0, 0)
         return
     if op == OP_RING:  # trap k Free Gubs beneath the Ring on your side (seed 003)
@@ -838,13 +940,14 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
             r += 1
         pub[P_RSIDE + r] = a
         pub[P_RKIND + r] = card
+        ring_delta(pub, r, 1)
         emit(ctl, ev, evn, EV_RING_IN, a, card, r, 0, 0, 0)
         k = 0
         for s in range(pub[P_NP]):
             c = (aux >> (2 * s)) & 3
             for _ in range(c):
                 i = find_slot(pub, s, 0)
-                pub[P_TRAP + i] = TRAP_RING0 + r
+                slot_set(pub, P_TRAP, i, TRAP_RING0 + r)
                 emit(ctl, ev, evn, EV_TRAPPED, s, i, card, r, a, 0)
                 move_gub(pub, i, a, op, ctl, ev, evn)
                 k += 1
@@ -852,11 +955,12 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
         return
     pub[P_DISC + card] += 1  # the rest are discarded after use
     if op == OP_UNMUSH:  # force a Mushroom in play to be discarded
-        pub[P_BM + tsl] -= 1
+        slot_set(pub, P_BM, tsl, pub[P_BM + tsl] - 1)
         pub[P_DISC + MUSHROOM] += 1
         emit(ctl, ev, evn, EV_TO_DISCARD, ts, MUSHROOM, 1, FROM_PLAY, tsl, 0)
     elif op == OP_UNBAR or op == OP_SPEAR_BAR:  # destroy one Barricade
-        pub[bar_index(aux) + tsl] -= 1
+        off = bar_index(aux)
+        slot_set(pub, off, tsl, pub[off + tsl] - 1)
         pub[P_DISC + aux] += 1
         emit(ctl, ev, evn, EV_TO_DISCARD, ts, aux, 1, FROM_PLAY, tsl, 0)
     elif op == OP_LURE:  # assumed: one Free Gub of the opponent comes to your side
@@ -883,7 +987,7 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
     elif op == OP_THIEF:  # steal an opponent's Gub; from a Sud Spout, the Spout is discarded (FAQ 8)
         i = tsl
         if pub[P_TRAP + i] == TRAP_SPOUT:
-            pub[P_TRAP + i] = 0
+            slot_set(pub, P_TRAP, i, 0)
             pub[P_DISC + SPOUT] += 1
             emit(ctl, ev, evn, EV_TO_DISCARD, ts, SPOUT, 1, FROM_PLAY, i, 0)
         stolen_bars(pub, hand, i, ts, kn, ctl, ev, evn)
@@ -900,7 +1004,7 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
                 gub_to_discard(pub, hand, i, ctl, ev, evn)
     elif op == OP_SPEAR_SPOUT:  # the Gub stays where it sits, Free (FAQ 6)
         i = find_slot(pub, ts, 1)
-        pub[P_TRAP + i] = 0
+        slot_set(pub, P_TRAP, i, 0)
         pub[P_DISC + SPOUT] += 1
         emit(ctl, ev, evn, EV_FREED, ts, i, SPOUT, -1, 0, 0)
         emit(ctl, ev, evn, EV_TO_DISCARD, ts, SPOUT, 1, FROM_PLAY, i, 0)
@@ -908,14 +1012,13 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
         r = aux
         for i in range(pub[P_HI]):
             if pub[P_SIDE + i] >= 0 and pub[P_TRAP + i] == TRAP_RING0 + r:
-                pub[P_TRAP + i] = 0
+                slot_set(pub, P_TRAP, i, 0)
                 emit(ctl, ev, evn, EV_FREED, pub[P_SIDE + i], i, pub[P_RKIND + r], r, 0, 0)
                 if pub[P_SIDE + i] != a:
                     move_gub(pub, i, a, op, ctl, ev, evn)
         pub[P_DISC + pub[P_RKIND + r]] += 1
         emit(ctl, ev, evn, EV_TO_DISCARD, pub[P_RSIDE + r], pub[P_RKIND + r], 1, FROM_PLAY, r, 0)
-        pub[P_RSIDE + r] = -1
-        pub[P_RN + r] = 0
+        ring_clear(pub, r)
     elif op == OP_SCOUT_DECK:  # assumed: look at the top 3 cards
         dn = pub[P_DECKN]
         priv[V_SCOUT_N + a] = dn
@@ -941,8 +1044,7 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
             if pub[P_RSIDE + r] == a:
                 hand_add(pub, hand, a, pub[P_RKIND + r], 1)
                 emit(ctl, ev, evn, EV_TO_HAND, a, pub[P_RKIND + r], 1, FROM_PLAY, a, r)
-                pub[P_RSIDE + r] = -1
-                pub[P_RN + r] = 0
+                ring_clear(pub, r)
     elif op == OP_CURE:  # take a card from the discard pile (never the Elder, FAQ 5)
         pub[P_DISC + aux] -= 1
         hand_add(pub, hand, a, aux, 1)
@@ -970,8 +1072,7 @@ def alchemy(a, pub, hand, ctl, ev, evn):
         if pub[P_RSIDE + r] == a:
             pub[P_DISC + pub[P_RKIND + r]] += 1
             emit(ctl, ev, evn, EV_TO_DISCARD, a, pub[P_RKIND + r], 1, FROM_PLAY, r, 0)
-            pub[P_RSIDE + r] = -1
-            pub[P_RN + r] = 0
+            ring_clear(pub, r)
 
 
 @njit(_nrt=False)
@@ -982,7 +1083,7 @@ def wasps(pub, hand, deck, priv, rng, ctl, ev, evn):
         if pub[P_SIDE + i] < 0 or pub[P_BT + i] == 0:
             continue
         t = pub[P_BT + i]
-        pub[P_BT + i] = 0
+        slot_set(pub, P_BT, i, 0)
         bars_away(pub, hand, i, 0, -1, ctl, ev, evn)
         s = pub[P_SIDE + i]
         for _ in range(t):
@@ -1135,8 +1236,12 @@ def minimal_games(key, start, count, n, cnt, kn):
                     break
             elif c == GUB or c == ELDER:
                 slot_new(pub, a, c == ELDER)
-            elif c == FLOOD:
-                flash_flood(pub, hand, ctl, ev, evn)
+            elif c == FLOOD:  # every Free Gub to the discard pile
+                for i in range(pub[P_HI]):
+                    if (pub[P_SIDE + i] >= 0 and pub[P_ELD + i] == 0 and pub[P_TRAP + i] == 0
+                            and pub[P_BM + i] + pub[P_BT + i] + pub[P_BV + i] == 0):
+                        pub[P_DISC + GUB] += 1
+                        slot_reset(pub, i)
                 pub[P_DISC + c] += 1
             elif is_event(c):
                 pub[P_DISC + c] += 1

@@ -283,7 +283,8 @@ def raise_kernel_error(setup: Setup, err: np.ndarray) -> None:
         raise PolicyError(f"seat {a} ({who}) returned {value} at decision '{E.DECISION_NAMES[d]}' in game {g}; "
                           f"legal: {legal}")
     if kind == E.E_CONSERVE:
-        what = "a hand or deck counter" if a < 0 else f"card {C.card_name(a - 1)!r}"
+        what = ({-1: "a hand or deck counter", -2: "a per-seat summary of the table"}[a] if a < 0
+                else f"card {C.card_name(a - 1)!r}")
         raise AssertionError(f"Gubs card conservation broken in game {g}: {what} is off")
 
 

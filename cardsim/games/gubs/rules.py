@@ -287,7 +287,6 @@ def play_card(a, k, sb, rb, pb, wb, ob, one):
             debug_check(sb, rb, wb, ob)
             return
     resolve(a, op, card, ts, slot, aux, pub, hand, deck, priv, kn, erng, ctl, ev, evn)
-    refresh(pub)
     debug_check(sb, rb, wb, ob)
 
 
@@ -402,7 +401,6 @@ def drawn_event(a, c, sb, rb, pb, wb, ob, one):
     priv[V_PEND + c] -= 1
     pub[P_DISC + c] += 1
     emit(ctl, ev, evn, EV_TO_DISCARD, a, c, 1, FROM_PEND, -1, 0)
-    refresh(pub)
     debug_check(sb, rb, wb, ob)
 
 
@@ -499,7 +497,6 @@ def finish(i, sb, ob, gout, tbo):
     pub, priv = sb[0], sb[3]
     ctl, ev, evn = ob[0], ob[1], ob[2]
     n = pub[P_NP]
-    refresh(pub)
     done = pub[P_OVER] != 0
     if done:
         final_result(pub, tbo)
@@ -549,7 +546,7 @@ def scratch():
     reps = np.zeros(MAX_GUBS, np.int32)
     opts = np.zeros(NK + 1, np.int32)
     ann = np.zeros(ANN_W, np.int32)
-    tmp = np.zeros(DECK_MAX, np.int32)
+    tmp = np.zeros(max(DECK_MAX, P_SIZE), np.int32)
     tmp2 = np.zeros((MAXS, NK), np.int32)
     keep = np.zeros(MAXS, np.int32)
     redraw = np.zeros(MAXS, np.int32)
