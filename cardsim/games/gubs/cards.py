@@ -194,6 +194,9 @@ LETTERS_THIRDS, LETTERS_SHUFFLED = 0, 1
 # Everything every player can see: seats' sides of the table, the discard pile, hand sizes,
 # Letters out, the deck size. Policies read it; hands and the deck order are elsewhere.
 MAXS = 6
+#: the row of the ``hand`` array (int32[MAXS + 1, NK]) that holds each seat's mask of the card
+#: kinds in its hand: bit k of ``hand[HMASK, s]`` is set when ``hand[s, k] > 0``
+HMASK = MAXS
 P_NP, P_TURN, P_CUR, P_LETTERS, P_DECKN, P_ELDER, P_ELDER_SLOT, P_NRINGS = 0, 1, 2, 3, 4, 5, 6, 7
 P_MUSH_ALL, P_BAR_ALL, P_FLOPPED, P_OVER, P_PROT_ALL, P_SPOUT_ALL, P_FREE_ALL, P_RINGED_ALL = 8, 9, 10, 11, 12, 13, 14, 15
 P_HI = 16  # slots in use are below this index (a high-water mark)

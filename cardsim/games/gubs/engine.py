@@ -53,6 +53,7 @@ from cardsim.games.gubs.cards import (
     FROM_PEND,
     FROM_PLAY,
     GUB,
+    HMASK,
     K_CURE_ANY,
     K_HAND_SIZE,
     K_LETTERS,
@@ -138,6 +139,7 @@ from cardsim.games.gubs.cards import (
     REDRAW_SAME,
     RETREAT,
     RING1,
+    RING2,
     RING3,
     SCOUT,
     SPEAR,
@@ -157,13 +159,25 @@ from cardsim.games.gubs.cards import (
     V_SCOUT_VER,
     V_SIZE,
 )
-from cardsim.jit import njit
+from cardsim.jit import DISABLED, njit
 from cardsim.rng import DEAL, EFFECT, randint, seed_stream, shuffle
 
 C_GAME, C_TRACE, C_DEBUG = 0, 1, 2
 #: err[3] marks which failure stopped a chunk (the wrapper raises on it)
 E_POLICY, E_CONSERVE = 1, 2
 D_DRAW, D_PLAY, D_RESPOND, D_PICK = 0, 1, 2, 3
+#: card-kind masks for :func:`legal_plays` (bit k: card code k)
+BAR_BITS = (1 << MUSHROOM) | (1 << TOAD) | (1 << MOTH)
+RING_BITS = (1 << RING1) | (1 << RING2) | (1 << RING3)
+HT_BITS = ((1 << (CURE + 1)) - 1) ^ ((1 << LURE) - 1)  # the Hazards and Tools, LURE..CURE
+REP_BITS = (1 << MUSHROOM) | (1 << TOAD) | (1 << THIEF) | (1 << SPEAR) | (1 << CRICKET)
+
+if DISABLED:  # interpreted kernels: LLVM's count-trailing-zeros is not there
+    def lowest_bit(x):
+        """The index of the lowest set bit of ``x`` > 0."""
+        return int(x & -x).bit_length() - 1
+else:
+    from numba.cpython.unsafe.numbers import trailing_zeros as lowest_bit
 DECISION_NAMES = ("draw", "play", "respond", "pick")
 
 
@@ -367,7 +381,7 @@ def conserve(pub, hand, deck, priv, cnt, tmp):
                 return -1
             tot += hand[s, k]
             tmp[k] += hand[s, k]
-        if tot != pub[P_HANDN + s] or (s >= n and tot != 0):
+        if tot != pub[P_HANDN + s] or (s >= n and tot != 0) or hand[HMASK, s] != hand_mask(hand, s):
             return -1
     for k in range(NK):
         tmp[k] += pub[P_DISC + k] + priv[V_PEND + k]
@@ -415,8 +429,30 @@ def check(pub, hand, deck, priv, cnt, tmp, ctl, err):
 # -- small moves --------------------------------------------------------------------------
 @njit(_nrt=False)
 def hand_add(pub, hand, s, card, k):
+    """``k`` >= 1 copies of ``card`` into seat ``s``'s hand."""
     hand[s, card] += k
     pub[P_HANDN + s] += k
+    hand[HMASK, s] |= 1 << card
+
+
+@njit(_nrt=False)
+def hand_take(pub, hand, s, card):
+    """One copy of ``card`` leaves seat ``s``'s hand."""
+    v = hand[s, card] - 1
+    hand[s, card] = v
+    pub[P_HANDN + s] -= 1
+    if v == 0:
+        hand[HMASK, s] &= ~(1 << card)
+
+
+@njit(_nrt=False)
+def hand_mask(hand, s):
+    """Seat ``s``'s mask of the card kinds it holds, counted afresh (bit k: ``hand[s, k] > 0``)."""
+    m = 0
+    for k in range(NK):
+        if hand[s, k] > 0:
+            m |= 1 << k
+    return m
 
 
 @njit(_nrt=False)
@@ -592,6 +628,7 @@ def clear_state(n, pub, hand, priv, st):
     for i in range(V_SIZE):
         priv[i] = 0
     for s in range(MAXS):
+        hand[HMASK, s] = 0
         for k in range(NK):
             hand[s, k] = 0
             st[s, k, 0] = 0
@@ -721,54 +758,156 @@ def ring_fits(pub, aux, n):
     return True
 
 
+@njit(_nrt=False, inline="always")
+def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps):
+    """Append the plays of Hazard or Tool ``k`` (LURE..CURE) played as card ``c`` (``k`` itself
+    or Cricket Song acting as it, FAQ 3) by seat ``a`` to ``acts[:n]``; returns the new n."""
+    if k == LURE:
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            if pub[P_FREE + o] > 0:
+                n = add(acts, n, OP_LURE, c, o, -1, 0)
+    elif k == SUPERLURE:
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            if pub[P_FREE + o] + pub[P_PROT + o] > 0:
+                n = add(acts, n, OP_SLURE, c, o, -1, 0)
+    elif k == CYCLONE:
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            if pub[P_BARS + o] > 0:
+                n = add(acts, n, OP_CYCLONE, c, o, -1, 0)
+    elif k == LIGHTNING:
+        e = pub[P_ELDER]
+        if e >= 0 and e != a:
+            n = add(acts, n, OP_LIGHT_ELDER, c, e, pub[P_ELDER_SLOT], 0)
+        if kn[K_LHAND] != 0:
+            for d in range(1, np_):
+                o = seat_at(a, d, np_)
+                if pub[P_HANDN + o] > 0:
+                    n = add(acts, n, OP_LIGHT_HAND, c, o, -1, 0)
+    elif k == THIEF:
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            if pub[P_FREE + o] > 0:
+                n = add(acts, n, OP_THIEF, c, o, -1, 0)
+            if pub[P_SPOUTED + o] > 0:
+                n = add(acts, n, OP_THIEF, c, o, -1, 1)
+            if kn[K_THIEF_ANY] != 0:
+                for j in range(nrep):
+                    i = reps[j]
+                    if pub[P_SIDE + i] == o:
+                        n = add(acts, n, OP_THIEF, c, o, i, 2)
+    elif k == BEETLE:
+        if pub[P_MUSH_ALL] > 0:
+            n = add(acts, n, OP_BEETLE, c, -1, -1, 0)
+    elif k == SPEAR:
+        if pub[P_SPOUT_ALL] > 0:
+            for s in range(np_):
+                if pub[P_SPOUTED + s] > 0:
+                    n = add(acts, n, OP_SPEAR_SPOUT, c, s, -1, 0)
+        for j in range(nrep):
+            i = reps[j]
+            for b in (MUSHROOM, TOAD, MOTH):
+                if pub[bar_index(b) + i] > 0:
+                    n = add(acts, n, OP_SPEAR_BAR, c, pub[P_SIDE + i], i, b)
+    elif k == FLUTE:
+        if pub[P_NRINGS] > 0:
+            for r in range(MAX_RINGS):
+                if pub[P_RSIDE + r] >= 0:
+                    n = add(acts, n, OP_FLUTE, c, pub[P_RSIDE + r], -1, r)
+    elif k == SCOUT:
+        if pub[P_DECKN] > 0:
+            n = add(acts, n, OP_SCOUT_DECK, c, -1, -1, 0)
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            if pub[P_HANDN + o] > 0:
+                n = add(acts, n, OP_SCOUT_HAND, c, o, -1, 0)
+    elif k == RETREAT:
+        if (pub[P_FREE + a] + pub[P_PROT + a] + pub[P_SPOUTED + a] + pub[P_RINGED + a]
+                + pub[P_RINGS_ON + a]) > 0:
+            n = add(acts, n, OP_RETREAT, c, a, -1, 0)
+    elif k == CURE:  # any card of the discard pile but the Elder (FAQ 5) and Events
+        if kn[K_CURE_ANY] == 0:
+            if pub[P_DISC + GUB] > 0:
+                n = add(acts, n, OP_CURE, c, -1, -1, GUB)
+        else:
+            for q in range(FLOOD):  # the card codes below Flash Flood are the cards that are not Events
+                if pub[P_DISC + q] > 0 and q != ELDER:
+                    n = add(acts, n, OP_CURE, c, -1, -1, q)
+    return n
+
+
 @njit(_nrt=False)
 def legal_plays(a, pub, hand, kn, acts, reps):
     """Fill ``acts[:n]`` (int32[MAX_ACTS, 5] rows op, card, tseat, tslot, aux) with seat ``a``'s
     legal plays, ``acts[0]`` = stop; return n. Copies of a card are one play; Free Gubs of one
     side are alike (``tslot = -1``: the effect takes the first such Gub); Protected Gubs alike
     in side and Barricades are one target. Hazards and Traps that pick a player or a Gub pick
-    an opponent (the sheet: they attack opponents)."""
+    an opponent (the sheet: they attack opponents).
+
+    The order of the rows is part of the game (``random`` draws an index): stop, Gubs, the
+    Barricades' plays, Sud Spout, Rings, then each Hazard and Tool held in card order, then
+    each again as Cricket Song. Only the kinds held are visited (``hand[HMASK, a]``)."""
     n = add(acts, 0, OP_STOP, -1, -1, -1, 0)
-    h = hand[a]
+    hm = hand[HMASK, a]
     np_ = pub[P_NP]
-    if h[GUB] > 0:
+    if hm & (1 << GUB):
         n = add(acts, n, OP_GUB, GUB, a, -1, 0)
-    if h[ELDER] > 0:
+    if hm & (1 << ELDER):
         n = add(acts, n, OP_GUB, ELDER, a, -1, 0)
     nrep = 0
-    if pub[P_PROT_ALL] > 0 and (h[MUSHROOM] + h[TOAD] + h[THIEF] + h[SPEAR] + h[CRICKET] > 0
-                                or (kn[K_STACK] != 0 and h[MOTH] > 0)):
+    if pub[P_PROT_ALL] > 0 and (hm & REP_BITS or (kn[K_STACK] != 0 and hm & (1 << MOTH))):
         nrep = protected_reps(pub, reps)
-    # Barricades: protect your Gub (never the Elder, FAQ 5); Mushroom / Toad Rider destroy
-    for b in (MUSHROOM, TOAD, MOTH):
-        if h[b] == 0:
-            continue
-        if pub[P_FREE + a] > 0:
-            n = add(acts, n, OP_PROTECT, b, a, -1, 0)
-        if kn[K_STACK] != 0:
+    if hm & BAR_BITS:
+        # Barricades: protect your Gub (never the Elder, FAQ 5); Mushroom / Toad Rider destroy
+        for b in (MUSHROOM, TOAD, MOTH):
+            if hm & (1 << b) == 0:
+                continue
+            if pub[P_FREE + a] > 0:
+                n = add(acts, n, OP_PROTECT, b, a, -1, 0)
+            if kn[K_STACK] != 0:
+                for j in range(nrep):
+                    i = reps[j]
+                    if pub[P_SIDE + i] == a:
+                        n = add(acts, n, OP_PROTECT, b, a, i, 0)
+        if hm & (1 << MUSHROOM):
             for j in range(nrep):
                 i = reps[j]
-                if pub[P_SIDE + i] == a:
-                    n = add(acts, n, OP_PROTECT, b, a, i, 0)
-    if h[MUSHROOM] > 0:
-        for j in range(nrep):
-            i = reps[j]
-            if pub[P_BM + i] > 0:
-                n = add(acts, n, OP_UNMUSH, MUSHROOM, pub[P_SIDE + i], i, MUSHROOM)
-    if h[TOAD] > 0 and kn[K_TOAD] != 0:
-        for j in range(nrep):
-            i = reps[j]
-            for b in (MUSHROOM, TOAD, MOTH):
-                if pub[bar_index(b) + i] > 0:
-                    n = add(acts, n, OP_UNBAR, TOAD, pub[P_SIDE + i], i, b)
+                if pub[P_BM + i] > 0:
+                    n = add(acts, n, OP_UNMUSH, MUSHROOM, pub[P_SIDE + i], i, MUSHROOM)
+        if hm & (1 << TOAD) and kn[K_TOAD] != 0:
+            for j in range(nrep):
+                i = reps[j]
+                for b in (MUSHROOM, TOAD, MOTH):
+                    if pub[bar_index(b) + i] > 0:
+                        n = add(acts, n, OP_UNBAR, TOAD, pub[P_SIDE + i], i, b)
     # Traps
-    if h[SPOUT] > 0:
+    if hm & (1 << SPOUT):
         for d in range(1, np_):
             o = seat_at(a, d, np_)
             if pub[P_FREE + o] > 0:
                 n = add(acts, n, OP_SPOUT, SPOUT, o, -1, 0)
+    if hm & RING_BITS and pub[P_FREE_ALL] > pub[P_FREE + a]:
+        n = ring_plays(a, n, hm, np_, pub, kn, acts)
+    # Hazards and Tools: the cards themselves, then Cricket Song acting as each (FAQ 3)
+    ht = hm & HT_BITS
+    while ht != 0:
+        k = lowest_bit(ht)
+        ht &= ht - 1
+        n = ht_plays(k, k, a, n, np_, nrep, pub, kn, acts, reps)
+    if hm & (1 << CRICKET):
+        for k in range(LURE, CURE + 1):
+            n = ht_plays(k, CRICKET, a, n, np_, nrep, pub, kn, acts, reps)
+    return n
+
+
+@njit(_nrt=False)
+def ring_plays(a, n, hm, np_, pub, kn, acts):
+    """The Rings' plays of :func:`legal_plays` (each Ring held: every way to pick exactly its
+    number of opponents' Free Gubs, as counts per seat; ``ring_exact = false``: up to it)."""
     for ring in range(RING1, RING3 + 1):
-        if h[ring] == 0:
+        if hm & (1 << ring) == 0:
             continue
         k = ring - RING1 + 1
         lo = k if kn[K_RING_EXACT] != 0 else 1
@@ -792,90 +931,6 @@ def legal_plays(a, pub, hand, kn, acts, reps):
                                    + (1 << (2 * seat_at(a, d3, np_))))
                             if ring_fits(pub, aux, np_):
                                 n = add(acts, n, OP_RING, ring, -1, -1, aux)
-    # Hazards and Tools: the card itself, then Cricket Song acting as it (FAQ 3)
-    for src in range(2):
-        if src == 1 and h[CRICKET] == 0:
-            break
-        c = LURE if src == 0 else CRICKET
-        if h[c] > 0:
-            for d in range(1, np_):
-                o = seat_at(a, d, np_)
-                if pub[P_FREE + o] > 0:
-                    n = add(acts, n, OP_LURE, c, o, -1, 0)
-        c = SUPERLURE if src == 0 else CRICKET
-        if h[c] > 0:
-            for d in range(1, np_):
-                o = seat_at(a, d, np_)
-                if pub[P_FREE + o] + pub[P_PROT + o] > 0:
-                    n = add(acts, n, OP_SLURE, c, o, -1, 0)
-        c = CYCLONE if src == 0 else CRICKET
-        if h[c] > 0:
-            for d in range(1, np_):
-                o = seat_at(a, d, np_)
-                if pub[P_BARS + o] > 0:
-                    n = add(acts, n, OP_CYCLONE, c, o, -1, 0)
-        c = LIGHTNING if src == 0 else CRICKET
-        if h[c] > 0:
-            e = pub[P_ELDER]
-            if e >= 0 and e != a:
-                n = add(acts, n, OP_LIGHT_ELDER, c, e, pub[P_ELDER_SLOT], 0)
-            if kn[K_LHAND] != 0:
-                for d in range(1, np_):
-                    o = seat_at(a, d, np_)
-                    if pub[P_HANDN + o] > 0:
-                        n = add(acts, n, OP_LIGHT_HAND, c, o, -1, 0)
-        c = THIEF if src == 0 else CRICKET
-        if h[c] > 0:
-            for d in range(1, np_):
-                o = seat_at(a, d, np_)
-                if pub[P_FREE + o] > 0:
-                    n = add(acts, n, OP_THIEF, c, o, -1, 0)
-                if pub[P_SPOUTED + o] > 0:
-                    n = add(acts, n, OP_THIEF, c, o, -1, 1)
-                if kn[K_THIEF_ANY] != 0:
-                    for j in range(nrep):
-                        i = reps[j]
-                        if pub[P_SIDE + i] == o:
-                            n = add(acts, n, OP_THIEF, c, o, i, 2)
-        c = BEETLE if src == 0 else CRICKET
-        if h[c] > 0 and pub[P_MUSH_ALL] > 0:
-            n = add(acts, n, OP_BEETLE, c, -1, -1, 0)
-        c = SPEAR if src == 0 else CRICKET
-        if h[c] > 0:
-            for s in range(np_):
-                if pub[P_SPOUTED + s] > 0:
-                    n = add(acts, n, OP_SPEAR_SPOUT, c, s, -1, 0)
-            for j in range(nrep):
-                i = reps[j]
-                for b in (MUSHROOM, TOAD, MOTH):
-                    if pub[bar_index(b) + i] > 0:
-                        n = add(acts, n, OP_SPEAR_BAR, c, pub[P_SIDE + i], i, b)
-        c = FLUTE if src == 0 else CRICKET
-        if h[c] > 0:
-            for r in range(MAX_RINGS):
-                if pub[P_RSIDE + r] >= 0:
-                    n = add(acts, n, OP_FLUTE, c, pub[P_RSIDE + r], -1, r)
-        c = SCOUT if src == 0 else CRICKET
-        if h[c] > 0:
-            if pub[P_DECKN] > 0:
-                n = add(acts, n, OP_SCOUT_DECK, c, -1, -1, 0)
-            for d in range(1, np_):
-                o = seat_at(a, d, np_)
-                if pub[P_HANDN + o] > 0:
-                    n = add(acts, n, OP_SCOUT_HAND, c, o, -1, 0)
-        c = RETREAT if src == 0 else CRICKET
-        if h[c] > 0:
-            if (pub[P_FREE + a] + pub[P_PROT + a] + pub[P_SPOUTED + a] + pub[P_RINGED + a]
-                    + pub[P_RINGS_ON + a]) > 0:
-                n = add(acts, n, OP_RETREAT, c, a, -1, 0)
-        c = CURE if src == 0 else CRICKET
-        if h[c] > 0:
-            for k in range(NK):
-                if pub[P_DISC + k] == 0 or k == ELDER or is_event(k):
-                    continue
-                if kn[K_CURE_ANY] == 0 and k != GUB:
-                    continue
-                n = add(acts, n, OP_CURE, c, -1, -1, k)
     return n
 
 
@@ -984,6 +1039,7 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
                 pub[P_DISC + k] += c
                 emit(ctl, ev, evn, EV_TO_DISCARD, ts, k, c, FROM_HAND, 0, 0)
         pub[P_HANDN + ts] = 0
+        hand[HMASK, ts] = 0
     elif op == OP_THIEF:  # steal an opponent's Gub; from a Sud Spout, the Spout is discarded (FAQ 8)
         i = tsl
         if pub[P_TRAP + i] == TRAP_SPOUT:
@@ -1115,6 +1171,7 @@ def plague_apply(a, saved, redraw, kn, pub, hand, deck, priv, st, rng, ctl, ev, 
                     deck_insert_random(deck, pub, priv, k, rng, ctl, ev, evn, FROM_HAND, s, -1)
             hand[s, k] = 0
         pub[P_HANDN + s] = 0
+        hand[HMASK, s] = 0
     if kn[K_PSHUFFLE] != 0:
         shuffle(rng, deck, pub[P_DECKN])
         priv[V_DECK_VER] += 1
@@ -1150,6 +1207,7 @@ def merchant_apply(keep, pub, hand, tmp2, ctl, ev, evn):
             if tmp2[p, k] > 0:
                 emit(ctl, ev, evn, EV_TO_HAND, s, k, tmp2[p, k], FROM_HAND, p, 0)
         pub[P_HANDN + s] = tot
+        hand[HMASK, s] = hand_mask(hand, s)
 
 
 # -- the end (G5) -----------------------------------------------------------------------------
@@ -1208,7 +1266,7 @@ def minimal_games(key, start, count, n, cnt, kn):
     Free Gubs, other cards stay in hand; score at the third Letter. Returns the sum of the
     winners' scores so the work cannot be optimised away."""
     pub = np.zeros(P_SIZE, np.int32)
-    hand = np.zeros((MAXS, NK), np.int32)
+    hand = np.zeros((MAXS + 1, NK), np.int32)
     deck = np.zeros(DECK_MAX, np.int32)
     priv = np.zeros(V_SIZE, np.int32)
     st = np.zeros((MAXS, NK, 2), np.int32)
@@ -1246,7 +1304,8 @@ def minimal_games(key, start, count, n, cnt, kn):
             elif is_event(c):
                 pub[P_DISC + c] += 1
             else:
-                hand_add(pub, hand, a, c, 1)
+                hand[a, c] += 1
+                pub[P_HANDN + a] += 1
             a = (a + 1) % n
         refresh(pub)
         final_result(pub, out)

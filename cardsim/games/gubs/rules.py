@@ -68,6 +68,7 @@ from cardsim.games.gubs.cards import (
     G_TURNS,
     G_WINNER,
     G_WINNERS,
+    HMASK,
     K_HAND_LIMIT,
     K_MAX_PLAYS,
     K_MAX_TURNS,
@@ -130,6 +131,8 @@ from cardsim.games.gubs.engine import (
     final_result,
     flash_flood,
     hand_add,
+    hand_mask,
+    hand_take,
     is_event,
     legal_plays,
     merchant_apply,
@@ -184,8 +187,7 @@ def ask(r, card, ctx, a, shown, ann, opts, nopt, pids, params, prng, pub, hand, 
         emit(ctl, ev, evn, EV_PASS, r, card, ctx, 0, 0, 0)
         return -1
     c = opts[j]
-    hand[r, c] -= 1
-    pub[P_HANDN + r] -= 1
+    hand_take(pub, hand, r, c)
     pub[P_DISC + c] += 1
     st[r, c, 1] += 1
     return c
@@ -270,8 +272,7 @@ def play_card(a, k, sb, rb, pb, wb, ob, one):
     tsl = acts[k, 3]
     aux = acts[k, 4]
     slot = target_slot(a, op, ts, tsl, aux, pub)
-    hand[a, card] -= 1
-    pub[P_HANDN + a] -= 1
+    hand_take(pub, hand, a, card)
     priv[V_PEND + card] += 1
     st[a, card, 1] += 1
     ascard = OP_AS[op]
@@ -483,8 +484,7 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
             if j < 0 or j >= nopt:
                 fail(ob, a, D_PICK, j, nopt)
             q = opts[j]
-            hand[a, q] -= 1
-            pub[P_HANDN + a] -= 1
+            hand_take(pub, hand, a, q)
             pub[P_DISC + q] += 1
             emit(ctl, ev, evn, EV_DISCARD, a, q, 0, 0, 0, 0)
             debug_check(sb, rb, wb, ob)
@@ -598,7 +598,7 @@ def simulate(key, start, count, n, pids, params, cnt, kn, stack, debug, trace, e
 @njit
 def simulate_games(key, start, count, n, pids, params, cnt, kn, stack, debug, trace, ev, evn, gout, cout, err, one):
     """:func:`simulate` for a table whose every seat plays built-in policy ``one`` (or ANY)."""
-    sb = (np.zeros(P_SIZE, np.int32), np.zeros((MAXS, NK), np.int32), np.zeros(DECK_MAX, np.int32),
+    sb = (np.zeros(P_SIZE, np.int32), np.zeros((MAXS + 1, NK), np.int32), np.zeros(DECK_MAX, np.int32),
           np.zeros(V_SIZE, np.int32), np.zeros((MAXS, NK, 2), np.int32))
     prng = np.empty((MAXS, 1), np.uint64)
     erng = np.empty(1, np.uint64)
@@ -647,6 +647,8 @@ def run_table(key, g, turn_cap, pids, params, kn, cnt, pub, hand, deck, priv, st
     pb = (pids, params, prng, erng)
     ob = (ctl, ev, evn, err)
     refresh(pub)
+    for s in range(MAXS):
+        hand[HMASK, s] = hand_mask(hand, s)
     debug_check(sb, rb, wb, ob)
     play_turns(turn_cap, sb, rb, pb, wb, ob, ANY)
     tbo = np.zeros(3, np.int64)
