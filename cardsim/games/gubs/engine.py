@@ -838,7 +838,7 @@ def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps):
     return n
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def legal_plays(a, pub, hand, kn, acts, reps):
     """Fill ``acts[:n]`` (int32[MAX_ACTS, 5] rows op, card, tseat, tslot, aux) with seat ``a``'s
     legal plays, ``acts[0]`` = stop; return n. Copies of a card are one play; Free Gubs of one

@@ -255,7 +255,7 @@ def window(ctx, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob, one):
     return -1
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def play_card(a, k, sb, rb, pb, wb, ob, one):
     """Seat ``a`` plays ``acts[k]``: the card leaves the hand (in transit), a Hazard or Trap
     opens an interrupt window (G4), then the effect is carried out unless cancelled. The
