@@ -194,6 +194,9 @@ LETTERS_THIRDS, LETTERS_SHUFFLED = 0, 1
 # Everything every player can see: seats' sides of the table, the discard pile, hand sizes,
 # Letters out, the deck size. Policies read it; hands and the deck order are elsewhere.
 MAXS = 6
+#: the row of the ``hand`` array (int32[MAXS + 1, NK]) that holds each seat's mask of the card
+#: kinds in its hand: bit k of ``hand[HMASK, s]`` is set when ``hand[s, k] > 0``
+HMASK = MAXS
 P_NP, P_TURN, P_CUR, P_LETTERS, P_DECKN, P_ELDER, P_ELDER_SLOT, P_NRINGS = 0, 1, 2, 3, 4, 5, 6, 7
 P_MUSH_ALL, P_BAR_ALL, P_FLOPPED, P_OVER, P_PROT_ALL, P_SPOUT_ALL, P_FREE_ALL, P_RINGED_ALL = 8, 9, 10, 11, 12, 13, 14, 15
 P_HI = 16  # slots in use are below this index (a high-water mark)
@@ -233,12 +236,16 @@ V_SKIPS, V_INTERRUPTS, V_EVENTS, V_PLAYCAPS = V_DECK_VER + 1, V_DECK_VER + 2, V_
 V_SIZE = V_DECK_VER + 5
 
 # -- trace event kinds ----------------------------------------------------------------------
+# (the names and fields they decode to: ``trace_schema.py``)
 (EV_START, EV_DEAL, EV_REDEAL, EV_TURN, EV_DRAW, EV_SKIP, EV_ASK, EV_ANSWER, EV_PASS, EV_CANCEL, EV_FLOP,
  EV_EVENT, EV_LETTER, EV_PLAY, EV_MOVE, EV_TO_DISCARD, EV_TO_HAND, EV_TO_DECK, EV_TRAPPED, EV_FREED, EV_SAVE,
- EV_KEEP, EV_SEEN, EV_DISCARD, EV_SCORE, EV_END, EV_SHUFFLE, EV_REDRAW, EV_PROTECTED) = range(1, 30)
+ EV_KEEP, EV_SEEN, EV_DISCARD, EV_SCORE, EV_END, EV_SHUFFLE, EV_DECK, EV_PROTECTED, EV_GUB_IN, EV_RING_IN,
+ EV_CARDS) = range(1, 33)
+#: cards per EV_CARDS row (the rows after an EV_DECK or EV_SHUFFLE row list the deck, top first)
+CARDS_PER_ROW = 5
 # places a card leaves (EV_TO_DISCARD / EV_TO_HAND / EV_TO_DECK ``from``)
-FROM_PLAY, FROM_HAND, FROM_DISCARD, FROM_PEND = 0, 1, 2, 3
-FROM_NAMES = ("play", "hand", "discard", "played")
+FROM_PLAY, FROM_HAND, FROM_DISCARD, FROM_PEND, FROM_DECK = 0, 1, 2, 3, 4
+FROM_NAMES = ("play", "hand", "discard", "played", "deck")
 # tie breaks (G5)
 TB_NONE, TB_ELDER, TB_HAND, TB_SHARED, TB_UNFINISHED = 0, 1, 2, 3, 4
 TB_NAMES = ("none", "elder", "hand", "shared", "unfinished")

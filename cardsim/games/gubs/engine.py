@@ -23,16 +23,21 @@ from cardsim.events import write_event
 from cardsim.games.gubs.cards import (
     BEETLE,
     CARD_TYPE,
+    CARDS_PER_ROW,
     CRICKET,
     CURE,
     CYCLONE,
     DECK_MAX,
     ELDER,
+    EV_CARDS,
     EV_DEAL,
+    EV_DECK,
     EV_FREED,
+    EV_GUB_IN,
     EV_MOVE,
     EV_PROTECTED,
     EV_REDEAL,
+    EV_RING_IN,
     EV_SEEN,
     EV_SHUFFLE,
     EV_START,
@@ -42,10 +47,13 @@ from cardsim.games.gubs.cards import (
     EV_TRAPPED,
     FLOOD,
     FLUTE,
+    FROM_DECK,
     FROM_DISCARD,
     FROM_HAND,
+    FROM_PEND,
     FROM_PLAY,
     GUB,
+    HMASK,
     K_CURE_ANY,
     K_HAND_SIZE,
     K_LETTERS,
@@ -131,6 +139,7 @@ from cardsim.games.gubs.cards import (
     REDRAW_SAME,
     RETREAT,
     RING1,
+    RING2,
     RING3,
     SCOUT,
     SPEAR,
@@ -150,13 +159,25 @@ from cardsim.games.gubs.cards import (
     V_SCOUT_VER,
     V_SIZE,
 )
-from cardsim.jit import njit
+from cardsim.jit import DISABLED, njit
 from cardsim.rng import DEAL, EFFECT, randint, seed_stream, shuffle
 
 C_GAME, C_TRACE, C_DEBUG = 0, 1, 2
 #: err[3] marks which failure stopped a chunk (the wrapper raises on it)
 E_POLICY, E_CONSERVE = 1, 2
 D_DRAW, D_PLAY, D_RESPOND, D_PICK = 0, 1, 2, 3
+#: card-kind masks for :func:`legal_plays` (bit k: card code k)
+BAR_BITS = (1 << MUSHROOM) | (1 << TOAD) | (1 << MOTH)
+RING_BITS = (1 << RING1) | (1 << RING2) | (1 << RING3)
+HT_BITS = ((1 << (CURE + 1)) - 1) ^ ((1 << LURE) - 1)  # the Hazards and Tools, LURE..CURE
+REP_BITS = (1 << MUSHROOM) | (1 << TOAD) | (1 << THIEF) | (1 << SPEAR) | (1 << CRICKET)
+
+if DISABLED:  # interpreted kernels: LLVM's count-trailing-zeros is not there
+    def lowest_bit(x):
+        """The index of the lowest set bit of ``x`` > 0."""
+        return int(x & -x).bit_length() - 1
+else:
+    from numba.cpython.unsafe.numbers import trailing_zeros as lowest_bit
 DECISION_NAMES = ("draw", "play", "respond", "pick")
 
 
@@ -168,6 +189,24 @@ def emit(ctl, ev, evn, kind, seat, a, b, c, d, e):
         return
     write_event(ev, evn[0], ctl[C_GAME], kind, seat, a, b, c, d, e)
     evn[0] += 1
+
+
+@njit(_nrt=False)
+def deck_card(deck, n, j):
+    """The ``j``-th card from the top of a deck of ``n`` cards (-1 past the bottom)."""
+    return deck[n - 1 - j] if j < n else -1
+
+
+@njit(_nrt=False)
+def emit_deck(ctl, ev, evn, kind, deck, n):
+    """Trace the whole deck: a ``kind`` row (EV_DECK after set-up, EV_SHUFFLE after a shuffle)
+    with its size, then EV_CARDS rows of CARDS_PER_ROW cards each, top first (-1 pads the last)."""
+    if ctl[C_TRACE] == 0:
+        return
+    emit(ctl, ev, evn, kind, -1, n, 0, 0, 0, 0)
+    for j in range(0, n, CARDS_PER_ROW):
+        emit(ctl, ev, evn, EV_CARDS, -1, deck_card(deck, n, j), deck_card(deck, n, j + 1),
+             deck_card(deck, n, j + 2), deck_card(deck, n, j + 3), deck_card(deck, n, j + 4))
 
 
 @njit(_nrt=False)
@@ -261,10 +300,75 @@ def refresh(pub):
 
 
 @njit(_nrt=False)
+def slot_delta(pub, i, d):
+    """Add (``d`` = 1) or take away (``d`` = -1) slot ``i``'s part of the per-seat summaries,
+    as :func:`refresh` counts it. Every change to a slot is bracketed by the two, so the
+    summaries stay current without a full refresh after each play."""
+    s = pub[P_SIDE + i]
+    if s < 0:
+        return
+    if pub[P_ELD + i] != 0:
+        pub[P_SCORE + s] += d
+        pub[P_ELDER] = s if d > 0 else -1
+        pub[P_ELDER_SLOT] = i if d > 0 else -1
+        return
+    tr = pub[P_TRAP + i]
+    if tr == 0:
+        pub[P_SCORE + s] += d
+        m = pub[P_BM + i]
+        t = pub[P_BT + i]
+        b = m + t + pub[P_BV + i]
+        if b == 0:
+            pub[P_FREE + s] += d
+            pub[P_FREE_ALL] += d
+        else:
+            pub[P_PROT + s] += d
+            pub[P_PROT_ALL] += d
+            pub[P_BARS + s] += d * b
+            pub[P_BAR_ALL] += d * b
+            pub[P_MUSH + s] += d * m
+            pub[P_MUSH_ALL] += d * m
+            if m > 0:
+                pub[P_MUSHGUBS + s] += d
+            if t > 0:
+                pub[P_TOADGUBS + s] += d
+    elif tr == TRAP_SPOUT:
+        pub[P_SPOUTED + s] += d
+        pub[P_SPOUT_ALL] += d
+    else:
+        pub[P_RINGED + s] += d
+        pub[P_RINGED_ALL] += d
+
+
+@njit(_nrt=False)
+def ring_delta(pub, r, d):
+    """:func:`slot_delta` for Ring ``r``."""
+    s = pub[P_RSIDE + r]
+    if s >= 0:
+        pub[P_RINGS_ON + s] += d
+        pub[P_NRINGS] += d
+
+
+@njit(_nrt=False)
+def summaries_ok(pub, tmp):
+    """Debug: the summaries kept by :func:`slot_delta` equal a full :func:`refresh` (``tmp``:
+    int32 scratch of P_SIZE or more)."""
+    t = tmp[:P_SIZE]
+    for k in range(P_SIZE):
+        t[k] = pub[k]
+    refresh(t)
+    for k in range(P_SIZE):
+        if t[k] != pub[k]:
+            return False
+    return True
+
+
+@njit(_nrt=False)
 def conserve(pub, hand, deck, priv, cnt, tmp):
     """Debug (DESIGN "Correctness"): count every card in every place; 0 when each card
     of ``cnt`` is in exactly one place and the hand/deck counters agree, else the first
-    card code whose count is off plus 1 (or -1 for a counter mismatch)."""
+    card code whose count is off plus 1 (or -1 for a counter mismatch). ``tmp``: int32
+    scratch of NK or more."""
     for k in range(NK):
         tmp[k] = 0
     n = pub[P_NP]
@@ -277,7 +381,7 @@ def conserve(pub, hand, deck, priv, cnt, tmp):
                 return -1
             tot += hand[s, k]
             tmp[k] += hand[s, k]
-        if tot != pub[P_HANDN + s] or (s >= n and tot != 0):
+        if tot != pub[P_HANDN + s] or (s >= n and tot != 0) or hand[HMASK, s] != hand_mask(hand, s):
             return -1
     for k in range(NK):
         tmp[k] += pub[P_DISC + k] + priv[V_PEND + k]
@@ -312,6 +416,8 @@ def check(pub, hand, deck, priv, cnt, tmp, ctl, err):
     if ctl[C_DEBUG] == 0:
         return
     code = conserve(pub, hand, deck, priv, cnt, tmp)
+    if code == 0 and not summaries_ok(pub, tmp):
+        code = -2
     if code != 0:
         err[0] = ctl[C_GAME]
         err[1] = code
@@ -323,12 +429,36 @@ def check(pub, hand, deck, priv, cnt, tmp, ctl, err):
 # -- small moves --------------------------------------------------------------------------
 @njit(_nrt=False)
 def hand_add(pub, hand, s, card, k):
+    """``k`` >= 1 copies of ``card`` into seat ``s``'s hand."""
     hand[s, card] += k
     pub[P_HANDN + s] += k
+    hand[HMASK, s] |= 1 << card
+
+
+@njit(_nrt=False)
+def hand_take(pub, hand, s, card):
+    """One copy of ``card`` leaves seat ``s``'s hand."""
+    v = hand[s, card] - 1
+    hand[s, card] = v
+    pub[P_HANDN + s] -= 1
+    if v == 0:
+        hand[HMASK, s] &= ~(1 << card)
+
+
+@njit(_nrt=False)
+def hand_mask(hand, s):
+    """Seat ``s``'s mask of the card kinds it holds, counted afresh (bit k: ``hand[s, k] > 0``)."""
+    m = 0
+    for k in range(NK):
+        if hand[s, k] > 0:
+            m |= 1 << k
+    return m
 
 
 @njit(_nrt=False)
 def slot_new(pub, side, elder):
+    """A Gub enters play on ``side`` in the lowest free slot (a Free Gub, or the Elder); returns
+    the slot. The summaries are not updated (:func:`slot_delta`, or a :func:`refresh` after set-up)."""
     for i in range(MAX_GUBS):
         if pub[P_SIDE + i] < 0:
             if i >= pub[P_HI]:
@@ -344,13 +474,40 @@ def slot_new(pub, side, elder):
 
 
 @njit(_nrt=False)
-def slot_clear(pub, i):
+def slot_reset(pub, i):
     pub[P_SIDE + i] = -1
     pub[P_ELD + i] = 0
     pub[P_TRAP + i] = 0
     pub[P_BM + i] = 0
     pub[P_BT + i] = 0
     pub[P_BV + i] = 0
+
+
+@njit(_nrt=False)
+def slot_clear(pub, i):
+    """Slot ``i`` leaves play (whatever sat on it has already gone)."""
+    slot_delta(pub, i, -1)
+    slot_reset(pub, i)
+    hi = pub[P_HI]
+    while hi > 0 and pub[P_SIDE + hi - 1] < 0:
+        hi -= 1
+    pub[P_HI] = hi
+
+
+@njit(_nrt=False)
+def slot_set(pub, off, i, v):
+    """Set field ``off`` (P_TRAP, P_BM, P_BT, P_BV, P_SIDE) of slot ``i`` to ``v``, keeping the summaries."""
+    slot_delta(pub, i, -1)
+    pub[off + i] = v
+    slot_delta(pub, i, 1)
+
+
+@njit(_nrt=False)
+def ring_clear(pub, r):
+    """Ring ``r`` leaves play (its Gubs are no longer beneath it)."""
+    ring_delta(pub, r, -1)
+    pub[P_RSIDE + r] = -1
+    pub[P_RN + r] = 0
 
 
 @njit(_nrt=False)
@@ -377,6 +534,9 @@ def bar_index(card):
 def bars_away(pub, hand, i, dest, seat, ctl, ev, evn):
     """Barricades of slot ``i`` leave it: to the discard pile (dest 0) or to ``seat``'s hand (dest 1)."""
     side = pub[P_SIDE + i]
+    if pub[P_BM + i] + pub[P_BT + i] + pub[P_BV + i] == 0:
+        return
+    slot_delta(pub, i, -1)
     for card in (MUSHROOM, TOAD, MOTH):
         off = bar_index(card) + i
         k = pub[off]
@@ -388,7 +548,8 @@ def bars_away(pub, hand, i, dest, seat, ctl, ev, evn):
             emit(ctl, ev, evn, EV_TO_DISCARD, side, card, k, FROM_PLAY, i, 0)
         else:
             hand_add(pub, hand, seat, card, k)
-            emit(ctl, ev, evn, EV_TO_HAND, seat, card, k, FROM_PLAY, side, 0)
+            emit(ctl, ev, evn, EV_TO_HAND, seat, card, k, FROM_PLAY, side, i)
+    slot_delta(pub, i, 1)
 
 
 @njit(_nrt=False)
@@ -417,12 +578,14 @@ def deck_insert(deck, pub, priv, card, pos):
 
 
 @njit(_nrt=False)
-def deck_insert_random(deck, pub, priv, card, rng, ctl, ev, evn, src):
-    """Put ``card`` back into the deck at a uniform position ("randomly", G2); returns its depth."""
+def deck_insert_random(deck, pub, priv, card, rng, ctl, ev, evn, src, seat, place):
+    """Put ``card`` back into the deck at a uniform position ("randomly", G2); returns its
+    depth. ``src``: from seat ``seat``'s hand, the card in transit ``seat`` drew, the Gub slot
+    ``place`` on seat ``seat``'s side, or the top of the deck (an Event dealt to ``seat``)."""
     n = pub[P_DECKN]
     pos = randint(rng, n + 1)
     deck_insert(deck, pub, priv, card, pos)
-    emit(ctl, ev, evn, EV_TO_DECK, -1, card, n - pos, src, 0, 0)
+    emit(ctl, ev, evn, EV_TO_DECK, seat, card, n - pos, src, place, 0)
     return n - pos
 
 
@@ -448,7 +611,7 @@ def draw_nonevent(s, deck, pub, priv, hand, st, rng, ctl, ev, evn, kind):
     while True:
         c = draw_top(deck, pub)
         if is_event(c):
-            depth = deck_insert_random(deck, pub, priv, c, rng, ctl, ev, evn, FROM_HAND)
+            depth = deck_insert_random(deck, pub, priv, c, rng, ctl, ev, evn, FROM_DECK, s, -1)
             emit(ctl, ev, evn, EV_REDEAL, s, c, depth, 0, 0, 0)
             continue
         st[s, c, 0] += 1
@@ -465,12 +628,13 @@ def clear_state(n, pub, hand, priv, st):
     for i in range(V_SIZE):
         priv[i] = 0
     for s in range(MAXS):
+        hand[HMASK, s] = 0
         for k in range(NK):
             hand[s, k] = 0
             st[s, k, 0] = 0
             st[s, k, 1] = 0
     for i in range(MAX_GUBS):
-        slot_clear(pub, i)
+        slot_reset(pub, i)
     for r in range(MAX_RINGS):
         pub[P_RSIDE + r] = -1
         pub[P_RKIND + r] = 0
@@ -539,6 +703,7 @@ def setup_game(n, cnt, kn, stack, pub, hand, deck, priv, st, drng, scr, ctl, ev,
         pub[P_DECKN] = m
     else:
         pub[P_DECKN] = build_deck(n, cnt, kn, deck, drng, scr)
+    emit_deck(ctl, ev, evn, EV_DECK, deck, pub[P_DECKN])
     for _ in range(kn[K_HAND_SIZE]):
         for s in range(n):
             draw_nonevent(s, deck, pub, priv, hand, st, drng, ctl, ev, evn, EV_DEAL)
@@ -593,54 +758,156 @@ def ring_fits(pub, aux, n):
     return True
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
+def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps):
+    """Append the plays of Hazard or Tool ``k`` (LURE..CURE) played as card ``c`` (``k`` itself
+    or Cricket Song acting as it, FAQ 3) by seat ``a`` to ``acts[:n]``; returns the new n."""
+    if k == LURE:
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            if pub[P_FREE + o] > 0:
+                n = add(acts, n, OP_LURE, c, o, -1, 0)
+    elif k == SUPERLURE:
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            if pub[P_FREE + o] + pub[P_PROT + o] > 0:
+                n = add(acts, n, OP_SLURE, c, o, -1, 0)
+    elif k == CYCLONE:
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            if pub[P_BARS + o] > 0:
+                n = add(acts, n, OP_CYCLONE, c, o, -1, 0)
+    elif k == LIGHTNING:
+        e = pub[P_ELDER]
+        if e >= 0 and e != a:
+            n = add(acts, n, OP_LIGHT_ELDER, c, e, pub[P_ELDER_SLOT], 0)
+        if kn[K_LHAND] != 0:
+            for d in range(1, np_):
+                o = seat_at(a, d, np_)
+                if pub[P_HANDN + o] > 0:
+                    n = add(acts, n, OP_LIGHT_HAND, c, o, -1, 0)
+    elif k == THIEF:
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            if pub[P_FREE + o] > 0:
+                n = add(acts, n, OP_THIEF, c, o, -1, 0)
+            if pub[P_SPOUTED + o] > 0:
+                n = add(acts, n, OP_THIEF, c, o, -1, 1)
+            if kn[K_THIEF_ANY] != 0:
+                for j in range(nrep):
+                    i = reps[j]
+                    if pub[P_SIDE + i] == o:
+                        n = add(acts, n, OP_THIEF, c, o, i, 2)
+    elif k == BEETLE:
+        if pub[P_MUSH_ALL] > 0:
+            n = add(acts, n, OP_BEETLE, c, -1, -1, 0)
+    elif k == SPEAR:
+        if pub[P_SPOUT_ALL] > 0:
+            for s in range(np_):
+                if pub[P_SPOUTED + s] > 0:
+                    n = add(acts, n, OP_SPEAR_SPOUT, c, s, -1, 0)
+        for j in range(nrep):
+            i = reps[j]
+            for b in (MUSHROOM, TOAD, MOTH):
+                if pub[bar_index(b) + i] > 0:
+                    n = add(acts, n, OP_SPEAR_BAR, c, pub[P_SIDE + i], i, b)
+    elif k == FLUTE:
+        if pub[P_NRINGS] > 0:
+            for r in range(MAX_RINGS):
+                if pub[P_RSIDE + r] >= 0:
+                    n = add(acts, n, OP_FLUTE, c, pub[P_RSIDE + r], -1, r)
+    elif k == SCOUT:
+        if pub[P_DECKN] > 0:
+            n = add(acts, n, OP_SCOUT_DECK, c, -1, -1, 0)
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            if pub[P_HANDN + o] > 0:
+                n = add(acts, n, OP_SCOUT_HAND, c, o, -1, 0)
+    elif k == RETREAT:
+        if (pub[P_FREE + a] + pub[P_PROT + a] + pub[P_SPOUTED + a] + pub[P_RINGED + a]
+                + pub[P_RINGS_ON + a]) > 0:
+            n = add(acts, n, OP_RETREAT, c, a, -1, 0)
+    elif k == CURE:  # any card of the discard pile but the Elder (FAQ 5) and Events
+        if kn[K_CURE_ANY] == 0:
+            if pub[P_DISC + GUB] > 0:
+                n = add(acts, n, OP_CURE, c, -1, -1, GUB)
+        else:
+            for q in range(FLOOD):  # the card codes below Flash Flood are the cards that are not Events
+                if pub[P_DISC + q] > 0 and q != ELDER:
+                    n = add(acts, n, OP_CURE, c, -1, -1, q)
+    return n
+
+
+@njit(_nrt=False, inline="always")
 def legal_plays(a, pub, hand, kn, acts, reps):
     """Fill ``acts[:n]`` (int32[MAX_ACTS, 5] rows op, card, tseat, tslot, aux) with seat ``a``'s
     legal plays, ``acts[0]`` = stop; return n. Copies of a card are one play; Free Gubs of one
     side are alike (``tslot = -1``: the effect takes the first such Gub); Protected Gubs alike
     in side and Barricades are one target. Hazards and Traps that pick a player or a Gub pick
-    an opponent (the sheet: they attack opponents)."""
+    an opponent (the sheet: they attack opponents).
+
+    The order of the rows is part of the game (``random`` draws an index): stop, Gubs, the
+    Barricades' plays, Sud Spout, Rings, then each Hazard and Tool held in card order, then
+    each again as Cricket Song. Only the kinds held are visited (``hand[HMASK, a]``)."""
     n = add(acts, 0, OP_STOP, -1, -1, -1, 0)
-    h = hand[a]
+    hm = hand[HMASK, a]
     np_ = pub[P_NP]
-    if h[GUB] > 0:
+    if hm & (1 << GUB):
         n = add(acts, n, OP_GUB, GUB, a, -1, 0)
-    if h[ELDER] > 0:
+    if hm & (1 << ELDER):
         n = add(acts, n, OP_GUB, ELDER, a, -1, 0)
     nrep = 0
-    if pub[P_PROT_ALL] > 0 and (h[MUSHROOM] + h[TOAD] + h[THIEF] + h[SPEAR] + h[CRICKET] > 0
-                                or (kn[K_STACK] != 0 and h[MOTH] > 0)):
+    if pub[P_PROT_ALL] > 0 and (hm & REP_BITS or (kn[K_STACK] != 0 and hm & (1 << MOTH))):
         nrep = protected_reps(pub, reps)
-    # Barricades: protect your Gub (never the Elder, FAQ 5); Mushroom / Toad Rider destroy
-    for b in (MUSHROOM, TOAD, MOTH):
-        if h[b] == 0:
-            continue
-        if pub[P_FREE + a] > 0:
-            n = add(acts, n, OP_PROTECT, b, a, -1, 0)
-        if kn[K_STACK] != 0:
+    if hm & BAR_BITS:
+        # Barricades: protect your Gub (never the Elder, FAQ 5); Mushroom / Toad Rider destroy
+        for b in (MUSHROOM, TOAD, MOTH):
+            if hm & (1 << b) == 0:
+                continue
+            if pub[P_FREE + a] > 0:
+                n = add(acts, n, OP_PROTECT, b, a, -1, 0)
+            if kn[K_STACK] != 0:
+                for j in range(nrep):
+                    i = reps[j]
+                    if pub[P_SIDE + i] == a:
+                        n = add(acts, n, OP_PROTECT, b, a, i, 0)
+        if hm & (1 << MUSHROOM):
             for j in range(nrep):
                 i = reps[j]
-                if pub[P_SIDE + i] == a:
-                    n = add(acts, n, OP_PROTECT, b, a, i, 0)
-    if h[MUSHROOM] > 0:
-        for j in range(nrep):
-            i = reps[j]
-            if pub[P_BM + i] > 0:
-                n = add(acts, n, OP_UNMUSH, MUSHROOM, pub[P_SIDE + i], i, MUSHROOM)
-    if h[TOAD] > 0 and kn[K_TOAD] != 0:
-        for j in range(nrep):
-            i = reps[j]
-            for b in (MUSHROOM, TOAD, MOTH):
-                if pub[bar_index(b) + i] > 0:
-                    n = add(acts, n, OP_UNBAR, TOAD, pub[P_SIDE + i], i, b)
+                if pub[P_BM + i] > 0:
+                    n = add(acts, n, OP_UNMUSH, MUSHROOM, pub[P_SIDE + i], i, MUSHROOM)
+        if hm & (1 << TOAD) and kn[K_TOAD] != 0:
+            for j in range(nrep):
+                i = reps[j]
+                for b in (MUSHROOM, TOAD, MOTH):
+                    if pub[bar_index(b) + i] > 0:
+                        n = add(acts, n, OP_UNBAR, TOAD, pub[P_SIDE + i], i, b)
     # Traps
-    if h[SPOUT] > 0:
+    if hm & (1 << SPOUT):
         for d in range(1, np_):
             o = seat_at(a, d, np_)
             if pub[P_FREE + o] > 0:
                 n = add(acts, n, OP_SPOUT, SPOUT, o, -1, 0)
+    if hm & RING_BITS and pub[P_FREE_ALL] > pub[P_FREE + a]:
+        n = ring_plays(a, n, hm, np_, pub, kn, acts)
+    # Hazards and Tools: the cards themselves, then Cricket Song acting as each (FAQ 3)
+    ht = hm & HT_BITS
+    while ht != 0:
+        k = lowest_bit(ht)
+        ht &= ht - 1
+        n = ht_plays(k, k, a, n, np_, nrep, pub, kn, acts, reps)
+    if hm & (1 << CRICKET):
+        for k in range(LURE, CURE + 1):
+            n = ht_plays(k, CRICKET, a, n, np_, nrep, pub, kn, acts, reps)
+    return n
+
+
+@njit(_nrt=False)
+def ring_plays(a, n, hm, np_, pub, kn, acts):
+    """The Rings' plays of :func:`legal_plays` (each Ring held: every way to pick exactly its
+    number of opponents' Free Gubs, as counts per seat; ``ring_exact = false``: up to it)."""
     for ring in range(RING1, RING3 + 1):
-        if h[ring] == 0:
+        if hm & (1 << ring) == 0:
             continue
         k = ring - RING1 + 1
         lo = k if kn[K_RING_EXACT] != 0 else 1
@@ -664,90 +931,6 @@ def legal_plays(a, pub, hand, kn, acts, reps):
                                    + (1 << (2 * seat_at(a, d3, np_))))
                             if ring_fits(pub, aux, np_):
                                 n = add(acts, n, OP_RING, ring, -1, -1, aux)
-    # Hazards and Tools: the card itself, then Cricket Song acting as it (FAQ 3)
-    for src in range(2):
-        if src == 1 and h[CRICKET] == 0:
-            break
-        c = LURE if src == 0 else CRICKET
-        if h[c] > 0:
-            for d in range(1, np_):
-                o = seat_at(a, d, np_)
-                if pub[P_FREE + o] > 0:
-                    n = add(acts, n, OP_LURE, c, o, -1, 0)
-        c = SUPERLURE if src == 0 else CRICKET
-        if h[c] > 0:
-            for d in range(1, np_):
-                o = seat_at(a, d, np_)
-                if pub[P_FREE + o] + pub[P_PROT + o] > 0:
-                    n = add(acts, n, OP_SLURE, c, o, -1, 0)
-        c = CYCLONE if src == 0 else CRICKET
-        if h[c] > 0:
-            for d in range(1, np_):
-                o = seat_at(a, d, np_)
-                if pub[P_BARS + o] > 0:
-                    n = add(acts, n, OP_CYCLONE, c, o, -1, 0)
-        c = LIGHTNING if src == 0 else CRICKET
-        if h[c] > 0:
-            e = pub[P_ELDER]
-            if e >= 0 and e != a:
-                n = add(acts, n, OP_LIGHT_ELDER, c, e, pub[P_ELDER_SLOT], 0)
-            if kn[K_LHAND] != 0:
-                for d in range(1, np_):
-                    o = seat_at(a, d, np_)
-                    if pub[P_HANDN + o] > 0:
-                        n = add(acts, n, OP_LIGHT_HAND, c, o, -1, 0)
-        c = THIEF if src == 0 else CRICKET
-        if h[c] > 0:
-            for d in range(1, np_):
-                o = seat_at(a, d, np_)
-                if pub[P_FREE + o] > 0:
-                    n = add(acts, n, OP_THIEF, c, o, -1, 0)
-                if pub[P_SPOUTED + o] > 0:
-                    n = add(acts, n, OP_THIEF, c, o, -1, 1)
-                if kn[K_THIEF_ANY] != 0:
-                    for j in range(nrep):
-                        i = reps[j]
-                        if pub[P_SIDE + i] == o:
-                            n = add(acts, n, OP_THIEF, c, o, i, 2)
-        c = BEETLE if src == 0 else CRICKET
-        if h[c] > 0 and pub[P_MUSH_ALL] > 0:
-            n = add(acts, n, OP_BEETLE, c, -1, -1, 0)
-        c = SPEAR if src == 0 else CRICKET
-        if h[c] > 0:
-            for s in range(np_):
-                if pub[P_SPOUTED + s] > 0:
-                    n = add(acts, n, OP_SPEAR_SPOUT, c, s, -1, 0)
-            for j in range(nrep):
-                i = reps[j]
-                for b in (MUSHROOM, TOAD, MOTH):
-                    if pub[bar_index(b) + i] > 0:
-                        n = add(acts, n, OP_SPEAR_BAR, c, pub[P_SIDE + i], i, b)
-        c = FLUTE if src == 0 else CRICKET
-        if h[c] > 0:
-            for r in range(MAX_RINGS):
-                if pub[P_RSIDE + r] >= 0:
-                    n = add(acts, n, OP_FLUTE, c, pub[P_RSIDE + r], -1, r)
-        c = SCOUT if src == 0 else CRICKET
-        if h[c] > 0:
-            if pub[P_DECKN] > 0:
-                n = add(acts, n, OP_SCOUT_DECK, c, -1, -1, 0)
-            for d in range(1, np_):
-                o = seat_at(a, d, np_)
-                if pub[P_HANDN + o] > 0:
-                    n = add(acts, n, OP_SCOUT_HAND, c, o, -1, 0)
-        c = RETREAT if src == 0 else CRICKET
-        if h[c] > 0:
-            if (pub[P_FREE + a] + pub[P_PROT + a] + pub[P_SPOUTED + a] + pub[P_RINGED + a]
-                    + pub[P_RINGS_ON + a]) > 0:
-                n = add(acts, n, OP_RETREAT, c, a, -1, 0)
-        c = CURE if src == 0 else CRICKET
-        if h[c] > 0:
-            for k in range(NK):
-                if pub[P_DISC + k] == 0 or k == ELDER or is_event(k):
-                    continue
-                if kn[K_CURE_ANY] == 0 and k != GUB:
-                    continue
-                n = add(acts, n, OP_CURE, c, -1, -1, k)
     return n
 
 
@@ -755,7 +938,7 @@ def legal_plays(a, pub, hand, kn, acts, reps):
 @njit(_nrt=False)
 def move_gub(pub, i, to, op, ctl, ev, evn):
     emit(ctl, ev, evn, EV_MOVE, pub[P_SIDE + i], i, to, op, 0, 0)
-    pub[P_SIDE + i] = to
+    slot_set(pub, P_SIDE, i, to)
 
 
 @njit(_nrt=False)
@@ -769,23 +952,42 @@ def stolen_bars(pub, hand, i, victim, kn, ctl, ev, evn):
 
 
 @njit(_nrt=False)
+def target_slot(a, op, ts, tsl, aux, pub):
+    """The slot a play of seat ``a`` acts on: ``tsl`` when its row names one, else for a play
+    on one Gub of a side (``tslot = -1``: such Gubs are alike) the first such Gub: a Free Gub
+    of ``a`` (a Barricade) or of ``ts`` (Sud Spout, Lure, Smahl Thief with aux 0), or a Gub of
+    ``ts`` under a Sud Spout (Smahl Thief with aux 1); -1 for plays on no single Gub."""
+    if tsl >= 0:
+        return tsl
+    if op == OP_PROTECT:
+        return find_slot(pub, a, 0)
+    if op == OP_SPOUT or op == OP_LURE:
+        return find_slot(pub, ts, 0)
+    if op == OP_THIEF:
+        return find_slot(pub, ts, aux)
+    return -1
+
+
+@njit(_nrt=False)
 def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, evn):
     """Carry out a play of seat ``a`` whose card is in transit (``priv[V_PEND + card]``) and
-    was not cancelled. The card goes where its type sends it: Gubs, Barricades and Traps into
-    play, everything else (Cricket Song included) to the discard pile after use."""
+    was not cancelled; ``tsl`` is the play's :func:`target_slot`. The card goes where its type
+    sends it: Gubs, Barricades and Traps into play, everything else (Cricket Song included) to
+    the discard pile after use."""
     priv[V_PEND + card] -= 1
     if op == OP_GUB:  # G1: a Gub enters play Free on its owner's side
-        slot_new(pub, a, card == ELDER)
+        i = slot_new(pub, a, card == ELDER)
+        slot_delta(pub, i, 1)
+        emit(ctl, ev, evn, EV_GUB_IN, a, card, i, 0, 0, 0)
         return
     if op == OP_PROTECT:  # a Barricade on your Free (or, stacking, Protected) Gub
-        i = find_slot(pub, a, 0) if tsl < 0 else tsl
-        pub[bar_index(card) + i] += 1
-        emit(ctl, ev, evn, EV_PROTECTED, a, i, card, 0, 0, 0)
+        off = bar_index(card)
+        slot_set(pub, off, tsl, pub[off + tsl] + 1)
+        emit(ctl, ev, evn, EV_PROTECTED, a, tsl, card, 0, 0, 0)
         return
     if op == OP_SPOUT:  # trap a Free Gub where it sits
-        i = find_slot(pub, ts, 0)
-        pub[P_TRAP + i] = TRAP_SPOUT
-        emit(ctl, ev, evn, EV_TRAPPED, ts, i, SPOUT, -1, 0, 0)
+        slot_set(pub, P_TRAP, tsl, TRAP_SPOUT)
+        emit(ctl, ev, evn, EV_TRAPPED, ts, tsl, SPOUT, -1, 0, 0)
         return
     if op == OP_RING:  # trap k Free Gubs beneath the Ring on your side (seed 003)
         r = 0
@@ -793,12 +995,14 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
             r += 1
         pub[P_RSIDE + r] = a
         pub[P_RKIND + r] = card
+        ring_delta(pub, r, 1)
+        emit(ctl, ev, evn, EV_RING_IN, a, card, r, 0, 0, 0)
         k = 0
         for s in range(pub[P_NP]):
             c = (aux >> (2 * s)) & 3
             for _ in range(c):
                 i = find_slot(pub, s, 0)
-                pub[P_TRAP + i] = TRAP_RING0 + r
+                slot_set(pub, P_TRAP, i, TRAP_RING0 + r)
                 emit(ctl, ev, evn, EV_TRAPPED, s, i, card, r, a, 0)
                 move_gub(pub, i, a, op, ctl, ev, evn)
                 k += 1
@@ -806,16 +1010,16 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
         return
     pub[P_DISC + card] += 1  # the rest are discarded after use
     if op == OP_UNMUSH:  # force a Mushroom in play to be discarded
-        pub[P_BM + tsl] -= 1
+        slot_set(pub, P_BM, tsl, pub[P_BM + tsl] - 1)
         pub[P_DISC + MUSHROOM] += 1
         emit(ctl, ev, evn, EV_TO_DISCARD, ts, MUSHROOM, 1, FROM_PLAY, tsl, 0)
     elif op == OP_UNBAR or op == OP_SPEAR_BAR:  # destroy one Barricade
-        pub[bar_index(aux) + tsl] -= 1
+        off = bar_index(aux)
+        slot_set(pub, off, tsl, pub[off + tsl] - 1)
         pub[P_DISC + aux] += 1
         emit(ctl, ev, evn, EV_TO_DISCARD, ts, aux, 1, FROM_PLAY, tsl, 0)
     elif op == OP_LURE:  # assumed: one Free Gub of the opponent comes to your side
-        i = find_slot(pub, ts, 0)
-        move_gub(pub, i, a, op, ctl, ev, evn)
+        move_gub(pub, tsl, a, op, ctl, ev, evn)
     elif op == OP_SLURE:  # assumed: all Free and Protected Gubs of one opponent
         for i in range(pub[P_HI]):
             if pub[P_SIDE + i] == ts and pub[P_ELD + i] == 0 and pub[P_TRAP + i] == 0:
@@ -835,10 +1039,11 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
                 pub[P_DISC + k] += c
                 emit(ctl, ev, evn, EV_TO_DISCARD, ts, k, c, FROM_HAND, 0, 0)
         pub[P_HANDN + ts] = 0
+        hand[HMASK, ts] = 0
     elif op == OP_THIEF:  # steal an opponent's Gub; from a Sud Spout, the Spout is discarded (FAQ 8)
-        i = tsl if aux == 2 else find_slot(pub, ts, aux)
+        i = tsl
         if pub[P_TRAP + i] == TRAP_SPOUT:
-            pub[P_TRAP + i] = 0
+            slot_set(pub, P_TRAP, i, 0)
             pub[P_DISC + SPOUT] += 1
             emit(ctl, ev, evn, EV_TO_DISCARD, ts, SPOUT, 1, FROM_PLAY, i, 0)
         stolen_bars(pub, hand, i, ts, kn, ctl, ev, evn)
@@ -848,28 +1053,28 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
             bars_away(pub, hand, i, 1, a, ctl, ev, evn)  # stolen_barricades = move: they come along
             slot_clear(pub, i)
             hand_add(pub, hand, a, GUB, 1)
-            emit(ctl, ev, evn, EV_TO_HAND, a, GUB, 1, FROM_PLAY, ts, 0)
+            emit(ctl, ev, evn, EV_TO_HAND, a, GUB, 1, FROM_PLAY, ts, i)
     elif op == OP_BEETLE:  # every Mushroom in play discarded with the Gub behind it
         for i in range(pub[P_HI]):
             if pub[P_SIDE + i] >= 0 and pub[P_BM + i] > 0:
                 gub_to_discard(pub, hand, i, ctl, ev, evn)
     elif op == OP_SPEAR_SPOUT:  # the Gub stays where it sits, Free (FAQ 6)
         i = find_slot(pub, ts, 1)
-        pub[P_TRAP + i] = 0
+        slot_set(pub, P_TRAP, i, 0)
         pub[P_DISC + SPOUT] += 1
-        emit(ctl, ev, evn, EV_FREED, ts, i, SPOUT, 0, 0, 0)
+        emit(ctl, ev, evn, EV_FREED, ts, i, SPOUT, -1, 0, 0)
+        emit(ctl, ev, evn, EV_TO_DISCARD, ts, SPOUT, 1, FROM_PLAY, i, 0)
     elif op == OP_FLUTE:  # shatter a Ring: its Gubs come into play on your side
         r = aux
         for i in range(pub[P_HI]):
             if pub[P_SIDE + i] >= 0 and pub[P_TRAP + i] == TRAP_RING0 + r:
-                pub[P_TRAP + i] = 0
+                slot_set(pub, P_TRAP, i, 0)
                 emit(ctl, ev, evn, EV_FREED, pub[P_SIDE + i], i, pub[P_RKIND + r], r, 0, 0)
                 if pub[P_SIDE + i] != a:
                     move_gub(pub, i, a, op, ctl, ev, evn)
         pub[P_DISC + pub[P_RKIND + r]] += 1
-        emit(ctl, ev, evn, EV_TO_DISCARD, pub[P_RSIDE + r], pub[P_RKIND + r], 1, FROM_PLAY, -1, 0)
-        pub[P_RSIDE + r] = -1
-        pub[P_RN + r] = 0
+        emit(ctl, ev, evn, EV_TO_DISCARD, pub[P_RSIDE + r], pub[P_RKIND + r], 1, FROM_PLAY, r, 0)
+        ring_clear(pub, r)
     elif op == OP_SCOUT_DECK:  # assumed: look at the top 3 cards
         dn = pub[P_DECKN]
         priv[V_SCOUT_N + a] = dn
@@ -887,20 +1092,20 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
             bars_away(pub, hand, i, 1, a, ctl, ev, evn)
             if pub[P_TRAP + i] == TRAP_SPOUT:
                 hand_add(pub, hand, a, SPOUT, 1)
-                emit(ctl, ev, evn, EV_TO_HAND, a, SPOUT, 1, FROM_PLAY, a, 0)
+                emit(ctl, ev, evn, EV_TO_HAND, a, SPOUT, 1, FROM_PLAY, a, i)
             hand_add(pub, hand, a, GUB, 1)
-            emit(ctl, ev, evn, EV_TO_HAND, a, GUB, 1, FROM_PLAY, a, 0)
+            emit(ctl, ev, evn, EV_TO_HAND, a, GUB, 1, FROM_PLAY, a, i)
             slot_clear(pub, i)
         for r in range(MAX_RINGS):
             if pub[P_RSIDE + r] == a:
                 hand_add(pub, hand, a, pub[P_RKIND + r], 1)
-                emit(ctl, ev, evn, EV_TO_HAND, a, pub[P_RKIND + r], 1, FROM_PLAY, a, 0)
-                pub[P_RSIDE + r] = -1
-                pub[P_RN + r] = 0
+                emit(ctl, ev, evn, EV_TO_HAND, a, pub[P_RKIND + r], 1, FROM_PLAY, a, r)
+                ring_clear(pub, r)
     elif op == OP_CURE:  # take a card from the discard pile (never the Elder, FAQ 5)
         pub[P_DISC + aux] -= 1
         hand_add(pub, hand, a, aux, 1)
-        emit(ctl, ev, evn, EV_TO_HAND, a, aux, 1, FROM_DISCARD, -1, 0)
+        emit(ctl, ev, evn, EV_TO_HAND, a, aux, 1, FROM_DISCARD, -1, -1)
+    emit(ctl, ev, evn, EV_TO_DISCARD, a, card, 1, FROM_PEND, -1, 0)  # the card itself, after use
 
 
 # -- Events that ask nobody -------------------------------------------------------------------
@@ -922,9 +1127,8 @@ def alchemy(a, pub, hand, ctl, ev, evn):
     for r in range(MAX_RINGS):
         if pub[P_RSIDE + r] == a:
             pub[P_DISC + pub[P_RKIND + r]] += 1
-            emit(ctl, ev, evn, EV_TO_DISCARD, a, pub[P_RKIND + r], 1, FROM_PLAY, -1, 0)
-            pub[P_RSIDE + r] = -1
-            pub[P_RN + r] = 0
+            emit(ctl, ev, evn, EV_TO_DISCARD, a, pub[P_RKIND + r], 1, FROM_PLAY, r, 0)
+            ring_clear(pub, r)
 
 
 @njit(_nrt=False)
@@ -935,11 +1139,12 @@ def wasps(pub, hand, deck, priv, rng, ctl, ev, evn):
         if pub[P_SIDE + i] < 0 or pub[P_BT + i] == 0:
             continue
         t = pub[P_BT + i]
-        pub[P_BT + i] = 0
+        slot_set(pub, P_BT, i, 0)
         bars_away(pub, hand, i, 0, -1, ctl, ev, evn)
+        s = pub[P_SIDE + i]
         for _ in range(t):
-            deck_insert_random(deck, pub, priv, TOAD, rng, ctl, ev, evn, FROM_PLAY)
-        deck_insert_random(deck, pub, priv, GUB, rng, ctl, ev, evn, FROM_PLAY)
+            deck_insert_random(deck, pub, priv, TOAD, rng, ctl, ev, evn, FROM_PLAY, s, i)
+        deck_insert_random(deck, pub, priv, GUB, rng, ctl, ev, evn, FROM_PLAY, s, i)
         slot_clear(pub, i)
 
 
@@ -961,15 +1166,16 @@ def plague_apply(a, saved, redraw, kn, pub, hand, deck, priv, st, rng, ctl, ev, 
                 if kn[K_PSHUFFLE] != 0:
                     deck[pub[P_DECKN]] = k
                     pub[P_DECKN] += 1
-                    emit(ctl, ev, evn, EV_TO_DECK, s, k, -1, FROM_HAND, 0, 0)
+                    emit(ctl, ev, evn, EV_TO_DECK, s, k, 0, FROM_HAND, -1, 0)
                 else:
-                    deck_insert_random(deck, pub, priv, k, rng, ctl, ev, evn, FROM_HAND)
+                    deck_insert_random(deck, pub, priv, k, rng, ctl, ev, evn, FROM_HAND, s, -1)
             hand[s, k] = 0
         pub[P_HANDN + s] = 0
+        hand[HMASK, s] = 0
     if kn[K_PSHUFFLE] != 0:
         shuffle(rng, deck, pub[P_DECKN])
         priv[V_DECK_VER] += 1
-        emit(ctl, ev, evn, EV_SHUFFLE, -1, pub[P_DECKN], 0, 0, 0, 0)
+        emit_deck(ctl, ev, evn, EV_SHUFFLE, deck, pub[P_DECKN])
     mode = kn[K_REDRAW]
     for d in range(n):
         s = seat_at(a, d, n)
@@ -1001,6 +1207,7 @@ def merchant_apply(keep, pub, hand, tmp2, ctl, ev, evn):
             if tmp2[p, k] > 0:
                 emit(ctl, ev, evn, EV_TO_HAND, s, k, tmp2[p, k], FROM_HAND, p, 0)
         pub[P_HANDN + s] = tot
+        hand[HMASK, s] = hand_mask(hand, s)
 
 
 # -- the end (G5) -----------------------------------------------------------------------------
@@ -1059,7 +1266,7 @@ def minimal_games(key, start, count, n, cnt, kn):
     Free Gubs, other cards stay in hand; score at the third Letter. Returns the sum of the
     winners' scores so the work cannot be optimised away."""
     pub = np.zeros(P_SIZE, np.int32)
-    hand = np.zeros((MAXS, NK), np.int32)
+    hand = np.zeros((MAXS + 1, NK), np.int32)
     deck = np.zeros(DECK_MAX, np.int32)
     priv = np.zeros(V_SIZE, np.int32)
     st = np.zeros((MAXS, NK, 2), np.int32)
@@ -1087,13 +1294,18 @@ def minimal_games(key, start, count, n, cnt, kn):
                     break
             elif c == GUB or c == ELDER:
                 slot_new(pub, a, c == ELDER)
-            elif c == FLOOD:
-                flash_flood(pub, hand, ctl, ev, evn)
+            elif c == FLOOD:  # every Free Gub to the discard pile
+                for i in range(pub[P_HI]):
+                    if (pub[P_SIDE + i] >= 0 and pub[P_ELD + i] == 0 and pub[P_TRAP + i] == 0
+                            and pub[P_BM + i] + pub[P_BT + i] + pub[P_BV + i] == 0):
+                        pub[P_DISC + GUB] += 1
+                        slot_reset(pub, i)
                 pub[P_DISC + c] += 1
             elif is_event(c):
                 pub[P_DISC + c] += 1
             else:
-                hand_add(pub, hand, a, c, 1)
+                hand[a, c] += 1
+                pub[P_HANDN + a] += 1
             a = (a + 1) % n
         refresh(pub)
         final_result(pub, out)

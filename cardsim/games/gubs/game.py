@@ -188,9 +188,12 @@ class Gubs(Game):
             gout = np.zeros((count, C.NG), np.int32)
             cout = np.zeros((max(1, count * n * C.NK), R.NC), np.int32)
             err = np.zeros(6, np.int64)
+            args = (np.uint64(key), start, count, n, setup.pids(), setup.params(), cnt, kn, stack)
             try:
-                rows = ns["simulate"](np.uint64(key), start, count, n, setup.pids(), setup.params(),
-                                      cnt, kn, stack, debug, trace, ev, evn, gout, cout, err)
+                if debug or trace:
+                    rows = ns["simulate"](*args, debug, trace, ev, evn, gout, cout, err)
+                else:
+                    rows = ns["LEAN"][self._one(setup)](*args, ev, evn, gout, cout, err)
             except (ValueError, AssertionError):
                 raise_kernel_error(setup, err)
                 raise
@@ -198,6 +201,13 @@ class Gubs(Game):
                 evcap = int(evn[0])
                 continue
             return gout, cout[:rows], ev[: evn[0]]
+
+    @staticmethod
+    def _one(setup: Setup) -> int:
+        """The built-in policy every seat plays (the kernel compiled for it, rules.lean), or ANY."""
+        shared = set(setup.pids())
+        one = int(shared.pop()) if len(shared) == 1 else R.ANY
+        return one if one in R.LEAN else R.ANY
 
     @staticmethod
     def _check_stack(stack: np.ndarray, cnt: np.ndarray, n: int) -> np.ndarray:
@@ -225,7 +235,7 @@ class Gubs(Game):
     def trace(self, setup: Setup, key: int, start: int, count: int,
               stack: np.ndarray | None = None) -> list[dict[str, Any]]:
         *_, ev = self._run(setup, key, start, count, True, True, stack)
-        return [decode_event(row) for row in ev]
+        return decode_events(ev)
 
     def describe_event(self, event: Mapping[str, Any]) -> str:
         return describe(event)
@@ -274,7 +284,8 @@ def raise_kernel_error(setup: Setup, err: np.ndarray) -> None:
         raise PolicyError(f"seat {a} ({who}) returned {value} at decision '{E.DECISION_NAMES[d]}' in game {g}; "
                           f"legal: {legal}")
     if kind == E.E_CONSERVE:
-        what = "a hand or deck counter" if a < 0 else f"card {C.card_name(a - 1)!r}"
+        what = ({-1: "a hand or deck counter", -2: "a per-seat summary of the table"}[a] if a < 0
+                else f"card {C.card_name(a - 1)!r}")
         raise AssertionError(f"Gubs card conservation broken in game {g}: {what} is off")
 
 
@@ -424,20 +435,45 @@ EVENT_NAMES = {
     C.EV_TO_HAND: "to_hand", C.EV_TO_DECK: "to_deck", C.EV_TRAPPED: "trapped", C.EV_FREED: "freed",
     C.EV_SAVE: "plague_save", C.EV_KEEP: "merchant_keep", C.EV_SEEN: "scout_seen", C.EV_DISCARD: "discard",
     C.EV_SCORE: "score", C.EV_END: "game_end", C.EV_SHUFFLE: "deck_shuffled", C.EV_PROTECTED: "protected",
+    C.EV_DECK: "deck", C.EV_GUB_IN: "gub_in_play", C.EV_RING_IN: "ring_in_play",
 }
+_RINGS = (C.RING1, C.RING2, C.RING3)
 
 
 def _ring_targets(aux: int) -> dict[str, int]:
     return {f"seat{s}": (aux >> (2 * s)) & 3 for s in range(C.MAXS) if (aux >> (2 * s)) & 3}
 
 
+def _place(out: dict[str, Any], card: int, where: int, place: int) -> None:
+    """A card that left play says where it sat: its Gub slot, or the ring id of a Ring card."""
+    if where == C.FROM_PLAY and place >= 0:
+        out["ring" if card in _RINGS else "slot"] = place
+
+
+def decode_events(rows: np.ndarray) -> list[dict[str, Any]]:
+    """Trace rows as events (:func:`decode_event`); the EV_CARDS rows after a ``deck`` or
+    ``deck_shuffled`` row fill its ``cards`` (top first)."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        if int(row[1]) == C.EV_CARDS:
+            out[-1]["cards"].extend(C.card_name(int(k)) for k in row[3:] if k >= 0)
+        else:
+            out.append(decode_event(row))
+    return out
+
+
 def decode_event(row: np.ndarray) -> dict[str, Any]:
-    """One trace row as a dict: ``event`` names the kind, cards are named as the sheet writes them."""
+    """One trace row as a dict: ``event`` names the kind, cards are named as the sheet writes
+    them; the fields of every event are documented in ``trace_schema.EVENTS``."""
     g, kind, seat, a, b, c, d, e = (int(x) for x in row)
     cn = C.card_name
     out: dict[str, Any] = {"event": EVENT_NAMES.get(kind, f"?{kind}"), "game": g}
-    if kind == C.EV_START:
+    if kind in (C.EV_START, C.EV_GUB_IN):
         out |= {"seat": seat, "card": cn(a), "slot": b}
+    elif kind == C.EV_RING_IN:
+        out |= {"seat": seat, "card": cn(a), "ring": b}
+    elif kind == C.EV_DECK:
+        out["cards"] = []
     elif kind in (C.EV_DEAL, C.EV_DRAW):
         out |= {"seat": seat, "card": cn(a)}
         if kind == C.EV_DRAW:
@@ -484,18 +520,23 @@ def decode_event(row: np.ndarray) -> dict[str, Any]:
         out |= {"from_seat": seat, "slot": a, "to_seat": b, "by": C.OP_NAMES[c]}
     elif kind == C.EV_TO_DISCARD:
         out |= {"seat": seat, "card": cn(a), "copies": b, "from": C.FROM_NAMES[c]}
+        _place(out, a, c, d)
     elif kind == C.EV_TO_HAND:
-        out |= {"seat": seat, "card": cn(a), "copies": b, "from": C.FROM_NAMES[c], "from_seat": d}
+        out |= {"seat": seat, "card": cn(a), "copies": b, "from": C.FROM_NAMES[c]}
+        if c != C.FROM_DISCARD:
+            out["from_seat"] = d
+        _place(out, a, c, e)
     elif kind == C.EV_TO_DECK:
-        out |= {"card": cn(a), "depth": b, "from": C.FROM_NAMES[c]}
-        if seat >= 0:
-            out["seat"] = seat
+        out |= {"seat": seat, "card": cn(a), "depth": b, "from": C.FROM_NAMES[c]}
+        _place(out, a, c, d)
     elif kind == C.EV_TRAPPED:
         out |= {"seat": seat, "slot": a, "trap": cn(b)}
         if c >= 0:
             out |= {"ring": c, "ring_side": d}
     elif kind == C.EV_FREED:
         out |= {"seat": seat, "slot": a, "trap": cn(b)}
+        if c >= 0:
+            out["ring"] = c
     elif kind == C.EV_PROTECTED:
         out |= {"seat": seat, "slot": a, "card": cn(b)}
     elif kind == C.EV_SAVE:
@@ -513,7 +554,7 @@ def decode_event(row: np.ndarray) -> dict[str, Any]:
         out |= {"winner": seat, "winners": [s for s in range(C.MAXS) if (a >> s) & 1],
                 "tie_break": C.TB_NAMES[b], "turns": c, "letters_flopped": d, "finished": bool(e)}
     elif kind == C.EV_SHUFFLE:
-        out |= {"deck": a}
+        out |= {"deck": a, "cards": []}
     return out
 
 
@@ -521,7 +562,13 @@ def describe(e: Mapping[str, Any]) -> str:
     k = e["event"]
     s = e.get("seat")
     if k == "start_gub":
-        return f"seat {s} starts with a Gub in play"
+        return f"seat {s} starts with a Gub in play (slot {e['slot']})"
+    if k == "deck":
+        return f"the deck, top first: {', '.join(e['cards'])}"
+    if k == "gub_in_play":
+        return f"  {e['card']} enters play on seat {s}'s side (slot {e['slot']})"
+    if k == "ring_in_play":
+        return f"  {e['card']} (ring {e['ring']}) is placed on seat {s}'s side"
     if k == "deal":
         return f"seat {s} gets {e['card']}"
     if k == "event_dealt_back":
@@ -563,16 +610,18 @@ def describe(e: Mapping[str, Any]) -> str:
         return " ".join([f"seat {s} plays {card}: {e['op']}", *tgt])
     if k == "gub_moved":
         return f"  Gub in slot {e['slot']} moves from seat {e['from_seat']} to seat {e['to_seat']}"
-    if k == "to_discard":
-        return f"  {e['copies']} x {e['card']} to the discard pile (from {e['from']})"
-    if k == "to_hand":
-        return f"  {e['copies']} x {e['card']} into seat {s}'s hand (from {e['from']})"
-    if k == "to_deck":
-        return f"  {e['card']} into the deck at depth {e['depth']}"
+    if k in ("to_discard", "to_hand", "to_deck"):
+        src = e["from"] + (f", slot {e['slot']}" if "slot" in e else "") + (f", ring {e['ring']}" if "ring" in e else "")
+        if k == "to_discard":
+            return f"  {e['copies']} x {e['card']} of seat {s} to the discard pile (from {src})"
+        if k == "to_hand":
+            return f"  {e['copies']} x {e['card']} into seat {s}'s hand (from {src})"
+        return f"  {e['card']} of seat {s} into the deck at depth {e['depth']} (from {src})"
     if k == "trapped":
         return f"  Gub in slot {e['slot']} (seat {s}) trapped by {e['trap']}"
     if k == "freed":
-        return f"  Gub in slot {e['slot']} (seat {s}) freed from {e['trap']}"
+        return f"  Gub in slot {e['slot']} (seat {s}) freed from {e['trap']}" + (
+            f" (ring {e['ring']})" if "ring" in e else "")
     if k == "protected":
         return f"  {e['card']} protects the Gub in slot {e['slot']} (seat {s})"
     if k == "plague_save":
@@ -591,7 +640,7 @@ def describe(e: Mapping[str, Any]) -> str:
         who = f"seat {e['winner']} wins" if e["winner"] >= 0 else f"seats {e['winners']} share the win"
         return f"== game {e['game']}: {who} (tie-break {e['tie_break']}) after {e['turns']} turns"
     if k == "deck_shuffled":
-        return f"  the deck is shuffled ({e['deck']} cards)"
+        return f"  the deck is shuffled ({e['deck']} cards), top first: {', '.join(e['cards'])}"
     return str(dict(e))
 
 

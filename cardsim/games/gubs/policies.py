@@ -567,7 +567,7 @@ def script_pick(seat, purpose, opts, nopts, pub, hand, params, rng):
 
 
 # -- dispatchers (one per decision point) -------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def decide_draw(pid, seat, peek, pub, hand, params, rng):
     if pid == SIMPLE:
         return 1
@@ -578,7 +578,7 @@ def decide_draw(pid, seat, peek, pub, hand, params, rng):
     return random_draw(seat, peek, pub, hand, params, rng)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def decide_play(pid, seat, acts, nacts, pub, hand, params, rng):
     if pid == SIMPLE:
         return simple_play(seat, acts, nacts, pub, hand, params, rng)
@@ -589,7 +589,7 @@ def decide_play(pid, seat, acts, nacts, pub, hand, params, rng):
     return random_play(seat, acts, nacts, pub, hand, params, rng)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def decide_respond(pid, seat, ann, opts, nopts, pub, hand, params, rng):
     if pid == SIMPLE:
         return simple_respond(seat, ann, opts, nopts, pub, hand, params, rng)
@@ -600,7 +600,7 @@ def decide_respond(pid, seat, ann, opts, nopts, pub, hand, params, rng):
     return random_respond(seat, ann, opts, nopts, pub, hand, params, rng)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def decide_pick(pid, seat, purpose, opts, nopts, pub, hand, params, rng):
     if pid == SIMPLE:
         return simple_pick(seat, purpose, opts, nopts, pub, hand, params, rng)

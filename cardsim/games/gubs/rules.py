@@ -68,6 +68,7 @@ from cardsim.games.gubs.cards import (
     G_TURNS,
     G_WINNER,
     G_WINNERS,
+    HMASK,
     K_HAND_LIMIT,
     K_MAX_PLAYS,
     K_MAX_TURNS,
@@ -130,6 +131,8 @@ from cardsim.games.gubs.engine import (
     final_result,
     flash_flood,
     hand_add,
+    hand_mask,
+    hand_take,
     is_event,
     legal_plays,
     merchant_apply,
@@ -138,15 +141,25 @@ from cardsim.games.gubs.engine import (
     resolve,
     seat_at,
     setup_game,
+    target_slot,
     wasps,
 )
-from cardsim.games.gubs.policies import decide_draw, decide_pick, decide_play, decide_respond
+from cardsim.games.gubs.policies import RANDOM, SIMPLE, STRONG, decide_draw, decide_pick, decide_play, decide_respond
 from cardsim.jit import njit
 from cardsim.rng import DEAL, EFFECT, POLICY, seed_stream
 
 #: card-table columns (int32 matrix ``cout``): game offset in the chunk, seat, card, drawn, played
 C_G, C_SEAT, C_CARD, C_DRAWN, C_PLAYED = 0, 1, 2, 3, 4
 NC = 5
+#: ``one`` for a table that mixes policies or plays a plug-in: each decision dispatches on its seat's id
+ANY = -1
+
+
+@njit(_nrt=False, inline="always")
+def pid_of(pids, s, one):
+    """Seat ``s``'s dispatch id: ``one``, the built-in policy every seat plays (a literal the
+    kernel is compiled for, see :func:`lean`), or with ANY ``pids[s]``."""
+    return pids[s] if one == ANY else one
 
 
 @njit(_nrt=False)
@@ -163,19 +176,18 @@ def fail(ob, seat, decision, value, nopts):
 
 
 @njit(_nrt=False)
-def ask(r, card, ctx, a, shown, ann, opts, nopt, pids, params, prng, pub, hand, st, ob, ctl, ev, evn):
+def ask(r, card, ctx, a, shown, ann, opts, nopt, pids, params, prng, pub, hand, st, ob, ctl, ev, evn, one):
     """G4: offer seat ``r`` the answers ``opts[1:nopt]`` (``opts[0]`` passes) to ``card``; the
     chosen card leaves its hand for the discard pile. Returns that card, or -1 for a pass."""
     emit(ctl, ev, evn, EV_ASK, r, card, ctx, a, shown, 0)
-    j = decide_respond(pids[r], r, ann, opts, nopt, pub, hand[r], params[r], prng[r])
+    j = decide_respond(pid_of(pids, r, one), r, ann, opts, nopt, pub, hand[r], params[r], prng[r])
     if j < 0 or j >= nopt:
         fail(ob, r, D_RESPOND, j, nopt)
     if j == 0:
         emit(ctl, ev, evn, EV_PASS, r, card, ctx, 0, 0, 0)
         return -1
     c = opts[j]
-    hand[r, c] -= 1
-    pub[P_HANDN + r] -= 1
+    hand_take(pub, hand, r, c)
     pub[P_DISC + c] += 1
     st[r, c, 1] += 1
     return c
@@ -189,7 +201,7 @@ def debug_check(sb, rb, wb, ob):
 
 
 @njit(_nrt=False)
-def window(ctx, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob):
+def window(ctx, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob, one):
     """G4: the card just played (``ctx`` = CTX_PLAY, a Hazard or Trap, maybe Cricket Song
     acting as one) or drawn (CTX_EVENT, an Event or Letter) may be answered by any player,
     asked in turn order from the acting player's left; for a drawn Event the drawer is asked
@@ -230,7 +242,7 @@ def window(ctx, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob):
             nopt += 1
         if nopt == 1:
             continue
-        c = ask(r, card, ctx, a, ascard, ann, opts, nopt, pids, params, prng, pub, hand, st, ob, ctl, ev, evn)
+        c = ask(r, card, ctx, a, ascard, ann, opts, nopt, pids, params, prng, pub, hand, st, ob, ctl, ev, evn, one)
         if c < 0:
             continue
         priv[V_INTERRUPTS] += 1
@@ -243,10 +255,12 @@ def window(ctx, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob):
     return -1
 
 
-@njit(_nrt=False)
-def play_card(a, k, sb, rb, pb, wb, ob):
+@njit(_nrt=False, inline="always")
+def play_card(a, k, sb, rb, pb, wb, ob, one):
     """Seat ``a`` plays ``acts[k]``: the card leaves the hand (in transit), a Hazard or Trap
-    opens an interrupt window (G4), then the effect is carried out unless cancelled."""
+    opens an interrupt window (G4), then the effect is carried out unless cancelled. The
+    trace's ``play`` names the slot the play acts on (:func:`engine.target_slot`), which no
+    answer can change; the window's announcement keeps the row as the policy chose it."""
     pub, hand, deck, priv, st = sb
     kn = rb[0]
     erng = pb[3]
@@ -257,29 +271,28 @@ def play_card(a, k, sb, rb, pb, wb, ob):
     ts = acts[k, 2]
     tsl = acts[k, 3]
     aux = acts[k, 4]
-    hand[a, card] -= 1
-    pub[P_HANDN + a] -= 1
+    slot = target_slot(a, op, ts, tsl, aux, pub)
+    hand_take(pub, hand, a, card)
     priv[V_PEND + card] += 1
     st[a, card, 1] += 1
     ascard = OP_AS[op]
     if op == OP_GUB or op == OP_RING:  # the card itself
         ascard = card
-    emit(ctl, ev, evn, EV_PLAY, a, op, card, ts, tsl, aux)
+    emit(ctl, ev, evn, EV_PLAY, a, op, card, ts, slot, aux)
     if OP_WINDOW[op] != 0:
-        r = window(CTX_PLAY, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob)
+        r = window(CTX_PLAY, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob, one)
         if r >= 0:
             priv[V_PEND + card] -= 1
             pub[P_DISC + card] += 1
             emit(ctl, ev, evn, EV_CANCEL, a, card, r, op, 0, 0)
             debug_check(sb, rb, wb, ob)
             return
-    resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, erng, ctl, ev, evn)
-    refresh(pub)
+    resolve(a, op, card, ts, slot, aux, pub, hand, deck, priv, kn, erng, ctl, ev, evn)
     debug_check(sb, rb, wb, ob)
 
 
 @njit(_nrt=False)
-def plague(a, sb, rb, pb, wb, ob):
+def plague(a, sb, rb, pb, wb, ob, one):
     """Gargok Plague (FAQ 9): each player holding an Age-Old Cure (or Cricket Song acting as
     one) may discard it to keep their hand, asked from the drawer's left, the drawer last;
     then ``engine.plague_apply``."""
@@ -311,7 +324,8 @@ def plague(a, sb, rb, pb, wb, ob):
             nopt += 1
         if nopt == 1:
             continue
-        c = ask(r, PLAGUE, CTX_PLAGUE, a, CURE, ann, opts, nopt, pids, params, prng, pub, hand, st, ob, ctl, ev, evn)
+        c = ask(r, PLAGUE, CTX_PLAGUE, a, CURE, ann, opts, nopt, pids, params, prng, pub, hand, st, ob, ctl, ev, evn,
+                one)
         if c < 0:
             continue
         keep[r] = 1
@@ -320,7 +334,7 @@ def plague(a, sb, rb, pb, wb, ob):
 
 
 @njit(_nrt=False)
-def merchant(a, sb, pb, wb, ob):
+def merchant(a, sb, pb, wb, ob, one):
     """Traveling Merchant (assumed): each player, from the drawer on, picks the card to keep."""
     pub, hand = sb[0], sb[1]
     pids, params, prng = pb[0], pb[1], pb[2]
@@ -338,7 +352,7 @@ def merchant(a, sb, pb, wb, ob):
             if hand[s, k] > 0:
                 opts[nopt] = k
                 nopt += 1
-        j = decide_pick(pids[s], s, PICK_KEEP, opts, nopt, pub, hand[s], params[s], prng[s])
+        j = decide_pick(pid_of(pids, s, one), s, PICK_KEEP, opts, nopt, pub, hand[s], params[s], prng[s])
         if j < 0 or j >= nopt:
             fail(ob, s, D_PICK, j, nopt)
         keep[s] = opts[j]
@@ -347,7 +361,7 @@ def merchant(a, sb, pb, wb, ob):
 
 
 @njit(_nrt=False)
-def drawn_event(a, c, sb, rb, pb, wb, ob):
+def drawn_event(a, c, sb, rb, pb, wb, ob, one):
     """G3/G4: a drawn Event acts at once, after its interrupt window (Flop Boat sends it back
     into the deck at random, a Letter too, even the last: FAQ 7). A Letter is set aside face
     up; the third ends the game at once (G1). Other Events go to the discard pile after acting."""
@@ -355,10 +369,10 @@ def drawn_event(a, c, sb, rb, pb, wb, ob):
     erng = pb[3]
     ctl, ev, evn = ob[0], ob[1], ob[2]
     priv[V_PEND + c] += 1
-    r = window(CTX_EVENT, a, OP_STOP, c, -1, -1, 0, c, sb, rb, pb, wb, ob)
+    r = window(CTX_EVENT, a, OP_STOP, c, -1, -1, 0, c, sb, rb, pb, wb, ob, one)
     if r >= 0:
         priv[V_PEND + c] -= 1
-        depth = deck_insert_random(deck, pub, priv, c, erng, ctl, ev, evn, FROM_PEND)
+        depth = deck_insert_random(deck, pub, priv, c, erng, ctl, ev, evn, FROM_PEND, a, -1)
         emit(ctl, ev, evn, EV_FLOP, r, c, depth, a, 0, 0)
         if c >= LETTER_G:
             pub[P_FLOPPED] += 1
@@ -378,17 +392,16 @@ def drawn_event(a, c, sb, rb, pb, wb, ob):
     if c == FLOOD:
         flash_flood(pub, hand, ctl, ev, evn)
     elif c == PLAGUE:
-        plague(a, sb, rb, pb, wb, ob)
+        plague(a, sb, rb, pb, wb, ob, one)
     elif c == ALCHEMY:
         alchemy(a, pub, hand, ctl, ev, evn)
     elif c == MERCHANT:
-        merchant(a, sb, pb, wb, ob)
+        merchant(a, sb, pb, wb, ob, one)
     elif c == WASPS:
         wasps(pub, hand, deck, priv, erng, ctl, ev, evn)
     priv[V_PEND + c] -= 1
     pub[P_DISC + c] += 1
-    emit(ctl, ev, evn, EV_TO_DISCARD, -1, c, 1, FROM_PEND, 0, 0)
-    refresh(pub)
+    emit(ctl, ev, evn, EV_TO_DISCARD, a, c, 1, FROM_PEND, -1, 0)
     debug_check(sb, rb, wb, ob)
 
 
@@ -403,7 +416,7 @@ def scout_peek(a, pub, deck, priv):
 
 
 @njit(_nrt=False)
-def play_turns(turn_cap, sb, rb, pb, wb, ob):
+def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
     """G3: turns from ``pub[P_CUR]`` until the game ends or ``pub[P_TURN]`` reaches
     ``turn_cap``. A turn: draw one card (optional, never two skips in a row, never after
     playing; a drawn Event acts at once), play any number of cards, discard down to the
@@ -424,7 +437,7 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob):
         if pub[P_DECKN] == 0:
             draw = 0
         elif pub[P_SKIP + a] == 0:
-            draw = decide_draw(pids[a], a, scout_peek(a, pub, deck, priv), pub, hand[a], params[a], prng[a])
+            draw = decide_draw(pid_of(pids, a, one), a, scout_peek(a, pub, deck, priv), pub, hand[a], params[a], prng[a])
             if draw != 0 and draw != 1:
                 fail(ob, a, D_DRAW, draw, 2)
         if draw == 1:
@@ -433,7 +446,7 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob):
             st[a, c, 0] += 1
             emit(ctl, ev, evn, EV_DRAW, a, c, pub[P_DECKN], 0, 0, 0)
             if is_event(c):
-                drawn_event(a, c, sb, rb, pb, wb, ob)
+                drawn_event(a, c, sb, rb, pb, wb, ob, one)
                 if pub[P_OVER] != 0:
                     break
             else:
@@ -453,12 +466,12 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob):
             m = legal_plays(a, pub, hand, kn, acts, reps)
             if m == 1:
                 break
-            k = decide_play(pids[a], a, acts, m, pub, hand[a], params[a], prng[a])
+            k = decide_play(pid_of(pids, a, one), a, acts, m, pub, hand[a], params[a], prng[a])
             if k < 0 or k >= m:
                 fail(ob, a, D_PLAY, k, m)
             if k == 0:
                 break
-            play_card(a, k, sb, rb, pb, wb, ob)
+            play_card(a, k, sb, rb, pb, wb, ob, one)
             plays += 1
         # discard down to the hand limit (never below it)
         while pub[P_HANDN + a] > limit:
@@ -467,12 +480,11 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob):
                 if hand[a, q] > 0:
                     opts[nopt] = q
                     nopt += 1
-            j = decide_pick(pids[a], a, PICK_DISCARD, opts, nopt, pub, hand[a], params[a], prng[a])
+            j = decide_pick(pid_of(pids, a, one), a, PICK_DISCARD, opts, nopt, pub, hand[a], params[a], prng[a])
             if j < 0 or j >= nopt:
                 fail(ob, a, D_PICK, j, nopt)
             q = opts[j]
-            hand[a, q] -= 1
-            pub[P_HANDN + a] -= 1
+            hand_take(pub, hand, a, q)
             pub[P_DISC + q] += 1
             emit(ctl, ev, evn, EV_DISCARD, a, q, 0, 0, 0, 0)
             debug_check(sb, rb, wb, ob)
@@ -485,7 +497,6 @@ def finish(i, sb, ob, gout, tbo):
     pub, priv = sb[0], sb[3]
     ctl, ev, evn = ob[0], ob[1], ob[2]
     n = pub[P_NP]
-    refresh(pub)
     done = pub[P_OVER] != 0
     if done:
         final_result(pub, tbo)
@@ -535,7 +546,7 @@ def scratch():
     reps = np.zeros(MAX_GUBS, np.int32)
     opts = np.zeros(NK + 1, np.int32)
     ann = np.zeros(ANN_W, np.int32)
-    tmp = np.zeros(DECK_MAX, np.int32)
+    tmp = np.zeros(max(DECK_MAX, P_SIZE), np.int32)
     tmp2 = np.zeros((MAXS, NK), np.int32)
     keep = np.zeros(MAXS, np.int32)
     redraw = np.zeros(MAXS, np.int32)
@@ -551,7 +562,7 @@ def seed_game(key, g, n, prng, drng, erng):
 
 
 @njit(_nrt=False)
-def play_games(key, start, count, n, stack, sb, rb, pb, wb, ob, drng, tbo, gout, cout):
+def play_games(key, start, count, n, stack, sb, rb, pb, wb, ob, drng, tbo, gout, cout, one):
     """The game loop of :func:`simulate` (no allocation, so no reference counting)."""
     pub, hand, deck, priv, st = sb
     kn, cnt = rb
@@ -565,7 +576,7 @@ def play_games(key, start, count, n, stack, sb, rb, pb, wb, ob, drng, tbo, gout,
         seed_game(key, g, n, prng, drng, erng)
         setup_game(n, cnt, kn, stack, pub, hand, deck, priv, st, drng, wb[4], ctl, ev, evn)
         debug_check(sb, rb, wb, ob)
-        play_turns(cap, sb, rb, pb, wb, ob)
+        play_turns(cap, sb, rb, pb, wb, ob, one)
         finish(i, sb, ob, gout, tbo)
         row = card_rows(i, n, st, cout, row)
     return row
@@ -580,7 +591,14 @@ def simulate(key, start, count, n, pids, params, cnt, kn, stack, debug, trace, e
     the chunk); returns the number of card rows. An illegal policy answer or (debug) a
     broken card count raises with ``err`` filled in. ``stack`` (int32, top first) replaces
     every game's shuffled deck when non-empty."""
-    sb = (np.zeros(P_SIZE, np.int32), np.zeros((MAXS, NK), np.int32), np.zeros(DECK_MAX, np.int32),
+    return simulate_games(key, start, count, n, pids, params, cnt, kn, stack, debug, trace, ev, evn, gout, cout,
+                          err, ANY)
+
+
+@njit
+def simulate_games(key, start, count, n, pids, params, cnt, kn, stack, debug, trace, ev, evn, gout, cout, err, one):
+    """:func:`simulate` for a table whose every seat plays built-in policy ``one`` (or ANY)."""
+    sb = (np.zeros(P_SIZE, np.int32), np.zeros((MAXS + 1, NK), np.int32), np.zeros(DECK_MAX, np.int32),
           np.zeros(V_SIZE, np.int32), np.zeros((MAXS, NK, 2), np.int32))
     prng = np.empty((MAXS, 1), np.uint64)
     erng = np.empty(1, np.uint64)
@@ -588,7 +606,24 @@ def simulate(key, start, count, n, pids, params, cnt, kn, stack, debug, trace, e
     ctl[C_TRACE] = 1 if trace else 0
     ctl[C_DEBUG] = 1 if debug else 0
     return play_games(key, start, count, n, stack, sb, (kn, cnt), (pids, params, prng, erng), scratch(),
-                      (ctl, ev, evn, err), np.empty(1, np.uint64), np.zeros(3, np.int64), gout, cout)
+                      (ctl, ev, evn, err), np.empty(1, np.uint64), np.zeros(3, np.int64), gout, cout, one)
+
+
+def lean(one):
+    """The simulation entry of :func:`simulate` without ``debug`` and ``trace`` for a table where
+    every seat plays built-in policy ``one`` (ANY: a mixed table or a plug-in). The flags are
+    literal ``False`` and ``one`` a literal, so every dispatcher folds to that policy's code
+    (inlined). Each entry is compiled on first use and cached like any kernel."""
+    @njit
+    def games(key, start, count, n, pids, params, cnt, kn, stack, ev, evn, gout, cout, err):
+        return simulate_games(key, start, count, n, pids, params, cnt, kn, stack, False, False, ev, evn, gout, cout,
+                              err, one)
+
+    return games
+
+
+#: ``{policy id or ANY: simulation entry}`` (see :func:`lean`)
+LEAN = {one: lean(one) for one in (ANY, RANDOM, SIMPLE, STRONG)}
 
 
 @njit
@@ -612,8 +647,10 @@ def run_table(key, g, turn_cap, pids, params, kn, cnt, pub, hand, deck, priv, st
     pb = (pids, params, prng, erng)
     ob = (ctl, ev, evn, err)
     refresh(pub)
+    for s in range(MAXS):
+        hand[HMASK, s] = hand_mask(hand, s)
     debug_check(sb, rb, wb, ob)
-    play_turns(turn_cap, sb, rb, pb, wb, ob)
+    play_turns(turn_cap, sb, rb, pb, wb, ob, ANY)
     tbo = np.zeros(3, np.int64)
     if pub[P_OVER] != 0:
         finish(0, sb, ob, gout, tbo)

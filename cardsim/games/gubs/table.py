@@ -28,7 +28,7 @@ from cardsim.errors import PolicyError
 from cardsim.games.gubs import cards as C
 from cardsim.games.gubs import engine as E
 from cardsim.games.gubs import rules as R
-from cardsim.games.gubs.game import GAME, decode_event
+from cardsim.games.gubs.game import GAME, decode_events
 from cardsim.games.gubs.policies import SCRIPT, WILD
 from cardsim.scenario import build_setup
 
@@ -153,7 +153,7 @@ class Table:
         self.n = players
         self.kn = GAME.knob_array(self.setup)
         self.pub = np.zeros(C.P_SIZE, np.int32)
-        self.hand = np.zeros((C.MAXS, C.NK), np.int32)
+        self.hand = np.zeros((C.MAXS + 1, C.NK), np.int32)  # row HMASK: the kind masks (E.hand_mask)
         self.priv = np.zeros(C.V_SIZE, np.int32)
         self.st = np.zeros((C.MAXS, C.NK, 2), np.int32)
         self.pub[C.P_NP] = players
@@ -237,9 +237,11 @@ class Table:
         pub = self.pub.copy()
         pub[C.P_DECKN] = len(self._deck)
         E.refresh(pub)
+        hand = self.hand.copy()
+        hand[C.HMASK, seat] = E.hand_mask(hand, seat)
         acts = np.zeros((C.MAX_ACTS, C.ACT_W), np.int32)
         reps = np.zeros(C.MAX_GUBS, np.int32)
-        m = E.legal_plays(seat, pub, self.hand, self.kn, acts, reps)
+        m = E.legal_plays(seat, pub, hand, self.kn, acts, reps)
         out = []
         for op, card, ts, tsl, aux in acts[:m].tolist():
             a: Any = aux
@@ -278,7 +280,7 @@ class Table:
     def counts(self) -> np.ndarray:
         """int32[NK]: every card on the table (what conservation checks against)."""
         cnt = np.zeros(C.NK, np.int32)
-        cnt += self.hand.sum(axis=0).astype(np.int32)
+        cnt += self.hand[: C.MAXS].sum(axis=0).astype(np.int32)
         for k in self._deck:
             cnt[k] += 1
         cnt += self.pub[C.P_DISC:C.P_DISC + C.NK]
@@ -322,7 +324,7 @@ class Table:
                 raise PolicyError(f"seat {a} ({names[a]}) returned {value} at decision "
                                   f"'{E.DECISION_NAMES[d]}' (legal: 0..{nopts - 1})") from None
             raise
-        events = [decode_event(r) for r in ev[: evn[0]]]
+        events = decode_events(ev[: evn[0]])
         row = None
         if over:
             g = gout[0]
