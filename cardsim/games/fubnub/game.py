@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 
 from cardsim.errors import PolicyError, ScenarioError
+from cardsim.frames import const, flags, pick
 from cardsim.games.base import Game, Knob, Setup, Variant
 from cardsim.games.fubnub import cards
 from cardsim.games.fubnub import rules as R
@@ -205,7 +206,7 @@ class Fubnub(Game):
         cap = 64 + count * 16  # about 12.5 hands a game; FULL doubles it
         evcap = count * 600 if trace else 1
         while True:
-            hout = np.empty((cap, R.NH), np.int16)
+            hout = np.empty((R.NH, cap), np.int16)
             hg = np.empty(cap, np.int64)
             gout = np.zeros((count, R.NG), np.int32)
             ev = np.zeros((evcap, 8), np.int64)
@@ -234,7 +235,7 @@ class Fubnub(Game):
             if trace and evn[0] > evcap:
                 evcap = int(evn[0])
                 continue
-            return rows, hout[:rows], hg[:rows], gout, ev[: evn[0]]
+            return rows, hout[:, :rows], hg[:rows], gout, ev[: evn[0]]
 
     def _illegal(self, setup: Setup, err: np.ndarray) -> None:
         g, seat, d, value = (int(x) for x in err)
@@ -380,71 +381,84 @@ class Fubnub(Game):
 
 
 # -- frames -------------------------------------------------------------------------
-def _nullable(values: np.ndarray, keep: bool, dtype: pl.DataType, name: str) -> pl.Series:
-    """The column, or all null when it does not apply to the variant."""
-    if keep:
-        return pl.Series(name, values, dtype=dtype)
-    return pl.Series(name, [None] * len(values), dtype=dtype)
+# Columns come straight from the kernel's arrays (one contiguous row of ``hout`` per hand column),
+# and the columns a variant leaves unwritten are constants: no Python object per row.
+def _i8(values: np.ndarray) -> pl.Series:
+    return pl.Series(values.astype(np.int8))
 
 
 def hands_frame(hg: np.ndarray, h: np.ndarray, team: bool = True, nseat: int = 4) -> pl.DataFrame:
-    """The ``hands`` table of kernel rows ``h`` (game indices ``hg``). Each kernel leaves the
-    other's columns unwritten (stores a hand would pay for nothing): this fills them into ``h``."""
+    """The ``hands`` table of kernel output ``h`` (int16[NH, rows]: one row per column, one column
+    per hand; game indices ``hg``). Each kernel leaves the other's columns unwritten (stores a hand
+    would pay for nothing): they are constants here."""
+    n = h.shape[1]
     i8 = pl.Int8
     if team:
-        h[:, R.H_LIMBO:R.H_PS0 + 4] = 0
-        h[:, [R.H_ACTION, R.H_REVEALER, R.H_TARGET]] = -1
+        extra = {
+            "score_t0": _i8(h[R.H_SCORE0]), "score_t1": _i8(h[R.H_SCORE1]), "tie": const(n, False, pl.Boolean),
+            "limbo": const(n, 0, i8), "action_card": const(n, None, ACTION_ENUM), "revealer": const(n, -1, i8),
+            "target": const(n, -1, i8), **{f"points_s{s}": const(n, None, i8) for s in range(4)},
+        }
+        caller, rnd = _i8(h[R.H_CALLER]), _i8(h[R.H_ROUND])
+        misdeal, swept, fubbed = flags(h[R.H_MISDEAL]), flags(h[R.H_SWEPT]), flags(h[R.H_FUBBED])
     else:
-        h[:, [R.H_ROUND, R.H_MISDEAL, R.H_SWEPT, R.H_FUBBED, R.H_SCORE0, R.H_SCORE1]] = 0
-        h[:, R.H_CALLER] = -1
-    act = h[:, R.H_ACTION].astype(np.int64)
-    has_act = act >= 0
-    actions = ACTION_SERIES.gather(np.where(has_act, act, 0))
-    actions = pl.select(pl.when(pl.Series(has_act)).then(actions).otherwise(None).alias("action_card")).to_series()
+        extra = {
+            "score_t0": const(n, None, i8), "score_t1": const(n, None, i8), "tie": flags(h[R.H_TIE]),
+            "limbo": _i8(h[R.H_LIMBO]), "action_card": pick(ACTION_SERIES, h[R.H_ACTION]),
+            "revealer": _i8(h[R.H_REVEALER]), "target": _i8(h[R.H_TARGET]),
+            **{f"points_s{s}": _i8(h[R.H_PS0 + s]) if s < nseat else const(n, None, i8) for s in range(4)},
+        }
+        caller, rnd = const(n, -1, i8), const(n, 0, i8)
+        misdeal, swept, fubbed = (const(n, False, pl.Boolean) for _ in range(3))
     return pl.DataFrame({
         "game": pl.Series(hg, dtype=pl.Int64),
-        "hand": pl.Series(h[:, R.H_HAND], dtype=pl.Int16),
-        "dealer": pl.Series(h[:, R.H_DEALER], dtype=i8),
-        "point_card": POINT_SERIES.gather(h[:, R.H_POINT].astype(np.int64)),
-        "caller": pl.Series(h[:, R.H_CALLER], dtype=i8),
-        "round": pl.Series(h[:, R.H_ROUND], dtype=i8),
-        **{f"tricks_s{s}": pl.Series(h[:, R.H_T0 + s], dtype=i8) for s in range(4)},
-        "winner": pl.Series(h[:, R.H_WINNER], dtype=i8),
-        "misdeal": pl.Series(h[:, R.H_MISDEAL] == 1),
-        "swept": pl.Series(h[:, R.H_SWEPT] == 1),
-        "fubbed": pl.Series(h[:, R.H_FUBBED] == 1),
-        "double": pl.Series(h[:, R.H_DOUBLE] == 1),
-        "swaps": pl.Series(h[:, R.H_SWAPS], dtype=i8),
-        "score_t0": _nullable(h[:, R.H_SCORE0], team, i8, "score_t0"),
-        "score_t1": _nullable(h[:, R.H_SCORE1], team, i8, "score_t1"),
-        "tie": pl.Series(h[:, R.H_TIE] == 1),
-        "limbo": pl.Series(h[:, R.H_LIMBO], dtype=i8),
-        "action_card": actions,
-        "revealer": pl.Series(h[:, R.H_REVEALER], dtype=i8),
-        "target": pl.Series(h[:, R.H_TARGET], dtype=i8),
-        **{f"points_s{s}": _nullable(h[:, R.H_PS0 + s], not team and s < nseat, i8, f"points_s{s}")
-           for s in range(4)},
+        "hand": pl.Series(h[R.H_HAND]),
+        "dealer": _i8(h[R.H_DEALER]),
+        "point_card": pick(POINT_SERIES, h[R.H_POINT]),
+        "caller": caller,
+        "round": rnd,
+        **{f"tricks_s{s}": _i8(h[R.H_T0 + s]) for s in range(4)},
+        "winner": _i8(h[R.H_WINNER]),
+        "misdeal": misdeal,
+        "swept": swept,
+        "fubbed": fubbed,
+        "double": flags(h[R.H_DOUBLE]),
+        "swaps": _i8(h[R.H_SWAPS]),
+        "score_t0": extra["score_t0"],
+        "score_t1": extra["score_t1"],
+        "tie": extra["tie"],
+        "limbo": extra["limbo"],
+        "action_card": extra["action_card"],
+        "revealer": extra["revealer"],
+        "target": extra["target"],
+        **{f"points_s{s}": extra[f"points_s{s}"] for s in range(4)},
     })
 
 
 def games_frame(start: int, g: np.ndarray, team: bool = True, nseat: int = 4) -> pl.DataFrame:
+    """The ``games`` table of kernel output ``g`` (int32[games, NG]); game indices from ``start``."""
+    n = g.shape[0]
+    i16 = pl.Int16
+
+    def col(c: int, dtype: pl.DataType, keep: bool = True) -> pl.Series:
+        return pl.Series(g[:, c], dtype=dtype) if keep else const(n, None, dtype)
+
     return pl.DataFrame({
-        "game": pl.Series(np.arange(start, start + g.shape[0]), dtype=pl.Int64),
-        "winner": pl.Series(g[:, R.G_WINNER], dtype=pl.Int8),
-        "hands": pl.Series(g[:, R.G_HANDS], dtype=pl.Int32),
-        "points_t0": _nullable(g[:, R.G_P0], team, pl.Int16, "points_t0"),
-        "points_t1": _nullable(g[:, R.G_P1], team, pl.Int16, "points_t1"),
-        "first_dealer": pl.Series(g[:, R.G_FIRST], dtype=pl.Int8),
-        "misdeals": pl.Series(g[:, R.G_MISDEALS], dtype=pl.Int32),
-        "unfinished": pl.Series(g[:, R.G_UNFINISHED] == 1),
-        **{f"points_s{s}": _nullable(g[:, R.G_PS0 + s], not team and s < nseat, pl.Int16, f"points_s{s}")
-           for s in range(4)},
-        "tie": pl.Series(g[:, R.G_TIE] == 1),
-        "limbo_left": pl.Series(g[:, R.G_LIMBO], dtype=pl.Int16),
-        "discarded": pl.Series(g[:, R.G_DISC], dtype=pl.Int16),
-        "turtle": pl.Series(g[:, R.G_TURTLE] == 1),
-        "restarts": pl.Series(g[:, R.G_RESTARTS], dtype=pl.Int32),
-        "action_cards": pl.Series(g[:, R.G_ACTIONS], dtype=pl.Int32),
+        "game": pl.Series(np.arange(start, start + n), dtype=pl.Int64),
+        "winner": col(R.G_WINNER, pl.Int8),
+        "hands": col(R.G_HANDS, pl.Int32),
+        "points_t0": col(R.G_P0, i16, team),
+        "points_t1": col(R.G_P1, i16, team),
+        "first_dealer": col(R.G_FIRST, pl.Int8),
+        "misdeals": col(R.G_MISDEALS, pl.Int32),
+        "unfinished": flags(g[:, R.G_UNFINISHED]),
+        **{f"points_s{s}": col(R.G_PS0 + s, i16, not team and s < nseat) for s in range(4)},
+        "tie": flags(g[:, R.G_TIE]),
+        "limbo_left": col(R.G_LIMBO, i16),
+        "discarded": col(R.G_DISC, i16),
+        "turtle": flags(g[:, R.G_TURTLE]),
+        "restarts": col(R.G_RESTARTS, pl.Int32),
+        "action_cards": col(R.G_ACTIONS, pl.Int32),
     })
 
 
