@@ -30,12 +30,14 @@ import hashlib
 import os
 import shutil
 import sys
+import threading
 from functools import cache
 from pathlib import Path
 
 #: bumped when the layout of the cache or of its keys changes
 LAYOUT = "2"
 PACKAGE = Path(__file__).resolve().parent
+_parsing = threading.Lock()
 
 
 def base() -> Path:
@@ -66,7 +68,8 @@ def imported_files(path: Path, resolve) -> set[Path]:
     """Files that ``path`` imports (every ``import`` statement, at any depth), as ``resolve(name)``
     maps a dotted module name to a file or None. ``from a import b`` counts ``a.b`` when that
     is a module, else ``a``."""
-    tree = ast.parse(path.read_bytes(), str(path))
+    with _parsing:  # CPython 3.11's parser is not safe in two threads at once (gh-106905)
+        tree = ast.parse(path.read_bytes(), str(path))
     out: set[Path] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

@@ -17,6 +17,7 @@ from pathlib import Path
 from numba.core import errors as nerrors
 
 # numba's location lines: 'File "mine.py", line 12:' (typing errors) and 'File "mine.py", line 12, in f'
+_PACKAGE = Path(__file__).resolve().parent
 _LOCATION = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\w+))?')
 # a call that does not fit the function's parameters, and the function numba was resolving
 _BIND = re.compile(r"to signature '(?P<sig>\([^']*\))' due to \"TypeError: (?P<why>[^\"]+)\"")
@@ -26,8 +27,13 @@ _NOISE = ("During:", "File \"", "Resolution failure", "- Resolution", "- Of whic
 
 
 def plugin_frame(exc: BaseException, files: set[str]) -> traceback.FrameSummary | None:
-    """The innermost traceback frame of ``exc`` in one of ``files`` (absolute paths)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if str(Path(f.filename).resolve()) in files]
+    """The innermost traceback frame of ``exc`` in one of ``files`` (absolute paths). A kernel
+    loaded from the cache names the path its plug-in had when it was compiled (the cache is keyed
+    by content, not path), so a frame outside cardsim whose file has a plug-in's name counts too."""
+    names = {Path(f).name for f in files}
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if str(Path(f.filename).resolve()) in files
+              or (Path(f.filename).name in names and not Path(f.filename).resolve().is_relative_to(_PACKAGE))]
     return frames[-1] if frames else None
 
 

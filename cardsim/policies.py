@@ -32,6 +32,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ from cardsim.errors import PolicyError, ScenarioError, allowed_list, did_you_mea
 from cardsim.games.base import Game, SeatPolicy
 
 PLUGIN_BASE = 1000
+_building = threading.RLock()
 _namespaces: dict[tuple[Any, ...], Mapping[str, Any]] = {}
 _plugin_modules: dict[tuple[str, str], Any] = {}  # (path, source key) -> module
 #: function name -> (file, first line, decision, the arguments the kernel passes) of loaded plug-ins
@@ -219,6 +221,11 @@ def kernel_namespace(game: Game, plugins: Sequence[str] = ()) -> Mapping[str, An
     module = importlib.import_module(game.kernel_module)
     if not plugins:
         return vars(module)
+    with _building:  # chunks run in threads: build each rebuilt module once
+        return _rebuilt_namespace(game, module, plugins)
+
+
+def _rebuilt_namespace(game: Game, module: Any, plugins: Sequence[str]) -> Mapping[str, Any]:
     sources = tuple(plugin_source_key(ref.rsplit(":", 1)[0]) for ref in plugins)
     memo = (game.name, tuple(plugins), sources)
     if memo in _namespaces:

@@ -43,8 +43,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def write_parquet(frame: pl.DataFrame, target: str | io.BytesIO) -> None:
-    """Write ``frame`` as one parquet part, with the run directory's settings."""
-    frame.write_parquet(target, compression="zstd", statistics=True)
+    """Write ``frame`` as one parquet part, with the run directory's settings: zstd at its fastest
+    level (a part is as small as at the default level) and no column statistics (a part holds
+    every value of its chunk, so min/max would let a scan skip nothing; writing them cost a fifth
+    of the write)."""
+    frame.write_parquet(target, compression="zstd", compression_level=1, statistics=False)
 
 
 def encode_parquet(frame: pl.DataFrame) -> bytes:

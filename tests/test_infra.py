@@ -208,7 +208,9 @@ def test_an_edited_plugin_changes_a_comparison(tmp_path):
     from cardsim import api
 
     d = plugin_dir(tmp_path, HIGHEST)
-    (d / "c.toml").write_text(SCENARIO.format(seat0='"partner"') + """
+    (d / "c.toml").write_text(SCENARIO.split("[seats]")[0] + """
+[seats]
+policy = "partner"
 [compare]
 focus = 0
 rotate = false

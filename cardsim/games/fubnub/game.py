@@ -16,7 +16,7 @@ from cardsim.games.fubnub import cards
 from cardsim.games.fubnub import rules as R
 from cardsim.games.fubnub.policies import GREEDY, POLICIES
 from cardsim.policies import kernel_namespace
-from cardsim.stats import collect, mean_exprs, rate_table, wilson_exprs
+from cardsim.stats import collect_all, mean_exprs, rate_query, rate_table, wilson_exprs
 
 
 def pct(row: Mapping[str, Any]) -> str:
@@ -647,84 +647,98 @@ def describe(e: Mapping[str, Any]) -> str:
 
 
 # -- summaries ------------------------------------------------------------------------
+# Every aggregate is a lazy query over the run's parquet parts, and a summary collects its queries
+# at once with the streaming engine: summarising 100 million hands needs memory for the aggregates
+# only, and the parts' columns are read once.
 def summarize(tables: Mapping[str, pl.LazyFrame]) -> list[tuple[str, pl.DataFrame]]:
-    """The team game's summary. Every aggregate is computed lazily with the streaming
-    engine, so summarising 100 million hands needs memory for the aggregates only."""
+    """The team game's summary."""
     games = tables["games"]
     hands = tables["hands"]
-    out: list[tuple[str, pl.DataFrame]] = []
     finished = games.filter(pl.col("winner") >= 0)
-    teams = pl.concat([
-        rate_table(finished.with_columns(team=pl.lit(t), win=pl.col("winner") == t), ["team"], "win")
-        for t in (0, 1)
-    ])
-    out.append(("Game win rate by team (seats 0+2 = team 0), 95% Wilson", teams))
-    fd = rate_table(finished.with_columns(win=pl.col("winner") == pl.col("first_dealer") % 2), ["first_dealer"], "win")
-    out.append(("Game win rate of the first dealer's team, by first dealer", fd))
     played = ~pl.col("misdeal")
-    hs = collect(hands.select(
-        pl.len().alias("deals"),
-        pl.col("misdeal").mean().alias("misdeal_rate"),
-        (pl.col("swept").sum() / played.sum()).alias("sweep_rate"),
-        (pl.col("fubbed").sum() / played.sum()).alias("fub_rate"),
-    ))
-    length = collect(games.select(mean_exprs("hands", "hands_")))
-    unf = collect(games.select(pl.col("unfinished").sum().alias("unfinished_games"), pl.len().alias("games")))
-    out.append(("Hands per game (mean, se, 95% CI) and per-deal rates",
-                pl.concat([length, hs, unf], how="horizontal")))
-    ev = collect(hands.filter(played).select(pl.len().alias("n"), pl.col("swept").sum().alias("sweep"),
-                                             pl.col("fubbed").sum().alias("fub")))
-    n = int(ev["n"][0])
-    ev = pl.DataFrame({"event": ["sweep", "fub"], "n": [n, n], "k": [int(ev["sweep"][0]), int(ev["fub"][0])]})
-    out.append(("Sweep and fub rates per played hand, 95% Wilson",
-                ev.with_columns(wilson_exprs(pl.col("k"), pl.col("n")))))
     called = hands.filter(pl.col("caller") >= 0).with_columns(
         calling_team_won=pl.col("winner") == pl.col("caller") % 2,
         caller_pos=((pl.col("caller") - pl.col("dealer") + 3) % 4 + 1).cast(pl.Int8))
-    out.append(("Point-card win rate of the calling team, by point card",
-                rate_table(called, ["point_card"], "calling_team_won")))
-    out.append(("Calling team's win rate by caller position (1 = dealer's left ... 4 = dealer)",
-                rate_table(called, ["caller_pos"], "calling_team_won")))
-    return out
+    t0, t1, fd, hs, length, unf, ev, by_card, by_pos = collect_all([
+        *(rate_query(finished.with_columns(team=pl.lit(t), win=pl.col("winner") == t), ["team"], "win")
+          for t in (0, 1)),
+        rate_query(finished.with_columns(win=pl.col("winner") == pl.col("first_dealer") % 2), ["first_dealer"], "win"),
+        hands.select(
+            pl.len().alias("deals"),
+            pl.col("misdeal").mean().alias("misdeal_rate"),
+            (pl.col("swept").sum() / played.sum()).alias("sweep_rate"),
+            (pl.col("fubbed").sum() / played.sum()).alias("fub_rate"),
+        ),
+        games.select(mean_exprs("hands", "hands_")),
+        games.select(pl.col("unfinished").sum().alias("unfinished_games"), pl.len().alias("games")),
+        hands.filter(played).select(pl.len().alias("n"), pl.col("swept").sum().alias("sweep"),
+                                    pl.col("fubbed").sum().alias("fub")),
+        rate_query(called, ["point_card"], "calling_team_won"),
+        rate_query(called, ["caller_pos"], "calling_team_won"),
+    ])
+    n = int(ev["n"][0])
+    ev = pl.DataFrame({"event": ["sweep", "fub"], "n": [n, n], "k": [int(ev["sweep"][0]), int(ev["fub"][0])]})
+    return [
+        ("Game win rate by team (seats 0+2 = team 0), 95% Wilson", pl.concat([t0, t1])),
+        ("Game win rate of the first dealer's team, by first dealer", fd),
+        ("Hands per game (mean, se, 95% CI) and per-deal rates", pl.concat([length, hs, unf], how="horizontal")),
+        ("Sweep and fub rates per played hand, 95% Wilson", ev.with_columns(wilson_exprs(pl.col("k"), pl.col("n")))),
+        ("Point-card win rate of the calling team, by point card", by_card),
+        ("Calling team's win rate by caller position (1 = dealer's left ... 4 = dealer)", by_pos),
+    ]
 
 
 GAME = Fubnub()
 
 
 # -- the modes' summaries -----------------------------------------------------------------
-def _rates(frame: pl.DataFrame, label: str, cols: Mapping[str, pl.Expr]) -> pl.DataFrame:
-    """One row per named 0/1 expression over ``frame``: n, k, rate and Wilson interval."""
-    rows = [{label: name, "n": frame.height, "k": float(frame.select(e.cast(pl.Float64).sum()).item() or 0.0)}
-            for name, e in cols.items()]
+def _sums(frame: pl.LazyFrame, cols: Mapping[str, pl.Expr]) -> pl.LazyFrame:
+    """One row: the row count ``__n`` and the sum of each named 0/1 expression over ``frame``."""
+    return frame.select(pl.len().alias("__n"), *(e.cast(pl.Float64).sum().alias(name) for name, e in cols.items()))
+
+
+def _rates(sums: pl.DataFrame, label: str) -> pl.DataFrame:
+    """One row per sum of :func:`_sums`: n, k, rate and Wilson interval."""
+    row = sums.row(0, named=True)
+    rows = [{label: name, "n": int(row["__n"]), "k": float(row[name] or 0.0)} for name in sums.columns[1:]]
     return pl.DataFrame(rows).with_columns(wilson_exprs(pl.col("k"), pl.col("n")))
+
+
+def _means(frame: pl.LazyFrame, quantities: list[tuple[str, str]]) -> list[pl.LazyFrame]:
+    """One query per (column, name): its n, mean, se and 95% interval."""
+    return [frame.select(mean_exprs(c, "")) for c, _ in quantities]
+
+
+def _mean_rows(frames: list[pl.DataFrame], quantities: list[tuple[str, str]]) -> pl.DataFrame:
+    return pl.concat([f.with_columns(quantity=pl.lit(name)) for f, (_, name) in zip(frames, quantities, strict=True)]
+                     ).select("quantity", pl.exclude("quantity"))
 
 
 def summarize_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
     """Lucky Ghost (F12): what a player's seat gains over its ghost partner, seat by seat."""
     _n, ghosts = table_seats(setup.variant, setup.players)
-    played = tables["hands"].filter(~pl.col("misdeal")).collect()
+    played = tables["hands"].filter(~pl.col("misdeal"))
+    pairs = [(s, (s + 2) % 4) for s in range(4) if not ghosts[s] and ghosts[(s + 2) % 4]]
+    called = played.filter(pl.col("caller") >= 0).with_columns(won=pl.col("winner") == pl.col("caller") % 2)
+    res = collect_all([
+        *(played.select(mean_exprs(f"tricks_s{s}", "tricks_")) for s in range(4)),
+        *(played.select((pl.col(f"tricks_s{s}").cast(pl.Int32) - pl.col(f"tricks_s{p}")).alias("d"))
+          .select(mean_exprs("d", "gain_")) for s, p in pairs),
+        rate_query(called, ["caller"], "won"),
+    ])
     out: list[tuple[str, pl.DataFrame]] = []
     seats = pl.concat([
-        played.select(mean_exprs(f"tricks_s{s}", "tricks_")).with_columns(
-            seat=pl.lit(s, pl.Int8), role=pl.lit("ghost" if ghosts[s] else "player"))
+        res[s].with_columns(seat=pl.lit(s, pl.Int8), role=pl.lit("ghost" if ghosts[s] else "player"))
         for s in range(4)
     ]).select("seat", "role", pl.exclude("seat", "role"))
     out.append(("Tricks per played hand by seat (players and ghosts), mean with 95% CI", seats))
-    gains = []
-    for s in range(4):
-        partner = (s + 2) % 4
-        if ghosts[s] or not ghosts[partner]:
-            continue
-        diff = played.select((pl.col(f"tricks_s{s}").cast(pl.Int32) - pl.col(f"tricks_s{partner}")).alias("d"))
-        gains.append(diff.select(mean_exprs("d", "gain_")).with_columns(
-            seat=pl.lit(s, pl.Int8), ghost_partner=pl.lit(partner, pl.Int8)))
+    gains = [g.with_columns(seat=pl.lit(s, pl.Int8), ghost_partner=pl.lit(p, pl.Int8))
+             for g, (s, p) in zip(res[4:4 + len(pairs)], pairs, strict=True)]
     if gains:
         out.append(("Gain of a player's seat over its ghost partner: tricks per played hand (seat - partner), "
                     "mean with 95% CI", pl.concat(gains).select("seat", "ghost_partner", pl.exclude(
                         "seat", "ghost_partner"))))
-    called = played.filter(pl.col("caller") >= 0).with_columns(won=pl.col("winner") == pl.col("caller") % 2)
-    out.append(("Point-card win rate of the calling team by caller seat (only players call), 95% Wilson",
-                rate_table(called, ["caller"], "won")))
+    out.append(("Point-card win rate of the calling team by caller seat (only players call), 95% Wilson", res[-1]))
     return out
 
 
@@ -744,54 +758,52 @@ def headline_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
 def summarize_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
     """Battle Royal, Solo, Full Deck (F13-F15): win rate per seat, ties, limbo, action cards."""
     nseat, ghosts = table_seats(setup.variant, setup.players)
-    games = tables["games"].collect()
-    hands = tables["hands"].collect()
-    fin = games.filter(~pl.col("unfinished"))
+    full = setup.variant == "full_deck"
+    games = tables["games"]
+    hands = tables["hands"]
     pts = [f"points_s{s}" for s in range(nseat)]
-    fin = fin.with_columns(top=pl.max_horizontal(*pts))
-    out: list[tuple[str, pl.DataFrame]] = []
-    seat_rows = []
-    for s in range(nseat):
-        sole = fin.select(((pl.col("winner") == s)).cast(pl.Float64).sum()).item() if fin.height else 0.0
-        shared = fin.select((pl.col("tie") & (pl.col(f"points_s{s}") == pl.col("top"))).cast(pl.Float64).sum()
-                            ).item() if fin.height else 0.0
-        seat_rows.append({"seat": s, "role": "ghost" if ghosts[s] else "player", "n": fin.height, "k": sole,
-                          "tied_top": shared})
-    wins = pl.DataFrame(seat_rows).with_columns(wilson_exprs(pl.col("k"), pl.col("n")))
-    out.append(("Game win rate per seat (sole most point cards; ties are ties, counted in tied_top), 95% Wilson",
-                wins))
-    out.append(("Games: ties for the most point cards and unfinished games, 95% Wilson",
-                _rates(games, "outcome", {"tie": pl.col("tie"), "unfinished": pl.col("unfinished"),
-                                          **({"turtle_ended": pl.col("turtle")} if setup.variant == "full_deck"
-                                             else {})})))
+    fin = games.filter(~pl.col("unfinished")).with_columns(top=pl.max_horizontal(*pts))
+    seat_q = fin.select(pl.len().alias("n"),
+                        *((pl.col("winner") == s).cast(pl.Float64).sum().alias(f"sole{s}") for s in range(nseat)),
+                        *((pl.col("tie") & (pl.col(f"points_s{s}") == pl.col("top"))).cast(pl.Float64).sum()
+                          .alias(f"shared{s}") for s in range(nseat)))
+    outcomes = {"tie": pl.col("tie"), "unfinished": pl.col("unfinished"),
+                **({"turtle_ended": pl.col("turtle")} if full else {})}
     played = hands.filter(pl.col("action_card").is_null() | (pl.col("action_card") != "Turtle"))
+    per_hand = {"tie_for_most_tricks": pl.col("tie"), "no_winner": pl.col("winner") < 0,
+                "limbo_not_empty_after": pl.col("limbo") > 0}
+    quantities = [*[(f"points_s{s}", f"point cards, seat {s}") for s in range(nseat)],
+                  ("hands", "hands per game"), ("limbo_left", "point cards left in limbo at the end"),
+                  ("discarded", "point cards discarded")]
+    fd_quantities = [("action_cards", "action cards revealed"), ("restarts", "Restart Game")]
+    revealed = hands.filter(pl.col("action_card").is_not_null())
+    queries = [seat_q, _sums(games, outcomes), _sums(played, per_hand), *_means(games, quantities)]
+    if full:
+        queries += [revealed.select(pl.len()), revealed.group_by("action_card").len("k").sort("action_card"),
+                    rate_query(revealed.with_columns(revealer_won=pl.col("winner") == pl.col("revealer")),
+                               ["action_card"], "revealer_won"),
+                    *_means(games, fd_quantities)]
+    res = collect_all(queries)
+    seats, outcome_sums, hand_sums = res[0].row(0, named=True), res[1], res[2]
+    means = res[3:3 + len(quantities)]
+    wins = pl.DataFrame([{"seat": s, "role": "ghost" if ghosts[s] else "player", "n": int(seats["n"]),
+                          "k": float(seats[f"sole{s}"] or 0.0), "tied_top": float(seats[f"shared{s}"] or 0.0)}
+                         for s in range(nseat)]).with_columns(wilson_exprs(pl.col("k"), pl.col("n")))
     tie_rule = setup.knobs.get("tie_rule", "limbo")
-    out.append(("Hands: tie for most tricks, point card to limbo / nobody, 95% Wilson (tie rule: " + tie_rule + ")",
-                _rates(played, "per_hand", {
-                    "tie_for_most_tricks": pl.col("tie"),
-                    "no_winner": pl.col("winner") < 0,
-                    "limbo_not_empty_after": pl.col("limbo") > 0,
-                })))
-    means = pl.concat([
-        games.select(mean_exprs(c, "")).with_columns(quantity=pl.lit(name))
-        for c, name in [*[(f"points_s{s}", f"point cards, seat {s}") for s in range(nseat)],
-                        ("hands", "hands per game"), ("limbo_left", "point cards left in limbo at the end"),
-                        ("discarded", "point cards discarded")]
-    ]).select("quantity", pl.exclude("quantity"))
-    out.append(("Per game means with 95% CI", means))
-    if setup.variant == "full_deck":
-        revealed = hands.filter(pl.col("action_card").is_not_null())
-        n = revealed.height
-        by = revealed.group_by("action_card").len("k").with_columns(n=pl.lit(n)).sort("action_card")
-        by = by.with_columns(wilson_exprs(pl.col("k").cast(pl.Float64), pl.col("n")))
-        out.append(("Full Deck: action cards revealed (share of reveals, 95% Wilson)", by))
-        after = revealed.with_columns(revealer_won=pl.col("winner") == pl.col("revealer"))
-        out.append(("Full Deck: the revealer's point-card win rate in the hand, by action card, 95% Wilson",
-                    rate_table(after, ["action_card"], "revealer_won")))
-        out.append(("Full Deck: action cards and restarts per game, mean with 95% CI", pl.concat([
-            games.select(mean_exprs("action_cards", "")).with_columns(quantity=pl.lit("action cards revealed")),
-            games.select(mean_exprs("restarts", "")).with_columns(quantity=pl.lit("Restart Game")),
-        ]).select("quantity", pl.exclude("quantity"))))
+    out = [
+        ("Game win rate per seat (sole most point cards; ties are ties, counted in tied_top), 95% Wilson", wins),
+        ("Games: ties for the most point cards and unfinished games, 95% Wilson", _rates(outcome_sums, "outcome")),
+        ("Hands: tie for most tricks, point card to limbo / nobody, 95% Wilson (tie rule: " + tie_rule + ")",
+         _rates(hand_sums, "per_hand")),
+        ("Per game means with 95% CI", _mean_rows(means, quantities)),
+    ]
+    if full:
+        n_rev, by, after, *fd_means = res[3 + len(quantities):]
+        by = by.with_columns(n=pl.lit(int(n_rev.item()))).with_columns(
+            wilson_exprs(pl.col("k").cast(pl.Float64), pl.col("n")))
+        out += [("Full Deck: action cards revealed (share of reveals, 95% Wilson)", by),
+                ("Full Deck: the revealer's point-card win rate in the hand, by action card, 95% Wilson", after),
+                ("Full Deck: action cards and restarts per game, mean with 95% CI", _mean_rows(fd_means, fd_quantities))]
     return out
 
 
