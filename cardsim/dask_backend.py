@@ -76,6 +76,7 @@ class DaskBackend(Backend):
         self.client = None
         self.cluster = None
         self.scratch: str | None = None
+        self.config = None  # the dask config override of a local cluster, undone at close
 
     def _connect(self):
         from distributed import Client, LocalCluster
@@ -84,10 +85,15 @@ class DaskBackend(Backend):
             if self.scheduler:
                 self.client = Client(self.scheduler, timeout="30s")
             else:
+                import dask
+
                 self.scratch = tempfile.mkdtemp(prefix="cardsim-dask-")
+                # every scratch file (the scheduler's and the workers' dask-scratch-space) goes there
+                self.config = dask.config.set({"temporary-directory": self.scratch})
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                             dashboard_address=None, local_directory=self.scratch,
-                                            env={"NUMBA_NUM_THREADS": "1", "NUMBA_CACHE_DIR": str(cachedir.base())})
+                                            env={"NUMBA_NUM_THREADS": "1", "NUMBA_CACHE_DIR": str(cachedir.base()),
+                                                 "DASK_TEMPORARY_DIRECTORY": self.scratch})
                 self.client = Client(self.cluster)
         return self.client
 
@@ -96,9 +102,11 @@ class DaskBackend(Backend):
             self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+        if self.config is not None:
+            self.config.__exit__(None, None, None)
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
-        self.client = self.cluster = self.scratch = None
+        self.client = self.cluster = self.scratch = self.config = None
 
     def map(self, game: str, setup: Setup, key: int, chunks: list[Chunk], path: str, debug: bool
             ) -> Iterator[tuple[int, int]]:
