@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from cardsim.errors import PolicyError, ScenarioError
-from cardsim.frames import const, flags, pick
+from cardsim.frames import column, const, flags, pick
 from cardsim.games.base import Game, Knob, Setup, Variant
 from cardsim.games.fubnub import cards
 from cardsim.games.fubnub import rules as R
@@ -206,7 +206,8 @@ class Fubnub(Game):
         cap = 64 + count * 16  # about 12.5 hands a game; FULL doubles it
         evcap = count * 600 if trace else 1
         while True:
-            hout = np.empty((R.NH, cap), np.int16)
+            hout = np.empty((R.NH, cap), np.int8)
+            hh = np.empty(cap, np.int16)
             hg = np.empty(cap, np.int64)
             gout = np.zeros((count, R.NG), np.int32)
             ev = np.zeros((evcap, 8), np.int64)
@@ -214,7 +215,7 @@ class Fubnub(Game):
             err = np.zeros(4, np.int64)
             if variant in TEAM_VARIANTS:
                 args = [np.uint64(key), start, count, VARIANT_CODE[variant], pids, params, kinds, k, fub,
-                        int(setup.knob("max_hands")), ghost, stack, pstack, ev, evn, hg, hout, gout, err]
+                        int(setup.knob("max_hands")), ghost, stack, pstack, ev, evn, hg, hh, hout, gout, err]
                 if debug or trace:
                     rows = ns["simulate_team"](*args, debug, trace)
                 else:
@@ -222,7 +223,7 @@ class Fubnub(Game):
             else:
                 args = [np.uint64(key), start, count, VARIANT_CODE[variant], pids, params, kinds, k,
                         int(setup.knob("max_hands")), ghost, tie, limbo_next, fd_base, move_pts, acts, stack,
-                        pstack, astack, ev, evn, hg, hout, gout, err]
+                        pstack, astack, ev, evn, hg, hh, hout, gout, err]
                 if debug or trace:
                     rows = ns["simulate_royal"](*args[:9], nseat, *args[9:], debug, trace)
                 else:
@@ -235,7 +236,7 @@ class Fubnub(Game):
             if trace and evn[0] > evcap:
                 evcap = int(evn[0])
                 continue
-            return rows, hout[:, :rows], hg[:rows], gout, ev[: evn[0]]
+            return rows, (hh[:rows], hout[:, :rows]), hg[:rows], gout, ev[: evn[0]]
 
     def _illegal(self, setup: Setup, err: np.ndarray) -> None:
         g, seat, d, value = (int(x) for x in err)
@@ -383,47 +384,45 @@ class Fubnub(Game):
 # -- frames -------------------------------------------------------------------------
 # Columns come straight from the kernel's arrays (one contiguous row of ``hout`` per hand column),
 # and the columns a variant leaves unwritten are constants: no Python object per row.
-def _i8(values: np.ndarray) -> pl.Series:
-    return pl.Series(values.astype(np.int8))
-
-
-def hands_frame(hg: np.ndarray, h: np.ndarray, team: bool = True, nseat: int = 4) -> pl.DataFrame:
-    """The ``hands`` table of kernel output ``h`` (int16[NH, rows]: one row per column, one column
-    per hand; game indices ``hg``). Each kernel leaves the other's columns unwritten (stores a hand
-    would pay for nothing): they are constants here."""
+def hands_frame(hg: np.ndarray, out: tuple[np.ndarray, np.ndarray], team: bool = True, nseat: int = 4
+                ) -> pl.DataFrame:
+    """The ``hands`` table of kernel output ``out`` = (hand numbers int16[rows], ``h`` int8[NH, rows]:
+    one row per column, one column per hand), with game indices ``hg``. Each kernel leaves the
+    other's columns unwritten (stores a hand would pay for nothing): they are constants here."""
+    hand, h = out
     n = h.shape[1]
     i8 = pl.Int8
     if team:
         extra = {
-            "score_t0": _i8(h[R.H_SCORE0]), "score_t1": _i8(h[R.H_SCORE1]), "tie": const(n, False, pl.Boolean),
+            "score_t0": pl.Series(h[R.H_SCORE0]), "score_t1": pl.Series(h[R.H_SCORE1]), "tie": const(n, False, pl.Boolean),
             "limbo": const(n, 0, i8), "action_card": const(n, None, ACTION_ENUM), "revealer": const(n, -1, i8),
             "target": const(n, -1, i8), **{f"points_s{s}": const(n, None, i8) for s in range(4)},
         }
-        caller, rnd = _i8(h[R.H_CALLER]), _i8(h[R.H_ROUND])
+        caller, rnd = pl.Series(h[R.H_CALLER]), pl.Series(h[R.H_ROUND])
         misdeal, swept, fubbed = flags(h[R.H_MISDEAL]), flags(h[R.H_SWEPT]), flags(h[R.H_FUBBED])
     else:
         extra = {
             "score_t0": const(n, None, i8), "score_t1": const(n, None, i8), "tie": flags(h[R.H_TIE]),
-            "limbo": _i8(h[R.H_LIMBO]), "action_card": pick(ACTION_SERIES, h[R.H_ACTION]),
-            "revealer": _i8(h[R.H_REVEALER]), "target": _i8(h[R.H_TARGET]),
-            **{f"points_s{s}": _i8(h[R.H_PS0 + s]) if s < nseat else const(n, None, i8) for s in range(4)},
+            "limbo": pl.Series(h[R.H_LIMBO]), "action_card": pick(ACTION_SERIES, h[R.H_ACTION]),
+            "revealer": pl.Series(h[R.H_REVEALER]), "target": pl.Series(h[R.H_TARGET]),
+            **{f"points_s{s}": pl.Series(h[R.H_PS0 + s]) if s < nseat else const(n, None, i8) for s in range(4)},
         }
         caller, rnd = const(n, -1, i8), const(n, 0, i8)
         misdeal, swept, fubbed = (const(n, False, pl.Boolean) for _ in range(3))
     return pl.DataFrame({
         "game": pl.Series(hg, dtype=pl.Int64),
-        "hand": pl.Series(h[R.H_HAND]),
-        "dealer": _i8(h[R.H_DEALER]),
+        "hand": pl.Series(hand),
+        "dealer": pl.Series(h[R.H_DEALER]),
         "point_card": pick(POINT_SERIES, h[R.H_POINT]),
         "caller": caller,
         "round": rnd,
-        **{f"tricks_s{s}": _i8(h[R.H_T0 + s]) for s in range(4)},
-        "winner": _i8(h[R.H_WINNER]),
+        **{f"tricks_s{s}": pl.Series(h[R.H_T0 + s]) for s in range(4)},
+        "winner": pl.Series(h[R.H_WINNER]),
         "misdeal": misdeal,
         "swept": swept,
         "fubbed": fubbed,
         "double": flags(h[R.H_DOUBLE]),
-        "swaps": _i8(h[R.H_SWAPS]),
+        "swaps": pl.Series(h[R.H_SWAPS]),
         "score_t0": extra["score_t0"],
         "score_t1": extra["score_t1"],
         "tie": extra["tie"],
@@ -441,7 +440,7 @@ def games_frame(start: int, g: np.ndarray, team: bool = True, nseat: int = 4) ->
     i16 = pl.Int16
 
     def col(c: int, dtype: pl.DataType, keep: bool = True) -> pl.Series:
-        return pl.Series(g[:, c], dtype=dtype) if keep else const(n, None, dtype)
+        return column(g[:, c], dtype) if keep else const(n, None, dtype)
 
     return pl.DataFrame({
         "game": pl.Series(np.arange(start, start + n), dtype=pl.Int64),

@@ -50,12 +50,13 @@ N_ACTION = C.N_ACTION
 POS = position_table()  # int64[kinds, 24]: card positions under each point card kind (F3)
 ORDER = order_table()  # int64[kinds, 24]: the card at each position (the inverse of POS)
 
-# hand table columns (rows of the int16 matrix ``hout``: one column per hand, so each table column is
-# one contiguous row that becomes a polars column without a copy through the cache)
-H_HAND, H_DEALER, H_POINT, H_CALLER, H_T0, H_T1, H_T2, H_T3, H_WINNER = 0, 1, 2, 3, 4, 5, 6, 7, 8
-H_MISDEAL, H_SWEPT, H_FUBBED, H_ROUND, H_SWAPS, H_DOUBLE, H_SCORE0, H_SCORE1 = 9, 10, 11, 12, 13, 14, 15, 16
-H_LIMBO, H_TIE, H_ACTION, H_REVEALER, H_TARGET, H_PS0 = 17, 18, 19, 20, 21, 22  # H_PS0..H_PS0+3: points per seat
-NH = 26
+# hand table columns: rows of the int8 matrix ``hout`` (one column per hand, so each table column is
+# one contiguous row that becomes a polars column without a conversion); the hand number goes to
+# the int16 array ``hh``
+H_DEALER, H_POINT, H_CALLER, H_T0, H_T1, H_T2, H_T3, H_WINNER = 0, 1, 2, 3, 4, 5, 6, 7
+H_MISDEAL, H_SWEPT, H_FUBBED, H_ROUND, H_SWAPS, H_DOUBLE, H_SCORE0, H_SCORE1 = 8, 9, 10, 11, 12, 13, 14, 15
+H_LIMBO, H_TIE, H_ACTION, H_REVEALER, H_TARGET, H_PS0 = 16, 17, 18, 19, 20, 21  # H_PS0..H_PS0+3: points per seat
+NH = 25
 # game table columns (int32 matrix ``gout``)
 G_WINNER, G_HANDS, G_P0, G_P1, G_FIRST, G_MISDEALS, G_UNFINISHED = 0, 1, 2, 3, 4, 5, 6
 G_PS0, G_TIE, G_LIMBO, G_DISC, G_TURTLE, G_RESTARTS, G_ACTIONS = 7, 11, 12, 13, 14, 15, 16
@@ -253,7 +254,7 @@ def next_human(s, ghost, lucky):
 
 @njit(_nrt=False)
 def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
-              ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat,
+              ev, evn, hg, hh, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat,
               tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost, lucky, one):
     """Play team games ``start .. start+count-1`` to their end: traditional (F1-F11) or, with
     ``lucky``, Lucky Ghost (F12, ``ghost[s]`` marks the ghost seats). Their hands are columns of
@@ -297,7 +298,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                 emit(ev, evn, g, EV_UNDEALT, -1, undealt[0], undealt[1], undealt[2], undealt[3], 0)
             if debug:
                 check_numbers(hands, nh, 4, undealt, 4, played, npl, seen)
-            hout[H_HAND, row] = h
+            hh[row] = h
             hout[H_DEALER, row] = dealer
             hout[H_DOUBLE, row] = 1 if double else 0
             # (the individual-play columns H_LIMBO .. are left unwritten: game.hands_frame gives them as constants)
@@ -956,7 +957,7 @@ def table_effect(fx, g, key, h, rev, dealer, nseat, hands, nh, undealt, nund, de
 
 @njit(_nrt=False)
 def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base, move_pts, acts,
-               max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err, hands, nh,
+               max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hh, hout, gout, err, hands, nh,
                deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen,
                won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt, one):
     """Play individual games ``start .. start+count-1`` (Battle Royal F13, Solo F14, Full Deck
@@ -1030,7 +1031,7 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
                 check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, st[S_PN], won, nwon, limbo,
                             st[S_NLIMBO], disc, st[S_NDISC], p, True, gkinds, k, seenk, ast, st[S_NAST], arev,
                             st[S_NREV], acts, seena)
-            hout[H_HAND, row] = h
+            hh[row] = h
             hout[H_DEALER, row] = dealer
             hout[H_REVEALER, row] = -1
             # F15: last hand's point-card winner reveals an action card after the (Battle Royal: empty)
@@ -1189,25 +1190,25 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
 
 @njit
 def simulate_team(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack,
-                  ev, evn, hg, hout, gout, err, debug, trace):
+                  ev, evn, hg, hh, hout, gout, err, debug, trace):
     """Play team games ``start .. start+count-1`` (traditional, Lucky Ghost: F1-F12).
 
     ``pids`` (int64[4]) and ``params`` (float64[4, w]) are per seat (ghost seats unused);
     ``ghost`` (int64[4]) marks Lucky Ghost's ghost seats.
-    Writes one column per hand into ``hout`` (int16[NH, cap]) with its game index in
-    ``hg`` (int64[cap]) and one row per game into ``gout`` (int32[count, NG]).
+    Writes one column per hand into ``hout`` (int8[NH, cap]) with its game index in
+    ``hg`` (int64[cap]) and its hand number in ``hh`` (int16[cap]), and one row per game into ``gout`` (int32[count, NG]).
     Returns the number of hand rows, FULL when ``hout`` is too small, or ILLEGAL
     (``err`` = game, seat, decision, value) when a policy chose an illegal action.
 
     This entry serves traces and debug runs; simulations run the leaner :data:`LEAN_TEAM`.
     """
     return team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack,
-                      debug, trace, ev, evn, hg, hout, gout, err, ANY)
+                      debug, trace, ev, evn, hg, hh, hout, gout, err, ANY)
 
 
 @njit
 def team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack,
-               debug, trace, ev, evn, hg, hout, gout, err, one):
+               debug, trace, ev, evn, hg, hh, hout, gout, err, one):
     """:func:`simulate_team`'s loop over the games."""
     hands = np.empty((4, 5), np.int64)
     nh = np.empty(4, np.int64)
@@ -1227,16 +1228,16 @@ def team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max
     seen = np.zeros(24, np.int64)
     if variant == V_LUCKY_GHOST:  # literal flags: one compiled version each (play_team)
         return play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
-                         ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks,
+                         ev, evn, hg, hh, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks,
                          swo, drng, prng, tmp, prng_pt, srng, seen, ghost, True, one)
     return play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
-                     ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks,
+                     ev, evn, hg, hh, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks,
                      swo, drng, prng, tmp, prng_pt, srng, seen, ghost, False, one)
 
 
 @njit
 def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, limbo_next,
-                   fd_base, move_pts, acts, stack, pstack, astack, ev, evn, hg, hout, gout, err, debug, trace):
+                   fd_base, move_pts, acts, stack, pstack, astack, ev, evn, hg, hh, hout, gout, err, debug, trace):
     """Play individual games ``start .. start+count-1`` of ``variant`` (Battle Royal, Solo, Full
     Deck: F13-F15) with ``nseat`` seats at the table (``ghost`` marks Solo's ghosts), the tie
     rule ``tie_rule`` (TIE_*), ``limbo_next`` (limbo goes to the next hand's winner; else it waits
@@ -1246,12 +1247,12 @@ def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands
     """
     return royal_games(key, start, count, variant, variant == V_FULL_DECK, pids, params, kinds, k, max_hands, nseat,
                        ghost, tie_rule, limbo_next, fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev,
-                       evn, hg, hout, gout, err, ANY)
+                       evn, hg, hh, hout, gout, err, ANY)
 
 
 @njit
 def royal_games(key, start, count, variant, fd, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, limbo_next,
-                fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err, one):
+                fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hh, hout, gout, err, one):
     """:func:`simulate_royal`'s loop over the games."""
     nk = kinds.shape[0]
     hands = np.empty((4, 5), np.int64)
@@ -1286,7 +1287,7 @@ def royal_games(key, start, count, variant, fd, pids, params, kinds, k, max_hand
     seena = np.zeros(N_ACTION, np.int64)
     nxt = np.zeros(4, np.int64)
     return play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base,
-                      move_pts, acts, max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err,
+                      move_pts, acts, max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hh, hout, gout, err,
                       hands, nh, deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng,
                       seen, won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt,
                       one)
@@ -1303,9 +1304,9 @@ def lean_team(one):
     """
     @njit
     def team(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack, ev, evn,
-             hg, hout, gout, err):
+             hg, hh, hout, gout, err):
         return team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack,
-                          pstack, False, False, ev, evn, hg, hout, gout, err, one)
+                          pstack, False, False, ev, evn, hg, hh, hout, gout, err, one)
 
     return team
 
@@ -1317,9 +1318,9 @@ def lean_royal(one, nseat, fd):
     compiled without Full Deck's effects on the play."""
     @njit
     def royal(key, start, count, variant, pids, params, kinds, k, max_hands, ghost, tie_rule, limbo_next, fd_base,
-              move_pts, acts, stack, pstack, astack, ev, evn, hg, hout, gout, err):
+              move_pts, acts, stack, pstack, astack, ev, evn, hg, hh, hout, gout, err):
         return royal_games(key, start, count, variant, fd, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule,
-                           limbo_next, fd_base, move_pts, acts, stack, pstack, astack, False, False, ev, evn, hg, hout,
+                           limbo_next, fd_base, move_pts, acts, stack, pstack, astack, False, False, ev, evn, hg, hh, hout,
                            gout, err, one)
 
     return royal
