@@ -209,8 +209,6 @@ def plugin_params(game: Game, ref: str) -> dict[str, float]:
     return {str(k): float(v) for k, v in params.items()}
 
 
-
-
 def kernel_namespace(game: Game, plugins: Sequence[str] = ()) -> Mapping[str, Any]:
     """The globals of the game's kernel module, rebuilt with plug-in dispatch when needed.
 
