@@ -3,9 +3,8 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
-.PHONY: setup test test-fast demo report bench coverage lint clean-cache golden docs clean
+.PHONY: setup warm test test-fast demo report bench coverage lint clean-cache golden docs clean
 
 setup: $(STAMP)
 
@@ -13,7 +12,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/python -m cardsim.warm
 	touch $(STAMP)
+
+# compile the quick start's kernels ahead (make setup does it once): scenarios/fubnub.toml, every
+# game's default kernels and traces
+warm: setup
+	$(BIN)/python -m cardsim.warm
 
 test: setup
 	$(BIN)/ruff check cardsim tests
@@ -46,8 +51,9 @@ golden: setup
 docs: setup
 	$(BIN)/python -m cardsim.docs traces
 
+# the one numba cache of make, the tests and the CLI (cardsim/cachedir.py says where it is)
 clean-cache:
-	rm -rf $(NUMBA_CACHE_DIR) $${XDG_CACHE_HOME:-$$HOME/.cache}/cardsim/numba
+	$(PY) -m cardsim.cachedir --clear
 	find cardsim -name __pycache__ -type d -prune -exec rm -rf {} +
 
 clean: clean-cache

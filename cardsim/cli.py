@@ -33,18 +33,52 @@ app = typer.Typer(
 FORMAT = typer.Option("--format", "-f", help="table for people; json or csv for programs")
 
 
+_debug = False
+
+
+@app.callback()
+def main_options(
+    debug: Annotated[bool, typer.Option("--debug", help="on an error, print the whole traceback (a plug-in's "
+                                                         "numba typing message in full) after the one-line error")
+                     ] = False,
+) -> None:
+    """Monte Carlo strategy analysis for FUBNUB, Bad Bad Turtle, Gubs and FOURBID."""
+    global _debug
+    _debug = debug
+    from cardsim import jit
+
+    jit.announce_compiles()  # 'compiling ... (first run only)' on stderr after a second of compiling
+
+
 def user_errors(fn):
-    """Turn :class:`CardsimError` into one line on stderr and exit code 2."""
+    """Turn :class:`CardsimError`, and a failing plug-in, into one line on stderr and exit code 2
+    (with the whole traceback first under ``cardsim --debug``)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
         except CardsimError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            _fail(exc, str(exc))
+        except Exception as exc:
+            from cardsim.plugin_errors import explain
+            from cardsim.policies import loaded_plugins
+
+            line = explain(exc, *loaded_plugins())
+            if line is None:
+                raise
+            _fail(exc, line)
 
     return wrapper
+
+
+def _fail(exc: BaseException, line: str) -> None:
+    if _debug:
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    typer.echo(f"error: {line}", err=True)
+    raise typer.Exit(2) from None
 
 
 def _progress(label: str):
@@ -85,6 +119,7 @@ def games(
 ) -> None:
     """List games, variants, rule knobs (with defaults), policies and output tables."""
     from cardsim.games import game_names, get_game
+    from cardsim.plugin_docs import decision_docs
 
     for name in [game] if game else game_names():
         g = get_game(name)
@@ -101,11 +136,15 @@ def games(
         for p in g.policies:
             params = ", ".join(f"{n}={v:g}" for n, v in p.params)
             typer.echo(f"    {p.name}{f' ({params})' if params else ''}: {p.help}")
-        typer.echo("  plug-in decisions (define <name>_<decision> with @numba.njit):")
-        for d, args in g.decisions.items():
-            typer.echo(f"    {d}({args})")
-        for d, args in g.optional_decisions.items():
-            typer.echo(f"    {d}({args})  [optional; left out: {g.optional_fallbacks[d][0]}]")
+        typer.echo("  plug-in decisions (define <name>_<decision> with @numba.njit; docs/plugins.md):")
+        meanings, returns = decision_docs(g)
+        for d, args in {**g.decisions, **g.optional_decisions}.items():
+            opt = f"  [optional; left out: {g.optional_fallbacks[d][0]}]" if d in g.optional_decisions else ""
+            typer.echo(f"    {d}({args}){opt}")
+            if game:  # one game: what each argument means
+                typer.echo(f"        returns {returns[d]}")
+                for a, meaning in meanings[d].items():
+                    typer.echo(f"        {a}: {meaning}")
         typer.echo("  tables: " + ", ".join(f"{t} ({len(c)} columns)" for t, c in g.columns.items()))
         typer.echo("")
 

@@ -2,17 +2,24 @@
 
 - ``DaskBackend(scheduler="tcp://host:8786")`` uses an existing cluster;
   ``DaskBackend(workers=N)`` starts a local one (processes, one thread each).
-- Each task is ``run_chunk_frames(game, setup, key, chunk)``: plain, explicit
+- Each task is ``run_chunk_parts(game, setup, key, chunk)``: plain, explicit
   arguments (the seed travels as ``key``), a task key derived from the
-  scenario hash and chunk index, and a result of polars frames returned to
-  the client, which alone writes parts and the manifest. No shared file
-  system is needed, and a worker that dies mid-chunk costs only that
-  chunk: the scheduler runs it again elsewhere (``retries`` covers errors).
+  scenario hash and chunk index, and a result of encoded parquet parts
+  returned to the client, which alone writes them and the manifest (so the
+  client only copies bytes to disk; the workers build and compress the
+  tables). No shared file system is needed, and a worker that dies
+  mid-chunk costs only that chunk: the scheduler runs it again elsewhere
+  (``retries`` covers errors).
 - Before fan-out the client compiles the kernel once (warming numba's
-  cache); a worker plugin gives every worker its own ``NUMBA_CACHE_DIR``,
-  seeded with a copy of the warm cache (numba issues 4807, 10128: workers
-  compiling into one cache can crash), and ``NUMBA_NUM_THREADS=1``, so
-  processes x threads does not oversubscribe the cores.
+  cache). A worker plugin points every worker on this machine at that same
+  cache (:func:`cardsim.cachedir.base`), so workers only load what the
+  client compiled (numba writes cache files atomically; the crashes of
+  numba issues 4807 and 10128 come from processes *compiling* into one
+  cache at once, which the warm-up avoids), and sets ``NUMBA_NUM_THREADS=1``,
+  so processes x threads does not oversubscribe the cores. A worker on
+  another machine keeps its own cache.
+- A local cluster keeps its scratch files in a temporary folder that
+  :meth:`DaskBackend.close` removes: a run leaves nothing behind.
 
 Dask is imported only when this backend is used.
 """
@@ -25,53 +32,40 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import polars as pl
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from cardsim import cachedir
 from cardsim.games import get_game
 from cardsim.games.base import Setup
-from cardsim.results import RunDir
+from cardsim.results import RunDir, encode_parquet
 from cardsim.runner import Backend, Chunk
 
 
-def run_chunk_frames(game_name: str, setup: Setup, key: int, chunk: Chunk, debug: bool = False
-                     ) -> tuple[int, dict[str, pl.DataFrame]]:
-    """One chunk's tables (runs on a worker)."""
-    return chunk.index, get_game(game_name).simulate_chunk(setup, key, chunk.start, chunk.count, debug=debug)
-
-
-def warm_cache(game_name: str, setup: Setup) -> Path:
-    """Compile (or load) the kernel in this process; return the cache directory."""
+def run_chunk_parts(game_name: str, setup: Setup, key: int, chunk: Chunk, debug: bool = False
+                    ) -> tuple[int, int, dict[str, bytes]]:
+    """One chunk's tables as parquet bytes, and its units (runs on a worker)."""
     game = get_game(game_name)
-    game.simulate_chunk(setup, 0, 0, 1)
-    from cardsim.jit import cache_dir
+    frames = game.simulate_chunk(setup, key, chunk.start, chunk.count, debug=debug)
+    return chunk.index, frames[game.unit_table].height, {t: encode_parquet(f) for t, f in frames.items()}
 
-    return cache_dir()
+
+def warm_cache(game_name: str, setup: Setup, debug: bool = False) -> None:
+    """Compile (or load) the kernel a run of ``setup`` uses, in this process."""
+    get_game(game_name).simulate_chunk(setup, 0, 0, 1, debug=debug)
 
 
 class CacheSetup(WorkerPlugin):
-    """Worker plugin: a private numba cache (a copy of the warm one) and one numba thread."""
+    """Worker plugin: the client's numba cache when this machine has it, and one numba thread."""
 
     name = "cardsim-numba-cache"
 
-    def __init__(self, warm: str | None):
-        self.warm = warm
+    def __init__(self, cache: str):
+        self.cache = cache
 
     def setup(self, worker) -> None:
-        # cardsim.jit puts the cache in $NUMBA_CACHE_DIR/cardsim-<source hash>: seed that folder
-        own = Path(tempfile.gettempdir()) / f"cardsim-numba-{os.getpid()}"
-        if self.warm and Path(self.warm).exists() and not (own / Path(self.warm).name).exists():
-            shutil.copytree(self.warm, own / Path(self.warm).name, dirs_exist_ok=True)
-        os.environ["NUMBA_CACHE_DIR"] = str(own)
+        if Path(self.cache).is_dir() and os.access(self.cache, os.W_OK):
+            os.environ["NUMBA_CACHE_DIR"] = self.cache  # read when cardsim's kernels are first imported
         os.environ["NUMBA_NUM_THREADS"] = "1"
-        import sys
-
-        if "cardsim.jit" in sys.modules:  # already imported in this worker: point it at the new base
-            import numba
-
-            from cardsim.jit import cache_dir
-
-            numba.config.CACHE_DIR = str(cache_dir())
 
 
 class DaskBackend(Backend):
@@ -81,6 +75,8 @@ class DaskBackend(Backend):
         self.retries = retries
         self.client = None
         self.cluster = None
+        self.scratch: str | None = None
+        self.config = None  # the dask config override of a local cluster, undone at close
 
     def _connect(self):
         from distributed import Client, LocalCluster
@@ -89,8 +85,15 @@ class DaskBackend(Backend):
             if self.scheduler:
                 self.client = Client(self.scheduler, timeout="30s")
             else:
+                import dask
+
+                self.scratch = tempfile.mkdtemp(prefix="cardsim-dask-")
+                # every scratch file (the scheduler's and the workers' dask-scratch-space) goes there
+                self.config = dask.config.set({"temporary-directory": self.scratch})
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, env={"NUMBA_NUM_THREADS": "1"})
+                                            dashboard_address=None, local_directory=self.scratch,
+                                            env={"NUMBA_NUM_THREADS": "1", "NUMBA_CACHE_DIR": str(cachedir.base()),
+                                                 "DASK_TEMPORARY_DIRECTORY": self.scratch})
                 self.client = Client(self.cluster)
         return self.client
 
@@ -99,7 +102,11 @@ class DaskBackend(Backend):
             self.client.close()
         if self.cluster is not None:
             self.cluster.close()
-        self.client = self.cluster = None
+        if self.config is not None:
+            self.config.__exit__(None, None, None)
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+        self.client = self.cluster = self.scratch = self.config = None
 
     def map(self, game: str, setup: Setup, key: int, chunks: list[Chunk], path: str, debug: bool
             ) -> Iterator[tuple[int, int]]:
@@ -107,16 +114,15 @@ class DaskBackend(Backend):
 
         if not chunks:
             return
-        warm = warm_cache(game, setup)
+        warm_cache(game, setup, debug)
         client = self._connect()
-        client.register_plugin(CacheSetup(str(warm)), name=CacheSetup.name)
+        client.register_plugin(CacheSetup(str(cachedir.base())), name=CacheSetup.name)
         rd = RunDir(path)
         tag = Path(path).name
-        futures = [client.submit(run_chunk_frames, game, setup, key, c, debug, key=f"cardsim-{tag}-{c.index}",
+        futures = [client.submit(run_chunk_parts, game, setup, key, c, debug, key=f"cardsim-{tag}-{c.index}",
                                  retries=self.retries, pure=False) for c in chunks]
-        unit = get_game(game).unit_table
         for fut in as_completed(futures):
-            index, frames = fut.result()
-            rd.write_chunk(index, frames)
+            index, units, parts = fut.result()
+            rd.write_parts(index, parts)
             fut.release()
-            yield index, frames[unit].height
+            yield index, units

@@ -1,69 +1,167 @@
 """JIT options in one place (STYLE habit 5).
 
-Every kernel in cardsim is decorated with :func:`njit` from this module, so
-caching, fastmath and the debug switch are set here and nowhere else.
+Every kernel in cardsim is decorated with :func:`njit` (or :func:`typed`)
+from this module, so caching, fastmath and the debug switch are set here and
+nowhere else.
 
-``cache=True`` makes a warm CLI call start in well under a second. Numba's
-cache does not notice edits to *other* files a kernel calls into (policies
-inlined into a kernel module, the RNG), which could silently run stale
-rules. So the cache directory is keyed by a hash of every cardsim source
-file: ``$NUMBA_CACHE_DIR/cardsim-<hash>`` (default base
-``~/.cache/cardsim/numba``). Any edit starts a fresh cache; ``make
-clean-cache`` removes old ones. Kernels rebuilt for user plug-in policies
-(:mod:`cardsim.policies`) are compiled inside :func:`no_cache`, because a
-rebuilt module shares its source file with the cached original and must not
-overwrite its cache entries.
+``cache=True`` makes a warm CLI call start in well under a second. Each
+module's functions cache in a folder of their own under the one cache,
+keyed by the module's source and the cardsim modules it imports
+(:func:`cardsim.cachedir.module_folder`), so an edit recompiles only the
+kernels it can change. Source files outside the package (a plug-in's
+generated kernel module) get their content-keyed folder through
+:func:`register_source`.
+
+:func:`announce_compiles` (the CLI turns it on) says ``compiling ... (first
+run only)`` on stderr once a process has spent a second compiling one
+game's kernels, on a terminal or not.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import os
-from collections.abc import Iterator
+import sys
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import numba
+from numba.core import event
+
+from cardsim import cachedir
 
 DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
-_cache_enabled = True
+#: seconds of compiling after which :func:`announce_compiles` speaks
+NOTICE_AFTER = 1.0
+
+_sources: dict[str, tuple[Path, str]] = {}  # file -> (cache folder, label)
 
 
-def source_hash() -> str:
-    """A hash of every ``.py`` file of the cardsim package."""
-    h = hashlib.sha1()
-    root = Path(__file__).resolve().parent
-    for p in sorted(root.rglob("*.py")):
-        h.update(str(p.relative_to(root)).encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()[:16]
+def register_source(path: str | Path, folder: Path, label: str) -> None:
+    """Cache the jitted functions of source file ``path`` (outside the cardsim package) in
+    ``folder``, and name them ``label`` in the compile notice."""
+    _sources[str(path)] = (folder, label)
 
 
-def cache_dir() -> Path:
-    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cardsim", "numba")
-    return Path(base) / f"cardsim-{source_hash()}"
+def cache_folder(filename: str) -> Path:
+    """The cache folder for jitted functions defined in ``filename``."""
+    if filename in _sources:
+        return _sources[filename][0]
+    path = Path(filename).resolve()
+    if path.is_relative_to(cachedir.PACKAGE) and path.is_file():
+        return cachedir.module_folder(path)
+    return cachedir.base() / "other"
 
 
-numba.config.CACHE_DIR = str(cache_dir())
+def label(filename: str) -> str:
+    """What the compile notice calls the functions of ``filename``: '<game> kernels'."""
+    if filename in _sources:
+        return _sources[filename][1]
+    path = Path(filename).resolve()
+    games = cachedir.PACKAGE / "games"
+    if path.is_relative_to(games) and len(path.relative_to(games).parts) > 1:
+        return f"{path.relative_to(games).parts[0]} kernels"
+    return "cardsim kernels" if path.is_relative_to(cachedir.PACKAGE) else "numba functions"
 
 
 def njit(func=None, **options):
-    """``numba.njit`` with cardsim's defaults: cached, nogil, no fastmath."""
-    opts = {"cache": _cache_enabled, "nogil": True, "fastmath": False, "error_model": "numpy"}
+    """``numba.njit`` with cardsim's defaults: cached (in the function's module folder), nogil,
+    no fastmath."""
+    opts = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
     opts.update(options)
-    if func is None:
-        return lambda f: numba.njit(**opts)(f)
-    return numba.njit(**opts)(func)
+
+    def deco(f):
+        if not opts["cache"] or DISABLED:
+            return numba.njit(**opts)(f)
+        old = numba.config.CACHE_DIR
+        numba.config.CACHE_DIR = str(cache_folder(f.__code__.co_filename))  # read once, while decorating
+        try:
+            return numba.njit(**opts)(f)
+        finally:
+            numba.config.CACHE_DIR = old
+
+    return deco if func is None else deco(func)
 
 
-@contextlib.contextmanager
-def no_cache() -> Iterator[None]:
-    """Decorate kernels without on-disk caching while the block runs."""
-    global _cache_enabled
-    old = _cache_enabled
-    _cache_enabled = False
-    try:
-        yield
-    finally:
-        _cache_enabled = old
+def typed(sig, **options):
+    """:func:`njit` with one explicit signature, closed to other specialisations: numba would
+    otherwise compile a helper once per combination of constant arguments it is called with.
+    The signature is compiled (or loaded from the cache) when a caller is first typed, not at
+    import, so importing a game's modules compiles nothing."""
+
+    def deco(f):
+        d = njit(**options)(f)
+        if DISABLED:
+            return d
+        resolve = d.get_call_template  # what numba's typing asks a dispatcher for its overloads
+
+        def on_first_use(args, kws):
+            if d._can_compile:
+                d.compile(sig)
+                d.disable_compile()
+            return resolve(args, kws)
+
+        d.get_call_template = on_first_use
+        return d
+
+    return deco
+
+
+class CompileNotice(event.Listener):
+    """Says ``compiling <label> (first run only)`` once per label after :data:`NOTICE_AFTER`
+    seconds of compiling it (nested compiles count once; numba compiles one thing at a time)."""
+
+    def __init__(self, stream: Any = None, after: float = NOTICE_AFTER):
+        self.stream = stream
+        self.after = after
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.start = 0.0
+        self.current = ""
+        self.spent: dict[str, float] = {}
+        self.said: set[str] = set()
+        self.timer: threading.Timer | None = None
+
+    def on_start(self, ev) -> None:
+        with self.lock:
+            self.depth += 1
+            if self.depth > 1:
+                return
+            self.start = time.monotonic()
+            self.current = label(ev.data["dispatcher"].py_func.__code__.co_filename)
+            if self.current not in self.said:
+                self.timer = threading.Timer(max(0.0, self.after - self.spent.get(self.current, 0.0)), self.say)
+                self.timer.daemon = True
+                self.timer.start()
+
+    def on_end(self, ev) -> None:
+        with self.lock:
+            self.depth -= 1
+            if self.depth > 0:
+                return
+            self.spent[self.current] = self.spent.get(self.current, 0.0) + time.monotonic() - self.start
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+
+    def say(self) -> None:
+        with self.lock:
+            if self.depth == 0 or self.current in self.said:
+                return
+            self.said.add(self.current)
+            stream = self.stream or sys.stderr
+            stream.write(f"compiling {self.current} (first run only)\n")
+            stream.flush()
+
+
+_notice: CompileNotice | None = None
+
+
+def announce_compiles(stream: Any = None) -> CompileNotice:
+    """Turn on the compile notice for this process (idempotent); returns the listener."""
+    global _notice
+    if _notice is None:
+        _notice = CompileNotice(stream)
+        event.register("numba:compile", _notice)
+    return _notice

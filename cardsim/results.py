@@ -12,6 +12,7 @@ so; an interrupted run resumes where it stopped and loses nothing.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import tempfile
@@ -41,12 +42,27 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+def write_parquet(frame: pl.DataFrame, target: str | io.BytesIO) -> None:
+    """Write ``frame`` as one parquet part, with the run directory's settings: zstd at its fastest
+    level (a part is as small as at the default level) and no column statistics (a part holds
+    every value of its chunk, so min/max would let a scan skip nothing; writing them cost a fifth
+    of the write)."""
+    frame.write_parquet(target, compression="zstd", compression_level=1, statistics=False)
+
+
+def encode_parquet(frame: pl.DataFrame) -> bytes:
+    """``frame`` as the bytes of a parquet part (a Dask worker's result)."""
+    buf = io.BytesIO()
+    write_parquet(frame, buf)
+    return buf.getvalue()
+
+
 def atomic_write_parquet(path: Path, frame: pl.DataFrame) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
-        frame.write_parquet(tmp, compression="zstd", statistics=True)
+        write_parquet(frame, tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -113,6 +129,11 @@ class RunDir:
     def write_chunk(self, chunk: int, frames: Mapping[str, pl.DataFrame]) -> None:
         for table, frame in frames.items():
             atomic_write_parquet(self.part(table, chunk), frame)
+
+    def write_parts(self, chunk: int, parts: Mapping[str, bytes]) -> None:
+        """Write a chunk's parts already encoded as parquet (:func:`encode_parquet`)."""
+        for table, data in parts.items():
+            atomic_write_bytes(self.part(table, chunk), data)
 
     def scan(self, table: str, chunks: list[int] | None = None) -> pl.LazyFrame:
         """Lazy scan of a table's parts (only ``chunks`` when given), in chunk order."""

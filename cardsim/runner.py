@@ -13,6 +13,7 @@ process alone writes the manifest, after a chunk's parts are in place.
 from __future__ import annotations
 
 import abc
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -65,10 +66,10 @@ def open_run(scenario: Scenario, path: Path) -> tuple[RunDir, dict]:
     if rd.exists():
         m = rd.read_manifest()
         if m["hash"] != scenario.hash():
-            raise RunDirError(
-                f"{path} holds a run of another scenario (hash {m['hash']}, this one {scenario.hash()}); "
-                f"choose another --out or delete {path}"
-            )
+            edited = changed_plugins(m.get("identity", {}), scenario.identity())
+            why = (f"its plug-in {edited} changed since (the directory holds games of the old source)" if edited
+                   else f"it holds a run of another scenario (hash {m['hash']}, this one {scenario.hash()})")
+            raise RunDirError(f"{path} cannot be reused: {why}; choose another --out or delete {path}")
         if m["chunk"] != scenario.chunk:
             raise RunDirError(f"{path} was run with chunk = {m['chunk']}, this scenario has chunk = "
                               f"{scenario.chunk}; use chunk = {m['chunk']} to extend it")
@@ -80,6 +81,23 @@ def open_run(scenario: Scenario, path: Path) -> tuple[RunDir, dict]:
         m["done"] = {}
         rd.write_manifest(m)
     return rd, m
+
+
+def changed_plugins(old: dict, new: dict) -> str:
+    """The plug-ins (``file.py:name``) whose source alone differs between two run identities
+    (else '': the identities differ in more than plug-in sources)."""
+
+    def strip(identity: dict) -> str:
+        seats = [{k: v for k, v in seat.items() if k != "source"} for seat in identity["setup"]["seats"]]
+        return json.dumps({**identity, "setup": {**identity["setup"], "seats": seats}}, sort_keys=True, default=str)
+
+    try:
+        if strip(old) != strip(new):
+            return ""
+        seats = zip(old["setup"]["seats"], new["setup"]["seats"], strict=True)
+        return ", ".join(sorted({b["policy"] for a, b in seats if a.get("source") != b.get("source")}))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return ""
 
 
 def pending(rd: RunDir, m: dict, chunks: list[Chunk]) -> list[Chunk]:

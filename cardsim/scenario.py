@@ -37,7 +37,7 @@ from typing import Any
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.games import get_game
 from cardsim.games.base import Game, Setup
-from cardsim.policies import resolve_seat
+from cardsim.policies import plugin_source_key, resolve_seat
 
 SECTIONS: dict[str, tuple[str, ...]] = {
     "scenario": ("name", "game", "variant", "players", "games", "seed", "chunk", "question",
@@ -69,9 +69,17 @@ class Scenario:
     raw: Mapping[str, Any] = field(default_factory=dict)
 
     def identity(self) -> dict[str, Any]:
-        """What the results depend on (not ``games`` or ``chunk``: more games extend a run)."""
-        return {"setup": self.setup.describe(), "seed": self.seed,
-                "rules_version": get_game(self.game).rules_version}
+        """What the results depend on (not ``games`` or ``chunk``: more games extend a run).
+
+        A plug-in seat counts by its file name, function and content (the file and what it
+        imports from its folder), not by its path: an edited plug-in is another scenario."""
+        setup = self.setup.describe()
+        for seat, desc in zip(self.setup.seats, setup["seats"], strict=True):
+            if seat.plugin:
+                path, fn = seat.plugin.rsplit(":", 1)
+                desc["policy"] = f"{Path(path).name}:{fn}"
+                desc["source"] = plugin_source_key(path)
+        return {"setup": setup, "seed": self.seed, "rules_version": get_game(self.game).rules_version}
 
     def hash(self) -> str:
         blob = json.dumps(self.identity(), sort_keys=True, default=str).encode()

@@ -77,3 +77,22 @@ def test_scenario_backend_keys_are_validated():
         api.make_backend(s, None, None, "localhost")
     assert api.make_backend(s) is None
     assert pl is not None
+
+
+def test_a_dask_run_leaves_nothing_in_the_temporary_directory(tmp_path):
+    # the whole CLI run, with its own temporary directory: a local cluster's scratch space, the
+    # workers' numba cache (they use the client's) and the parts in flight must all be gone after
+    import subprocess
+    import sys
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    scen = tmp_path / "s.toml"
+    scen.write_text('[scenario]\nname = "dk"\ngame = "fubnub"\ngames = 3000\nseed = 11\nchunk = 500\n'
+                    '[seats]\npolicy = "partner"\n')
+    r = subprocess.run([sys.executable, "-m", "cardsim.cli", "run", str(scen), "--backend", "dask", "--workers", "2",
+                        "--runs", str(tmp_path / "runs")], env=dict(os.environ, TMPDIR=str(tmp)),
+                       capture_output=True, text=True, timeout=1200)
+    assert r.returncode == 0, r.stderr
+    assert "3000 games of fubnub" in r.stdout
+    assert sorted(p.name for p in tmp.iterdir()) == []

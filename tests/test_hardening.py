@@ -55,7 +55,7 @@ def test_kill_9_then_resume_gives_identical_tables(tmp_path):
     scen = tmp_path / "kill.toml"
     scen.write_text(to_toml(RAW))
     out = tmp_path / "run"
-    env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
+    env = dict(os.environ)  # the one cache (cardsim.cachedir), as the tests use
     proc = subprocess.Popen([sys.executable, "-m", "cardsim.cli", "run", str(scen), "--out", str(out), "--threads", "1"],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     manifest = out / "manifest.json"

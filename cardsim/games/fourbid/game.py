@@ -10,6 +10,7 @@ import polars as pl
 
 from cardsim.errors import PolicyError, ScenarioError
 from cardsim.events import decode_rows
+from cardsim.frames import column
 from cardsim.games.base import Game, Knob, Setup, Variant
 from cardsim.games.fourbid import cards
 from cardsim.games.fourbid import state as S
@@ -320,19 +321,19 @@ def hands_frame(h: np.ndarray) -> pl.DataFrame:
     i8, i16, i32 = pl.Int8, pl.Int16, pl.Int32
 
     def seat_cols(prefix: str, base: int, dtype: Any) -> dict[str, pl.Series]:
-        return {f"{prefix}_s{s}": pl.Series(h[:, base + s], dtype=dtype) for s in SEATS}
+        return {f"{prefix}_s{s}": column(h[:, base + s], dtype) for s in SEATS}
 
     return pl.DataFrame({
-        "game": pl.Series(h[:, S.H_GAME], dtype=pl.Int64),
-        "tgame": pl.Series(h[:, S.H_TGAME], dtype=i32),  # max_games reaches 100,000
-        "hand": pl.Series(h[:, S.H_HAND], dtype=i32),
-        "dealer": pl.Series(h[:, S.H_DEALER], dtype=i8),
-        "out": pl.Series(h[:, S.H_OUT], dtype=i8),
-        "first_indicator": pl.Series(h[:, S.H_FIRST], dtype=i8),
-        "first_indicator_turn": pl.Series(h[:, S.H_FIRST_TURN], dtype=i32),
-        "bids": pl.Series(h[:, S.H_BIDS], dtype=i32),
-        "turns": pl.Series(h[:, S.H_TURNS], dtype=i32),
-        "reshuffles": pl.Series(h[:, S.H_RESHUF], dtype=i32),  # a hand cut at turn_cap can pass 32,767
+        "game": column(h[:, S.H_GAME], pl.Int64),
+        "tgame": column(h[:, S.H_TGAME], i32),  # max_games reaches 100,000
+        "hand": column(h[:, S.H_HAND], i32),
+        "dealer": column(h[:, S.H_DEALER], i8),
+        "out": column(h[:, S.H_OUT], i8),
+        "first_indicator": column(h[:, S.H_FIRST], i8),
+        "first_indicator_turn": column(h[:, S.H_FIRST_TURN], i32),
+        "bids": column(h[:, S.H_BIDS], i32),
+        "turns": column(h[:, S.H_TURNS], i32),
+        "reshuffles": column(h[:, S.H_RESHUF], i32),  # a hand cut at turn_cap can pass 32,767
         **seat_cols("earned", S.H_EARNED, i16),
         **seat_cols("bonus", S.H_BONUS, i16),
         **seat_cols("spent", S.H_SPENT, i32),
@@ -346,27 +347,27 @@ def hands_frame(h: np.ndarray) -> pl.DataFrame:
 def games_frame(g: np.ndarray) -> pl.DataFrame:
     i8, i32 = pl.Int8, pl.Int32
     return pl.DataFrame({
-        "game": pl.Series(g[:, S.G_GAME], dtype=pl.Int64),
-        "tgame": pl.Series(g[:, S.G_TGAME], dtype=pl.Int32),
-        "winner": pl.Series(g[:, S.G_WINNER], dtype=i8),
-        "winner_player": pl.Series(g[:, S.G_WPLAYER], dtype=i8),
-        "hands": pl.Series(g[:, S.G_HANDS], dtype=i32),
-        "void_hands": pl.Series(g[:, S.G_VOID], dtype=i32),
+        "game": column(g[:, S.G_GAME], pl.Int64),
+        "tgame": column(g[:, S.G_TGAME], pl.Int32),
+        "winner": column(g[:, S.G_WINNER], i8),
+        "winner_player": column(g[:, S.G_WPLAYER], i8),
+        "hands": column(g[:, S.G_HANDS], i32),
+        "void_hands": column(g[:, S.G_VOID], i32),
         "finished": pl.Series(g[:, S.G_FINISHED] == 1),
-        **{f"final_net_s{s}": pl.Series(g[:, S.G_FINAL + s], dtype=i32) for s in SEATS},
-        **{f"player_s{s}": pl.Series(g[:, S.G_PLAYER + s], dtype=i8) for s in SEATS},
-        **{f"final_net_p{p}": pl.Series(g[:, S.G_FINAL_P + p], dtype=i32) for p in SEATS},
+        **{f"final_net_s{s}": column(g[:, S.G_FINAL + s], i32) for s in SEATS},
+        **{f"player_s{s}": column(g[:, S.G_PLAYER + s], i8) for s in SEATS},
+        **{f"final_net_p{p}": column(g[:, S.G_FINAL_P + p], i32) for p in SEATS},
     })
 
 
 def tournaments_frame(t: np.ndarray) -> pl.DataFrame:
     return pl.DataFrame({
-        "game": pl.Series(t[:, S.T_GAME], dtype=pl.Int64),
-        "winner": pl.Series(t[:, S.T_WINNER], dtype=pl.Int8),
-        "games": pl.Series(t[:, S.T_GAMES], dtype=pl.Int32),
-        "hands": pl.Series(t[:, S.T_HANDS], dtype=pl.Int32),
+        "game": column(t[:, S.T_GAME], pl.Int64),
+        "winner": column(t[:, S.T_WINNER], pl.Int8),
+        "games": column(t[:, S.T_GAMES], pl.Int32),
+        "hands": column(t[:, S.T_HANDS], pl.Int32),
         "finished": pl.Series(t[:, S.T_FINISHED] == 1),
-        **{f"wins_p{p}": pl.Series(t[:, S.T_WINS + p], dtype=pl.Int16) for p in SEATS},
+        **{f"wins_p{p}": column(t[:, S.T_WINS + p], pl.Int16) for p in SEATS},
     })
 
 

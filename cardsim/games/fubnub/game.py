@@ -11,12 +11,13 @@ import polars as pl
 
 from cardsim.errors import PolicyError, ScenarioError
 from cardsim.events import decode_rows
+from cardsim.frames import column, const, flags, pick
 from cardsim.games.base import Game, Knob, Setup, Variant
 from cardsim.games.fubnub import cards
 from cardsim.games.fubnub import rules as R
 from cardsim.games.fubnub.policies import GREEDY, POLICIES
 from cardsim.policies import kernel_namespace
-from cardsim.stats import collect, mean_exprs, rate_table, wilson_exprs
+from cardsim.stats import collect_all, mean_exprs, mean_query, rate_query, rate_table, wilson_exprs
 
 
 def pct(row: Mapping[str, Any]) -> str:
@@ -207,7 +208,8 @@ class Fubnub(Game):
         cap = 64 + count * 16  # about 12.5 hands a game; FULL doubles it
         evcap = count * 600 if trace else 1
         while True:
-            hout = np.empty((cap, R.NH), np.int16)
+            hout = np.empty((R.NH, cap), np.int8)
+            hh = np.empty(cap, np.int16)
             hg = np.empty(cap, np.int64)
             gout = np.zeros((count, R.NG), np.int32)
             ev = np.zeros((evcap, 8), np.int64)
@@ -215,7 +217,7 @@ class Fubnub(Game):
             err = np.zeros(4, np.int64)
             if variant in TEAM_VARIANTS:
                 args = [np.uint64(key), start, count, VARIANT_CODE[variant], pids, params, kinds, k, fub,
-                        int(setup.knob("max_hands")), ghost, stack, pstack, ev, evn, hg, hout, gout, err]
+                        int(setup.knob("max_hands")), ghost, stack, pstack, ev, evn, hg, hh, hout, gout, err]
                 if debug or trace:
                     rows = ns["simulate_team"](*args, debug, trace)
                 else:
@@ -223,7 +225,7 @@ class Fubnub(Game):
             else:
                 args = [np.uint64(key), start, count, VARIANT_CODE[variant], pids, params, kinds, k,
                         int(setup.knob("max_hands")), ghost, tie, limbo_next, fd_base, move_pts, acts, stack,
-                        pstack, astack, ev, evn, hg, hout, gout, err]
+                        pstack, astack, ev, evn, hg, hh, hout, gout, err]
                 if debug or trace:
                     rows = ns["simulate_royal"](*args[:9], nseat, *args[9:], debug, trace)
                 else:
@@ -236,7 +238,7 @@ class Fubnub(Game):
             if trace and evn[0] > evcap:
                 evcap = int(evn[0])
                 continue
-            return rows, hout[:rows], hg[:rows], gout, ev[: evn[0]]
+            return rows, (hh[:rows], hout[:, :rows]), hg[:rows], gout, ev[: evn[0]]
 
     def _illegal(self, setup: Setup, err: np.ndarray) -> None:
         g, seat, d, value = (int(x) for x in err)
@@ -382,71 +384,82 @@ class Fubnub(Game):
 
 
 # -- frames -------------------------------------------------------------------------
-def _nullable(values: np.ndarray, keep: bool, dtype: pl.DataType, name: str) -> pl.Series:
-    """The column, or all null when it does not apply to the variant."""
-    if keep:
-        return pl.Series(name, values, dtype=dtype)
-    return pl.Series(name, [None] * len(values), dtype=dtype)
-
-
-def hands_frame(hg: np.ndarray, h: np.ndarray, team: bool = True, nseat: int = 4) -> pl.DataFrame:
-    """The ``hands`` table of kernel rows ``h`` (game indices ``hg``). Each kernel leaves the
-    other's columns unwritten (stores a hand would pay for nothing): this fills them into ``h``."""
+# Columns come straight from the kernel's arrays (one contiguous row of ``hout`` per hand column),
+# and the columns a variant leaves unwritten are constants: no Python object per row.
+def hands_frame(hg: np.ndarray, out: tuple[np.ndarray, np.ndarray], team: bool = True, nseat: int = 4
+                ) -> pl.DataFrame:
+    """The ``hands`` table of kernel output ``out`` = (hand numbers int16[rows], ``h`` int8[NH, rows]:
+    one row per column, one column per hand), with game indices ``hg``. Each kernel leaves the
+    other's columns unwritten (stores a hand would pay for nothing): they are constants here."""
+    hand, h = out
+    n = h.shape[1]
     i8 = pl.Int8
     if team:
-        h[:, R.H_LIMBO:R.H_PS0 + 4] = 0
-        h[:, [R.H_ACTION, R.H_REVEALER, R.H_TARGET]] = -1
+        extra = {
+            "score_t0": pl.Series(h[R.H_SCORE0]), "score_t1": pl.Series(h[R.H_SCORE1]), "tie": const(n, False, pl.Boolean),
+            "limbo": const(n, 0, i8), "action_card": const(n, None, ACTION_ENUM), "revealer": const(n, -1, i8),
+            "target": const(n, -1, i8), **{f"points_s{s}": const(n, None, i8) for s in range(4)},
+        }
+        caller, rnd = pl.Series(h[R.H_CALLER]), pl.Series(h[R.H_ROUND])
+        misdeal, swept, fubbed = flags(h[R.H_MISDEAL]), flags(h[R.H_SWEPT]), flags(h[R.H_FUBBED])
     else:
-        h[:, [R.H_ROUND, R.H_MISDEAL, R.H_SWEPT, R.H_FUBBED, R.H_SCORE0, R.H_SCORE1]] = 0
-        h[:, R.H_CALLER] = -1
-    act = h[:, R.H_ACTION].astype(np.int64)
-    has_act = act >= 0
-    actions = ACTION_SERIES.gather(np.where(has_act, act, 0))
-    actions = pl.select(pl.when(pl.Series(has_act)).then(actions).otherwise(None).alias("action_card")).to_series()
+        extra = {
+            "score_t0": const(n, None, i8), "score_t1": const(n, None, i8), "tie": flags(h[R.H_TIE]),
+            "limbo": pl.Series(h[R.H_LIMBO]), "action_card": pick(ACTION_SERIES, h[R.H_ACTION]),
+            "revealer": pl.Series(h[R.H_REVEALER]), "target": pl.Series(h[R.H_TARGET]),
+            **{f"points_s{s}": pl.Series(h[R.H_PS0 + s]) if s < nseat else const(n, None, i8) for s in range(4)},
+        }
+        caller, rnd = const(n, -1, i8), const(n, 0, i8)
+        misdeal, swept, fubbed = (const(n, False, pl.Boolean) for _ in range(3))
     return pl.DataFrame({
         "game": pl.Series(hg, dtype=pl.Int64),
-        "hand": pl.Series(h[:, R.H_HAND], dtype=pl.Int16),
-        "dealer": pl.Series(h[:, R.H_DEALER], dtype=i8),
-        "point_card": POINT_SERIES.gather(h[:, R.H_POINT].astype(np.int64)),
-        "caller": pl.Series(h[:, R.H_CALLER], dtype=i8),
-        "round": pl.Series(h[:, R.H_ROUND], dtype=i8),
-        **{f"tricks_s{s}": pl.Series(h[:, R.H_T0 + s], dtype=i8) for s in range(4)},
-        "winner": pl.Series(h[:, R.H_WINNER], dtype=i8),
-        "misdeal": pl.Series(h[:, R.H_MISDEAL] == 1),
-        "swept": pl.Series(h[:, R.H_SWEPT] == 1),
-        "fubbed": pl.Series(h[:, R.H_FUBBED] == 1),
-        "double": pl.Series(h[:, R.H_DOUBLE] == 1),
-        "swaps": pl.Series(h[:, R.H_SWAPS], dtype=i8),
-        "score_t0": _nullable(h[:, R.H_SCORE0], team, i8, "score_t0"),
-        "score_t1": _nullable(h[:, R.H_SCORE1], team, i8, "score_t1"),
-        "tie": pl.Series(h[:, R.H_TIE] == 1),
-        "limbo": pl.Series(h[:, R.H_LIMBO], dtype=i8),
-        "action_card": actions,
-        "revealer": pl.Series(h[:, R.H_REVEALER], dtype=i8),
-        "target": pl.Series(h[:, R.H_TARGET], dtype=i8),
-        **{f"points_s{s}": _nullable(h[:, R.H_PS0 + s], not team and s < nseat, i8, f"points_s{s}")
-           for s in range(4)},
+        "hand": pl.Series(hand),
+        "dealer": pl.Series(h[R.H_DEALER]),
+        "point_card": pick(POINT_SERIES, h[R.H_POINT]),
+        "caller": caller,
+        "round": rnd,
+        **{f"tricks_s{s}": pl.Series(h[R.H_T0 + s]) for s in range(4)},
+        "winner": pl.Series(h[R.H_WINNER]),
+        "misdeal": misdeal,
+        "swept": swept,
+        "fubbed": fubbed,
+        "double": flags(h[R.H_DOUBLE]),
+        "swaps": pl.Series(h[R.H_SWAPS]),
+        "score_t0": extra["score_t0"],
+        "score_t1": extra["score_t1"],
+        "tie": extra["tie"],
+        "limbo": extra["limbo"],
+        "action_card": extra["action_card"],
+        "revealer": extra["revealer"],
+        "target": extra["target"],
+        **{f"points_s{s}": extra[f"points_s{s}"] for s in range(4)},
     })
 
 
 def games_frame(start: int, g: np.ndarray, team: bool = True, nseat: int = 4) -> pl.DataFrame:
+    """The ``games`` table of kernel output ``g`` (int32[games, NG]); game indices from ``start``."""
+    n = g.shape[0]
+    i16 = pl.Int16
+
+    def col(c: int, dtype: pl.DataType, keep: bool = True) -> pl.Series:
+        return column(g[:, c], dtype) if keep else const(n, None, dtype)
+
     return pl.DataFrame({
-        "game": pl.Series(np.arange(start, start + g.shape[0]), dtype=pl.Int64),
-        "winner": pl.Series(g[:, R.G_WINNER], dtype=pl.Int8),
-        "hands": pl.Series(g[:, R.G_HANDS], dtype=pl.Int32),
-        "points_t0": _nullable(g[:, R.G_P0], team, pl.Int16, "points_t0"),
-        "points_t1": _nullable(g[:, R.G_P1], team, pl.Int16, "points_t1"),
-        "first_dealer": pl.Series(g[:, R.G_FIRST], dtype=pl.Int8),
-        "misdeals": pl.Series(g[:, R.G_MISDEALS], dtype=pl.Int32),
-        "unfinished": pl.Series(g[:, R.G_UNFINISHED] == 1),
-        **{f"points_s{s}": _nullable(g[:, R.G_PS0 + s], not team and s < nseat, pl.Int16, f"points_s{s}")
-           for s in range(4)},
-        "tie": pl.Series(g[:, R.G_TIE] == 1),
-        "limbo_left": pl.Series(g[:, R.G_LIMBO], dtype=pl.Int16),
-        "discarded": pl.Series(g[:, R.G_DISC], dtype=pl.Int16),
-        "turtle": pl.Series(g[:, R.G_TURTLE] == 1),
-        "restarts": pl.Series(g[:, R.G_RESTARTS], dtype=pl.Int32),
-        "action_cards": pl.Series(g[:, R.G_ACTIONS], dtype=pl.Int32),
+        "game": pl.Series(np.arange(start, start + n), dtype=pl.Int64),
+        "winner": col(R.G_WINNER, pl.Int8),
+        "hands": col(R.G_HANDS, pl.Int32),
+        "points_t0": col(R.G_P0, i16, team),
+        "points_t1": col(R.G_P1, i16, team),
+        "first_dealer": col(R.G_FIRST, pl.Int8),
+        "misdeals": col(R.G_MISDEALS, pl.Int32),
+        "unfinished": flags(g[:, R.G_UNFINISHED]),
+        **{f"points_s{s}": col(R.G_PS0 + s, i16, not team and s < nseat) for s in range(4)},
+        "tie": flags(g[:, R.G_TIE]),
+        "limbo_left": col(R.G_LIMBO, i16),
+        "discarded": col(R.G_DISC, i16),
+        "turtle": flags(g[:, R.G_TURTLE]),
+        "restarts": col(R.G_RESTARTS, pl.Int32),
+        "action_cards": col(R.G_ACTIONS, pl.Int32),
     })
 
 
@@ -645,82 +658,95 @@ def describe(e: Mapping[str, Any]) -> str:
 
 
 # -- summaries ------------------------------------------------------------------------
+# Every aggregate is a lazy query over the run's parquet parts, and a summary collects its queries
+# at once with the streaming engine: summarising 100 million hands needs memory for the aggregates
+# only, and the parts' columns are read once.
 def summarize(tables: Mapping[str, pl.LazyFrame]) -> list[tuple[str, pl.DataFrame]]:
-    """The team game's summary. Every aggregate is computed lazily with the streaming
-    engine, so summarising 100 million hands needs memory for the aggregates only."""
+    """The team game's summary."""
     games = tables["games"]
     hands = tables["hands"]
-    out: list[tuple[str, pl.DataFrame]] = []
     finished = games.filter(pl.col("winner") >= 0)
-    teams = pl.concat([
-        rate_table(finished.with_columns(team=pl.lit(t), win=pl.col("winner") == t), ["team"], "win")
-        for t in (0, 1)
-    ])
-    out.append(("Game win rate by team (seats 0+2 = team 0), 95% Wilson", teams))
-    fd = rate_table(finished.with_columns(win=pl.col("winner") == pl.col("first_dealer") % 2), ["first_dealer"], "win")
-    out.append(("Game win rate of the first dealer's team, by first dealer", fd))
     played = ~pl.col("misdeal")
-    hs = collect(hands.select(
-        pl.len().alias("deals"),
-        pl.col("misdeal").mean().alias("misdeal_rate"),
-        (pl.col("swept").sum() / played.sum()).alias("sweep_rate"),
-        (pl.col("fubbed").sum() / played.sum()).alias("fub_rate"),
-    ))
-    length = collect(games.select(mean_exprs("hands", "hands_")))
-    unf = collect(games.select(pl.col("unfinished").sum().alias("unfinished_games"), pl.len().alias("games")))
-    out.append(("Hands per game (mean, se, 95% CI) and per-deal rates",
-                pl.concat([length, hs, unf], how="horizontal")))
-    # the hands of a game are one cluster: per-hand rates are clustered by game (deff: design effect)
-    ev = pl.concat([rate_table(hands.filter(played).with_columns(event=pl.lit(e)), ["event"], c)
-                    for e, c in (("sweep", "swept"), ("fub", "fubbed"))])
-    out.append(("Sweep and fub rates per played hand, 95% Wilson clustered by game", ev))
     called = hands.filter(pl.col("caller") >= 0).with_columns(
         calling_team_won=pl.col("winner") == pl.col("caller") % 2,
         caller_pos=((pl.col("caller") - pl.col("dealer") + 3) % 4 + 1).cast(pl.Int8))
-    out.append(("Point-card win rate of the calling team, by point card",
-                rate_table(called, ["point_card"], "calling_team_won")))
-    out.append(("Calling team's win rate by caller position (1 = dealer's left ... 4 = dealer)",
-                rate_table(called, ["caller_pos"], "calling_team_won")))
-    return out
+    # the hands of a game are one cluster: per-hand rates are clustered by game (deff: design effect)
+    t0, t1, fd, hs, length, unf, sweep, fub, by_card, by_pos = collect_all([
+        *(rate_query(finished.with_columns(team=pl.lit(t), win=pl.col("winner") == t), ["team"], "win")
+          for t in (0, 1)),
+        rate_query(finished.with_columns(win=pl.col("winner") == pl.col("first_dealer") % 2), ["first_dealer"], "win"),
+        hands.select(
+            pl.len().alias("deals"),
+            pl.col("misdeal").mean().alias("misdeal_rate"),
+            (pl.col("swept").sum() / played.sum()).alias("sweep_rate"),
+            (pl.col("fubbed").sum() / played.sum()).alias("fub_rate"),
+        ),
+        games.select(mean_exprs("hands", "hands_")),
+        games.select(pl.col("unfinished").sum().alias("unfinished_games"), pl.len().alias("games")),
+        *(rate_query(hands.filter(played).with_columns(event=pl.lit(e)), ["event"], c)
+          for e, c in (("sweep", "swept"), ("fub", "fubbed"))),
+        rate_query(called, ["point_card"], "calling_team_won"),
+        rate_query(called, ["caller_pos"], "calling_team_won"),
+    ])
+    return [
+        ("Game win rate by team (seats 0+2 = team 0), 95% Wilson", pl.concat([t0, t1])),
+        ("Game win rate of the first dealer's team, by first dealer", fd),
+        ("Hands per game (mean, se, 95% CI) and per-deal rates", pl.concat([length, hs, unf], how="horizontal")),
+        ("Sweep and fub rates per played hand, 95% Wilson clustered by game", pl.concat([sweep, fub])),
+        ("Point-card win rate of the calling team, by point card", by_card),
+        ("Calling team's win rate by caller position (1 = dealer's left ... 4 = dealer)", by_pos),
+    ]
 
 
 GAME = Fubnub()
 
 
 # -- the modes' summaries -----------------------------------------------------------------
-def _rates(frame: pl.DataFrame, label: str, cols: Mapping[str, pl.Expr]) -> pl.DataFrame:
-    """One row per named 0/1 expression over ``frame``: n, k, rate and Wilson interval, clustered by
-    game when ``frame`` has several rows per game (deff: design effect)."""
-    return pl.concat([rate_table(frame.with_columns(pl.lit(name).alias(label)), [label], e.fill_null(False))
-                      for name, e in cols.items()])
+# As in the team game's summary, every aggregate is a lazy query and a summary collects them at once.
+# A hand's rows belong to its game: per-hand rates and means are clustered by game (deff: design effect).
+def _rates(frame: pl.LazyFrame, label: str, cols: Mapping[str, pl.Expr]) -> list[pl.LazyFrame]:
+    """One query per named 0/1 expression over ``frame``: n, k, rate and Wilson interval, clustered
+    by game; concatenate the collected frames with ``pl.concat``."""
+    return [rate_query(frame.with_columns(pl.lit(name).alias(label)), [label], e.fill_null(False))
+            for name, e in cols.items()]
+
+
+def _means(frame: pl.LazyFrame, quantities: list[tuple[str, str]]) -> list[pl.LazyFrame]:
+    """One query per (column, name): its n, mean, se, 95% interval and design effect."""
+    return [mean_query(frame, c) for c, _ in quantities]
+
+
+def _mean_rows(frames: list[pl.DataFrame], quantities: list[tuple[str, str]]) -> pl.DataFrame:
+    return pl.concat([f.with_columns(quantity=pl.lit(name)) for f, (_, name) in zip(frames, quantities, strict=True)]
+                     ).select("quantity", pl.exclude("quantity"))
 
 
 def summarize_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
     """Lucky Ghost (F12): what a player's seat gains over its ghost partner, seat by seat."""
     _n, ghosts = table_seats(setup.variant, setup.players)
-    played = tables["hands"].filter(~pl.col("misdeal")).collect()
+    played = tables["hands"].filter(~pl.col("misdeal"))
+    pairs = [(s, (s + 2) % 4) for s in range(4) if not ghosts[s] and ghosts[(s + 2) % 4]]
+    called = played.filter(pl.col("caller") >= 0).with_columns(won=pl.col("winner") == pl.col("caller") % 2)
+    res = collect_all([
+        *(mean_query(played, f"tricks_s{s}", prefix="tricks_") for s in range(4)),
+        *(mean_query(played, pl.col(f"tricks_s{s}").cast(pl.Int32) - pl.col(f"tricks_s{p}"), prefix="gain_")
+          for s, p in pairs),
+        rate_query(called, ["caller"], "won"),
+    ])
     out: list[tuple[str, pl.DataFrame]] = []
     seats = pl.concat([
-        played.select(mean_exprs(f"tricks_s{s}", "tricks_")).with_columns(
-            seat=pl.lit(s, pl.Int8), role=pl.lit("ghost" if ghosts[s] else "player"))
+        res[s].with_columns(seat=pl.lit(s, pl.Int8), role=pl.lit("ghost" if ghosts[s] else "player"))
         for s in range(4)
     ]).select("seat", "role", pl.exclude("seat", "role"))
-    out.append(("Tricks per played hand by seat (players and ghosts), mean with 95% CI", seats))
-    gains = []
-    for s in range(4):
-        partner = (s + 2) % 4
-        if ghosts[s] or not ghosts[partner]:
-            continue
-        diff = played.select((pl.col(f"tricks_s{s}").cast(pl.Int32) - pl.col(f"tricks_s{partner}")).alias("d"))
-        gains.append(diff.select(mean_exprs("d", "gain_")).with_columns(
-            seat=pl.lit(s, pl.Int8), ghost_partner=pl.lit(partner, pl.Int8)))
+    out.append(("Tricks per played hand by seat (players and ghosts), mean with 95% CI clustered by game", seats))
+    gains = [g.with_columns(seat=pl.lit(s, pl.Int8), ghost_partner=pl.lit(p, pl.Int8))
+             for g, (s, p) in zip(res[4:4 + len(pairs)], pairs, strict=True)]
     if gains:
         out.append(("Gain of a player's seat over its ghost partner: tricks per played hand (seat - partner), "
-                    "mean with 95% CI", pl.concat(gains).select("seat", "ghost_partner", pl.exclude(
+                    "mean with 95% CI clustered by game", pl.concat(gains).select("seat", "ghost_partner", pl.exclude(
                         "seat", "ghost_partner"))))
-    called = played.filter(pl.col("caller") >= 0).with_columns(won=pl.col("winner") == pl.col("caller") % 2)
-    out.append(("Point-card win rate of the calling team by caller seat (only players call), 95% Wilson",
-                rate_table(called, ["caller"], "won")))
+    out.append(("Point-card win rate of the calling team by caller seat (only players call), 95% Wilson clustered "
+                "by game", res[-1]))
     return out
 
 
@@ -740,56 +766,55 @@ def headline_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
 def summarize_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
     """Battle Royal, Solo, Full Deck (F13-F15): win rate per seat, ties, limbo, action cards."""
     nseat, ghosts = table_seats(setup.variant, setup.players)
-    games = tables["games"].collect()
-    hands = tables["hands"].collect()
-    fin = games.filter(~pl.col("unfinished"))
+    full = setup.variant == "full_deck"
+    games = tables["games"]
+    hands = tables["hands"]
     pts = [f"points_s{s}" for s in range(nseat)]
-    fin = fin.with_columns(top=pl.max_horizontal(*pts))
-    out: list[tuple[str, pl.DataFrame]] = []
-    seat_rows = []
-    for s in range(nseat):
-        sole = fin.select(((pl.col("winner") == s)).cast(pl.Float64).sum()).item() if fin.height else 0.0
-        shared = fin.select((pl.col("tie") & (pl.col(f"points_s{s}") == pl.col("top"))).cast(pl.Float64).sum()
-                            ).item() if fin.height else 0.0
-        seat_rows.append({"seat": s, "role": "ghost" if ghosts[s] else "player", "n": fin.height, "k": sole,
-                          "tied_top": shared})
-    wins = pl.DataFrame(seat_rows).with_columns(wilson_exprs(pl.col("k"), pl.col("n")))
-    out.append(("Game win rate per seat (sole most point cards; ties are ties, counted in tied_top), 95% Wilson",
-                wins))
-    out.append(("Games: ties for the most point cards and unfinished games, 95% Wilson",
-                _rates(games, "outcome", {"tie": pl.col("tie"), "unfinished": pl.col("unfinished"),
-                                          **({"turtle_ended": pl.col("turtle")} if setup.variant == "full_deck"
-                                             else {})})))
+    fin = games.filter(~pl.col("unfinished")).with_columns(top=pl.max_horizontal(*pts))
+    seat_q = fin.select(pl.len().alias("n"),
+                        *((pl.col("winner") == s).cast(pl.Float64).sum().alias(f"sole{s}") for s in range(nseat)),
+                        *((pl.col("tie") & (pl.col(f"points_s{s}") == pl.col("top"))).cast(pl.Float64).sum()
+                          .alias(f"shared{s}") for s in range(nseat)))
+    outcomes = _rates(games, "outcome", {"tie": pl.col("tie"), "unfinished": pl.col("unfinished"),
+                                         **({"turtle_ended": pl.col("turtle")} if full else {})})
     played = hands.filter(pl.col("action_card").is_null() | (pl.col("action_card") != "Turtle"))
-    tie_rule = setup.knobs.get("tie_rule", "limbo")
-    out.append(("Hands: tie for most tricks, point card to limbo / nobody, 95% Wilson clustered by game (tie rule: "
-                + tie_rule + ")",
-                _rates(played, "per_hand", {
-                    "tie_for_most_tricks": pl.col("tie"),
-                    "no_winner": pl.col("winner") < 0,
-                    "limbo_not_empty_after": pl.col("limbo") > 0,
-                })))
-    means = pl.concat([
-        games.select(mean_exprs(c, "")).with_columns(quantity=pl.lit(name))
-        for c, name in [*[(f"points_s{s}", f"point cards, seat {s}") for s in range(nseat)],
-                        ("hands", "hands per game"), ("limbo_left", "point cards left in limbo at the end"),
-                        ("discarded", "point cards discarded")]
-    ]).select("quantity", pl.exclude("quantity"))
-    out.append(("Per game means with 95% CI", means))
-    if setup.variant == "full_deck":
+    per_hand = _rates(played, "per_hand", {"tie_for_most_tricks": pl.col("tie"), "no_winner": pl.col("winner") < 0,
+                                           "limbo_not_empty_after": pl.col("limbo") > 0})
+    quantities = [*[(f"points_s{s}", f"point cards, seat {s}") for s in range(nseat)],
+                  ("hands", "hands per game"), ("limbo_left", "point cards left in limbo at the end"),
+                  ("discarded", "point cards discarded")]
+    fd_quantities = [("action_cards", "action cards revealed"), ("restarts", "Restart Game")]
+    queries = [seat_q, *outcomes, *per_hand, *_means(games, quantities)]
+    if full:
         revealed = hands.filter(pl.col("action_card").is_not_null())
-        n = revealed.height
-        kinds = revealed.select(pl.col("action_card").unique().sort())
+        kinds = revealed.select(pl.col("action_card").unique())
         share = revealed.select("game", pl.col("action_card").alias("revealed")).join(kinds, how="cross")
-        by = rate_table(share, ["action_card"], pl.col("revealed") == pl.col("action_card")) if n else kinds
-        out.append(("Full Deck: action cards revealed (share of reveals, 95% Wilson clustered by game)", by))
-        after = revealed.with_columns(revealer_won=pl.col("winner") == pl.col("revealer"))
-        out.append(("Full Deck: the revealer's point-card win rate in the hand, by action card, 95% Wilson "
-                    "clustered by game", rate_table(after, ["action_card"], "revealer_won")))
-        out.append(("Full Deck: action cards and restarts per game, mean with 95% CI", pl.concat([
-            games.select(mean_exprs("action_cards", "")).with_columns(quantity=pl.lit("action cards revealed")),
-            games.select(mean_exprs("restarts", "")).with_columns(quantity=pl.lit("Restart Game")),
-        ]).select("quantity", pl.exclude("quantity"))))
+        queries += [rate_query(share, ["action_card"], pl.col("revealed") == pl.col("action_card")),
+                    rate_query(revealed.with_columns(revealer_won=pl.col("winner") == pl.col("revealer")),
+                               ["action_card"], "revealer_won"),
+                    *_means(games, fd_quantities)]
+    res = collect_all(queries)
+    seats = res[0].row(0, named=True)
+    k = 1 + len(outcomes) + len(per_hand)
+    means = res[k:k + len(quantities)]
+    wins = pl.DataFrame([{"seat": s, "role": "ghost" if ghosts[s] else "player", "n": int(seats["n"]),
+                          "k": float(seats[f"sole{s}"] or 0.0), "tied_top": float(seats[f"shared{s}"] or 0.0)}
+                         for s in range(nseat)]).with_columns(wilson_exprs(pl.col("k"), pl.col("n")))
+    tie_rule = setup.knobs.get("tie_rule", "limbo")
+    out = [
+        ("Game win rate per seat (sole most point cards; ties are ties, counted in tied_top), 95% Wilson", wins),
+        ("Games: ties for the most point cards and unfinished games, 95% Wilson",
+         pl.concat(res[1:1 + len(outcomes)])),
+        ("Hands: tie for most tricks, point card to limbo / nobody, 95% Wilson clustered by game (tie rule: "
+         + tie_rule + ")", pl.concat(res[1 + len(outcomes):k])),
+        ("Per game means with 95% CI", _mean_rows(means, quantities)),
+    ]
+    if full:
+        by, after, *fd_means = res[k + len(quantities):]
+        out += [("Full Deck: action cards revealed (share of reveals, 95% Wilson clustered by game)", by),
+                ("Full Deck: the revealer's point-card win rate in the hand, by action card, 95% Wilson "
+                 "clustered by game", after),
+                ("Full Deck: action cards and restarts per game, mean with 95% CI", _mean_rows(fd_means, fd_quantities))]
     return out
 
 

@@ -50,11 +50,13 @@ N_ACTION = C.N_ACTION
 POS = position_table()  # int64[kinds, 24]: card positions under each point card kind (F3)
 ORDER = order_table()  # int64[kinds, 24]: the card at each position (the inverse of POS)
 
-# hand table columns (int16 matrix ``hout``)
-H_HAND, H_DEALER, H_POINT, H_CALLER, H_T0, H_T1, H_T2, H_T3, H_WINNER = 0, 1, 2, 3, 4, 5, 6, 7, 8
-H_MISDEAL, H_SWEPT, H_FUBBED, H_ROUND, H_SWAPS, H_DOUBLE, H_SCORE0, H_SCORE1 = 9, 10, 11, 12, 13, 14, 15, 16
-H_LIMBO, H_TIE, H_ACTION, H_REVEALER, H_TARGET, H_PS0 = 17, 18, 19, 20, 21, 22  # H_PS0..H_PS0+3: points per seat
-NH = 26
+# hand table columns: rows of the int8 matrix ``hout`` (one column per hand, so each table column is
+# one contiguous row that becomes a polars column without a conversion); the hand number goes to
+# the int16 array ``hh``
+H_DEALER, H_POINT, H_CALLER, H_T0, H_T1, H_T2, H_T3, H_WINNER = 0, 1, 2, 3, 4, 5, 6, 7
+H_MISDEAL, H_SWEPT, H_FUBBED, H_ROUND, H_SWAPS, H_DOUBLE, H_SCORE0, H_SCORE1 = 8, 9, 10, 11, 12, 13, 14, 15
+H_LIMBO, H_TIE, H_ACTION, H_REVEALER, H_TARGET, H_PS0 = 16, 17, 18, 19, 20, 21  # H_PS0..H_PS0+3: points per seat
+NH = 25
 # game table columns (int32 matrix ``gout``)
 G_WINNER, G_HANDS, G_P0, G_P1, G_FIRST, G_MISDEALS, G_UNFINISHED = 0, 1, 2, 3, 4, 5, 6
 G_PS0, G_TIE, G_LIMBO, G_DISC, G_TURTLE, G_RESTARTS, G_ACTIONS = 7, 11, 12, 13, 14, 15, 16
@@ -252,11 +254,11 @@ def next_human(s, ghost, lucky):
 
 @njit(_nrt=False)
 def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
-              ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat,
+              ev, evn, hg, hh, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat,
               tricks, swo, drng, prng, tmp, prng_pt, srng, seen, ghost, lucky, one):
     """Play team games ``start .. start+count-1`` to their end: traditional (F1-F11) or, with
-    ``lucky``, Lucky Ghost (F12, ``ghost[s]`` marks the ghost seats). Their hands are rows of
-    ``hout`` from row 0 (game index in ``hg``); game ``start + gi`` is ``gout[gi]``. Returns the
+    ``lucky``, Lucky Ghost (F12, ``ghost[s]`` marks the ghost seats). Their hands are columns of
+    ``hout`` from column 0 (game index in ``hg``); game ``start + gi`` is ``gout[gi]``. Returns the
     rows written, or FULL / ILLEGAL. ``lucky`` is a literal (:func:`team_games`): the
     traditional kernel is compiled without the ghost tests, which cost it about 8%."""
     row = np.int64(0)
@@ -278,7 +280,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
         while pts0 < need and pts1 < need:
             if h >= max_hands:
                 break
-            if row >= hout.shape[0]:
+            if row >= hout.shape[1]:
                 return FULL
             if trace:
                 emit(ev, evn, g, EV_DEALER, dealer, h, 2 if double else 1, 0, 0, 0)
@@ -296,10 +298,10 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                 emit(ev, evn, g, EV_UNDEALT, -1, undealt[0], undealt[1], undealt[2], undealt[3], 0)
             if debug:
                 check_numbers(hands, nh, 4, undealt, 4, played, npl, seen)
-            hout[row, H_HAND] = h
-            hout[row, H_DEALER] = dealer
-            hout[row, H_DOUBLE] = 1 if double else 0
-            # (the individual-play columns H_LIMBO .. are left unwritten: game.hands_frame fills them)
+            hh[row] = h
+            hout[H_DEALER, row] = dealer
+            hout[H_DOUBLE, row] = 1 if double else 0
+            # (the individual-play columns H_LIMBO .. are left unwritten: game.hands_frame gives them as constants)
             # F6: the decision cycle, two rounds at most
             caller = -1
             rnd = 0
@@ -336,18 +338,18 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
                 shuffle(prng_pt, pd, pn)
                 if trace:
                     emit(ev, evn, g, EV_BACK, -1, p, r, 0, 0, 0)
-            hout[row, H_POINT] = p
-            hout[row, H_CALLER] = caller
-            hout[row, H_ROUND] = rnd
+            hout[H_POINT, row] = p
+            hout[H_CALLER, row] = caller
+            hout[H_ROUND, row] = rnd
             if caller < 0:
                 # F6: misdeal; F10: the deal moves left and a double advantage is lost
                 misdeals += 1
-                hout[row, H_WINNER] = -1
-                hout[row, H_MISDEAL] = 1
+                hout[H_WINNER, row] = -1
+                hout[H_MISDEAL, row] = 1
                 for j in (H_T0, H_T1, H_T2, H_T3, H_SWEPT, H_FUBBED, H_SWAPS):
-                    hout[row, j] = 0
-                hout[row, H_SCORE0] = pts0
-                hout[row, H_SCORE1] = pts1
+                    hout[j, row] = 0
+                hout[H_SCORE0, row] = pts0
+                hout[H_SCORE1, row] = pts1
                 if trace:
                     emit(ev, evn, g, EV_MISDEAL, dealer, p, h, 0, 0, 0)
                 row += 1
@@ -364,7 +366,7 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
             u = apply_swaps(g, dealer, nsw, hands, undealt, 4, swo, err, ev, evn, trace)
             if u < 0:
                 return u
-            hout[row, H_SWAPS] = u
+            hout[H_SWAPS, row] = u
             if u > 0:
                 sort_hand(hands[dealer], pos, ORDER[p])
             if debug:
@@ -419,13 +421,13 @@ def play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, st
             swept = (t0 == 5 and ct == 0) or (t0 == 0 and ct == 1)
             fubbed = win != ct
             for s in range(4):
-                hout[row, H_T0 + s] = tricks[s]
-            hout[row, H_WINNER] = win
-            hout[row, H_MISDEAL] = 0
-            hout[row, H_SWEPT] = 1 if swept else 0
-            hout[row, H_FUBBED] = 1 if fubbed else 0
-            hout[row, H_SCORE0] = pts0
-            hout[row, H_SCORE1] = pts1
+                hout[H_T0 + s, row] = tricks[s]
+            hout[H_WINNER, row] = win
+            hout[H_MISDEAL, row] = 0
+            hout[H_SWEPT, row] = 1 if swept else 0
+            hout[H_FUBBED, row] = 1 if fubbed else 0
+            hout[H_SCORE0, row] = pts0
+            hout[H_SCORE1, row] = pts1
             # F10: who deals next
             if swept:
                 dealer = caller
@@ -962,7 +964,7 @@ def table_effect(fx, g, key, h, rev, dealer, nseat, hands, nh, undealt, nund, de
 
 @njit(_nrt=False)
 def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base, move_pts, acts,
-               max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err, hands, nh,
+               max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hh, hout, gout, err, hands, nh,
                deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng, seen,
                won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt, one):
     """Play individual games ``start .. start+count-1`` (Battle Royal F13, Solo F14, Full Deck
@@ -1008,7 +1010,7 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
         while st[S_PN] > 0 and st[S_OVER] == 0:  # F13: the game ends when the point deck is used up
             if h >= max_hands:
                 break
-            if row >= hout.shape[0]:
+            if row >= hout.shape[1]:
                 return FULL
             dr = st[S_DIR] if fd else 1  # only Full Deck reverses the direction
             if trace:
@@ -1036,13 +1038,13 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
                 check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, st[S_PN], won, nwon, limbo,
                             st[S_NLIMBO], disc, st[S_NDISC], p, True, gkinds, k, seenk, ast, st[S_NAST], arev,
                             st[S_NREV], acts, seena)
-            hout[row, H_HAND] = h
-            hout[row, H_DEALER] = dealer
-            hout[row, H_REVEALER] = -1
+            hh[row] = h
+            hout[H_DEALER, row] = dealer
+            hout[H_REVEALER, row] = -1
             # F15: last hand's point-card winner reveals an action card after the (Battle Royal: empty)
             # dealer advantage and before play
             if fd and rev >= 0 and st[S_NAST] > 0:
-                hout[row, H_REVEALER] = rev
+                hout[H_REVEALER, row] = rev
                 nactions += 1
                 fx = reveal_action(g, rev, gain, won, nwon, limbo, pd, st, hx, ast, arev, fd_base, ev, evn, trace)
                 if fx == C.FX_STEAL or fx == C.FX_PICK:
@@ -1072,11 +1074,11 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
                     check_royal(hands, nh, nseat, undealt, nund, played, npl, seen, pd, st[S_PN], won, nwon, limbo,
                                 st[S_NLIMBO], disc, st[S_NDISC], p, st[S_OVER] == 0, gkinds, k, seenk, ast,
                                 st[S_NAST], arev, st[S_NREV], acts, seena)
-            hout[row, H_POINT] = p
-            hout[row, H_ACTION] = hx[X_ACTION]
-            hout[row, H_TARGET] = hx[X_TARGET]
-            hout[row, H_SWAPS] = hx[X_SWAPS]
-            hout[row, H_DOUBLE] = 1 if hx[X_ADV_N] == 2 else 0
+            hout[H_POINT, row] = p
+            hout[H_ACTION, row] = hx[X_ACTION]
+            hout[H_TARGET, row] = hx[X_TARGET]
+            hout[H_SWAPS, row] = hx[X_SWAPS]
+            hout[H_DOUBLE, row] = 1 if hx[X_ADV_N] == 2 else 0
             for s in range(4):
                 tricks[s] = 0
             w = -1
@@ -1148,11 +1150,11 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
                                 st[S_NLIMBO], disc, st[S_NDISC], p, False, gkinds, k, seenk, ast, st[S_NAST], arev,
                                 st[S_NREV], acts, seena)
             for s in range(4):
-                hout[row, H_T0 + s] = tricks[s]
-                hout[row, H_PS0 + s] = nwon[s] if s < nseat else 0
-            hout[row, H_WINNER] = w
-            hout[row, H_TIE] = 1 if tie else 0
-            hout[row, H_LIMBO] = st[S_NLIMBO]
+                hout[H_T0 + s, row] = tricks[s]
+                hout[H_PS0 + s, row] = nwon[s] if s < nseat else 0
+            hout[H_WINNER, row] = w
+            hout[H_TIE, row] = 1 if tie else 0
+            hout[H_LIMBO, row] = st[S_NLIMBO]
             if trace:
                 emit(ev, evn, g, EV_RHAND, w, 1 if tie else 0, st[S_NLIMBO],
                      tricks[0] + 8 * tricks[1] + 64 * tricks[2] + 512 * tricks[3], p, nseat)
@@ -1194,25 +1196,25 @@ def play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, gh
 
 @njit
 def simulate_team(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack,
-                  ev, evn, hg, hout, gout, err, debug, trace):
+                  ev, evn, hg, hh, hout, gout, err, debug, trace):
     """Play team games ``start .. start+count-1`` (traditional, Lucky Ghost: F1-F12).
 
     ``pids`` (int64[4]) and ``params`` (float64[4, w]) are per seat (ghost seats unused);
     ``ghost`` (int64[4]) marks Lucky Ghost's ghost seats.
-    Writes one row per hand into ``hout`` (int16[cap, NH]) with its game index in
-    ``hg`` (int64[cap]) and one row per game into ``gout`` (int32[count, NG]).
+    Writes one column per hand into ``hout`` (int8[NH, cap]) with its game index in
+    ``hg`` (int64[cap]) and its hand number in ``hh`` (int16[cap]), and one row per game into ``gout`` (int32[count, NG]).
     Returns the number of hand rows, FULL when ``hout`` is too small, or ILLEGAL
     (``err`` = game, seat, decision, value) when a policy chose an illegal action.
 
     This entry serves traces and debug runs; simulations run the leaner :data:`LEAN_TEAM`.
     """
     return team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack,
-                      debug, trace, ev, evn, hg, hout, gout, err, ANY)
+                      debug, trace, ev, evn, hg, hh, hout, gout, err, ANY)
 
 
 @njit
 def team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack,
-               debug, trace, ev, evn, hg, hout, gout, err, one):
+               debug, trace, ev, evn, hg, hh, hout, gout, err, one):
     """:func:`simulate_team`'s loop over the games."""
     hands = np.empty((4, 5), np.int64)
     nh = np.empty(4, np.int64)
@@ -1232,16 +1234,16 @@ def team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max
     seen = np.zeros(24, np.int64)
     if variant == V_LUCKY_GHOST:  # literal flags: one compiled version each (play_team)
         return play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
-                         ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks,
+                         ev, evn, hg, hh, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks,
                          swo, drng, prng, tmp, prng_pt, srng, seen, ghost, True, one)
     return play_team(start, count, key, pids, params, kinds, k, fub_rule, max_hands, stack, pstack, debug, trace,
-                     ev, evn, hg, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks,
+                     ev, evn, hg, hh, hout, gout, err, hands, nh, deck, undealt, played, pd, trick, tseat, tricks,
                      swo, drng, prng, tmp, prng_pt, srng, seen, ghost, False, one)
 
 
 @njit
 def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, limbo_next,
-                   fd_base, move_pts, acts, stack, pstack, astack, ev, evn, hg, hout, gout, err, debug, trace):
+                   fd_base, move_pts, acts, stack, pstack, astack, ev, evn, hg, hh, hout, gout, err, debug, trace):
     """Play individual games ``start .. start+count-1`` of ``variant`` (Battle Royal, Solo, Full
     Deck: F13-F15) with ``nseat`` seats at the table (``ghost`` marks Solo's ghosts), the tie
     rule ``tie_rule`` (TIE_*), ``limbo_next`` (limbo goes to the next hand's winner; else it waits
@@ -1251,12 +1253,12 @@ def simulate_royal(key, start, count, variant, pids, params, kinds, k, max_hands
     """
     return royal_games(key, start, count, variant, variant == V_FULL_DECK, pids, params, kinds, k, max_hands, nseat,
                        ghost, tie_rule, limbo_next, fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev,
-                       evn, hg, hout, gout, err, ANY)
+                       evn, hg, hh, hout, gout, err, ANY)
 
 
 @njit
 def royal_games(key, start, count, variant, fd, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule, limbo_next,
-                fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err, one):
+                fd_base, move_pts, acts, stack, pstack, astack, debug, trace, ev, evn, hg, hh, hout, gout, err, one):
     """:func:`simulate_royal`'s loop over the games."""
     nk = kinds.shape[0]
     hands = np.empty((4, 5), np.int64)
@@ -1291,7 +1293,7 @@ def royal_games(key, start, count, variant, fd, pids, params, kinds, k, max_hand
     seena = np.zeros(N_ACTION, np.int64)
     nxt = np.zeros(4, np.int64)
     return play_royal(start, count, key, variant, fd, pids, params, kinds, k, nseat, ghost, tie_rule, limbo_next, fd_base,
-                      move_pts, acts, max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hout, gout, err,
+                      move_pts, acts, max_hands, stack, pstack, astack, debug, trace, ev, evn, hg, hh, hout, gout, err,
                       hands, nh, deck, undealt, played, pd, trick, tseat, tricks, swo, drng, prng, tmp, prng_pt, srng,
                       seen, won, nwon, limbo, disc, lastwin, ast, arev, erng, buf, st, hx, gkinds, seenk, seena, nxt,
                       one)
@@ -1308,9 +1310,9 @@ def lean_team(one):
     """
     @njit
     def team(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack, pstack, ev, evn,
-             hg, hout, gout, err):
+             hg, hh, hout, gout, err):
         return team_games(key, start, count, variant, pids, params, kinds, k, fub_rule, max_hands, ghost, stack,
-                          pstack, False, False, ev, evn, hg, hout, gout, err, one)
+                          pstack, False, False, ev, evn, hg, hh, hout, gout, err, one)
 
     return team
 
@@ -1322,9 +1324,9 @@ def lean_royal(one, nseat, fd):
     compiled without Full Deck's effects on the play."""
     @njit
     def royal(key, start, count, variant, pids, params, kinds, k, max_hands, ghost, tie_rule, limbo_next, fd_base,
-              move_pts, acts, stack, pstack, astack, ev, evn, hg, hout, gout, err):
+              move_pts, acts, stack, pstack, astack, ev, evn, hg, hh, hout, gout, err):
         return royal_games(key, start, count, variant, fd, pids, params, kinds, k, max_hands, nseat, ghost, tie_rule,
-                           limbo_next, fd_base, move_pts, acts, stack, pstack, astack, False, False, ev, evn, hg, hout,
+                           limbo_next, fd_base, move_pts, acts, stack, pstack, astack, False, False, ev, evn, hg, hh, hout,
                            gout, err, one)
 
     return royal

@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 
 from cardsim.errors import PolicyError, ScenarioError
+from cardsim.frames import column, const, pick
 from cardsim.games.base import Game, Knob, Setup, Variant
 from cardsim.games.gubs import cards as C
 from cardsim.games.gubs import engine as E
@@ -301,40 +302,41 @@ def games_frame(start: int, n: int, g: np.ndarray) -> pl.DataFrame:
         "game": pl.Series(np.arange(start, start + count), dtype=pl.Int64),
         "players": pl.Series(np.full(count, n), dtype=pl.Int8),
         "finished": pl.Series(fin),
-        "winner": pl.Series(g[:, C.G_WINNER], dtype=pl.Int8),
-        "winners": pl.Series(winners, dtype=pl.Int16),
+        "winner": column(g[:, C.G_WINNER], pl.Int8),
+        "winners": column(winners, pl.Int16),
         "shared": pl.Series(fin & (nwin > 1)),
-        "tie_break": pl.Series(np.array(C.TB_NAMES)[g[:, C.G_TB]] if count else [], dtype=pl.String),
-        "turns": pl.Series(g[:, C.G_TURNS], dtype=pl.Int32),
+        "tie_break": pick(_TIE_BREAKS, g[:, C.G_TB]),
+        "turns": column(g[:, C.G_TURNS], pl.Int32),
     }
     for s in range(C.MAXS):
         v = g[:, C.G_SCORE + s]
-        cols[f"score_s{s}"] = pl.Series(v, dtype=pl.Int16) if s < n else pl.Series([None] * count, dtype=pl.Int16)
+        cols[f"score_s{s}"] = column(v, pl.Int16) if s < n else const(count, None, pl.Int16)
     for s in range(C.MAXS):
         v = g[:, C.G_HAND + s]
-        cols[f"hand_s{s}"] = pl.Series(v, dtype=pl.Int16) if s < n else pl.Series([None] * count, dtype=pl.Int16)
+        cols[f"hand_s{s}"] = column(v, pl.Int16) if s < n else const(count, None, pl.Int16)
     cols |= {
-        "letters_flopped": pl.Series(g[:, C.G_FLOPPED], dtype=pl.Int16),
-        "interrupts": pl.Series(g[:, C.G_INTERRUPTS], dtype=pl.Int16),
-        "events": pl.Series(g[:, C.G_EVENTS], dtype=pl.Int16),
-        "skips": pl.Series(g[:, C.G_SKIPS], dtype=pl.Int16),
-        "deck_left": pl.Series(g[:, C.G_DECK], dtype=pl.Int16),
-        "elder_seat": pl.Series(g[:, C.G_ELDER], dtype=pl.Int8),
-        "play_caps": pl.Series(g[:, C.G_PLAYCAPS], dtype=pl.Int16),
+        "letters_flopped": column(g[:, C.G_FLOPPED], pl.Int16),
+        "interrupts": column(g[:, C.G_INTERRUPTS], pl.Int16),
+        "events": column(g[:, C.G_EVENTS], pl.Int16),
+        "skips": column(g[:, C.G_SKIPS], pl.Int16),
+        "deck_left": column(g[:, C.G_DECK], pl.Int16),
+        "elder_seat": column(g[:, C.G_ELDER], pl.Int8),
+        "play_caps": column(g[:, C.G_PLAYCAPS], pl.Int16),
     }
     return pl.DataFrame(cols)
 
 
 _NAMES = pl.Series("card", C.CARD_NAMES, dtype=pl.String)
+_TIE_BREAKS = pl.Series("tie_break", C.TB_NAMES, dtype=pl.String)
 
 
 def cards_frame(start: int, c: np.ndarray) -> pl.DataFrame:
     return pl.DataFrame({
         "game": pl.Series(c[:, R.C_G].astype(np.int64) + start, dtype=pl.Int64),
-        "seat": pl.Series(c[:, R.C_SEAT], dtype=pl.Int8),
-        "card": _NAMES.gather(c[:, R.C_CARD].astype(np.int64)),
-        "drawn": pl.Series(c[:, R.C_DRAWN], dtype=pl.Int16),
-        "played": pl.Series(c[:, R.C_PLAYED], dtype=pl.Int16),
+        "seat": column(c[:, R.C_SEAT], pl.Int8),
+        "card": pick(_NAMES, c[:, R.C_CARD]),
+        "drawn": column(c[:, R.C_DRAWN], pl.Int16),
+        "played": column(c[:, R.C_PLAYED], pl.Int16),
     })
 
 

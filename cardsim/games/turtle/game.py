@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 
 from cardsim.errors import PolicyError, ScenarioError
+from cardsim.frames import column, const, pick
 from cardsim.games.base import Game, Knob, Setup, Variant
 from cardsim.games.turtle import cards
 from cardsim.games.turtle import rules as R
@@ -380,37 +381,41 @@ class Turtle(Game):
 
 
 # -- frames ------------------------------------------------------------------------------------
+ENDED_SERIES = pl.Series("ended_by", ENDED, dtype=pl.Enum(list(ENDED)))
+
+
 def games_frame(start: int, players: int, g: np.ndarray, s: np.ndarray) -> pl.DataFrame:
     n = g.shape[0]
-    ended = pl.Series("ended_by", ENDED, dtype=pl.Enum(list(ENDED)))
     return pl.DataFrame({
         "game": pl.Series(np.arange(start, start + n), dtype=pl.Int64),
-        "players": pl.Series(np.full(n, players), dtype=pl.Int8),
-        "winner": pl.Series(g[:, R.OG_WINNER], dtype=pl.Int8),
-        "turns": pl.Series(g[:, R.OG_TURNS], dtype=pl.Int32),
-        "eliminated": pl.Series(g[:, R.OG_ELIM], dtype=pl.Int8),
-        "restarts": pl.Series(g[:, R.OG_RESTARTS], dtype=pl.Int32),
-        "redeals": pl.Series(g[:, R.OG_REDEALS], dtype=pl.Int32),
-        "shuffles": pl.Series(g[:, R.OG_SHUFFLES], dtype=pl.Int32),
-        "ended_by": ended.gather(g[:, R.OG_ENDED]),
-        **{f"out_s{k}": pl.Series(s[:, k], dtype=pl.Int8) for k in range(players)},
-        **{f"reveals_s{k}": pl.Series(s[:, 8 + k], dtype=pl.Int32) for k in range(players)},
+        "players": const(n, players, pl.Int8),
+        "winner": column(g[:, R.OG_WINNER], pl.Int8),
+        "turns": column(g[:, R.OG_TURNS], pl.Int32),
+        "eliminated": column(g[:, R.OG_ELIM], pl.Int8),
+        "restarts": column(g[:, R.OG_RESTARTS], pl.Int32),
+        "redeals": column(g[:, R.OG_REDEALS], pl.Int32),
+        "shuffles": column(g[:, R.OG_SHUFFLES], pl.Int32),
+        "ended_by": pick(ENDED_SERIES, g[:, R.OG_ENDED]),
+        **{f"out_s{k}": column(s[:, k], pl.Int8) for k in range(players)},
+        **{f"reveals_s{k}": column(s[:, 8 + k], pl.Int32) for k in range(players)},
     })
 
 
 def reveals_frame(rv: np.ndarray, out_g: np.ndarray, start: int) -> pl.DataFrame:
-    games = rv[:, R.RV_GAME].astype(np.int64) + start
-    winner = out_g[games - start, R.OG_WINNER] if rv.shape[0] else np.zeros(0, np.int64)
+    """One row per action card revealed; ``won``: the revealer won the game (null: no winner)."""
+    n = rv.shape[0]
+    local = rv[:, R.RV_GAME]
+    seat = rv[:, R.RV_SEAT]
+    winner = np.take(out_g[:, R.OG_WINNER].astype(np.int8), local)  # the game's winner on each row
+    won = pl.Series(winner == seat).zip_with(pl.Series(winner >= 0), const(n, None, pl.Boolean))
     return pl.DataFrame({
-        "game": pl.Series(games, dtype=pl.Int64),
-        "card": CARD_SERIES.gather(rv[:, R.RV_CARD]),
-        "seat": pl.Series(rv[:, R.RV_SEAT], dtype=pl.Int8),
-        "turn": pl.Series(rv[:, R.RV_TURN], dtype=pl.Int32),
-        "applied_to": pl.Series(rv[:, R.RV_APPLIED], dtype=pl.Int8),
-        "_winner": pl.Series(winner, dtype=pl.Int8),
-    }).with_columns(
-        pl.when(pl.col("_winner") >= 0).then(pl.col("_winner") == pl.col("seat")).alias("won")
-    ).drop("_winner")
+        "game": pl.Series(local.astype(np.int64) + start, dtype=pl.Int64),
+        "card": pick(CARD_SERIES, rv[:, R.RV_CARD]),
+        "seat": column(seat, pl.Int8),
+        "turn": column(rv[:, R.RV_TURN], pl.Int32),
+        "applied_to": column(rv[:, R.RV_APPLIED], pl.Int8),
+        "won": won,
+    })
 
 
 # -- events ------------------------------------------------------------------------------------------

@@ -88,7 +88,8 @@ from cardsim.games.turtle.cards import (
     TURTLE,
 )
 from cardsim.games.turtle.policies import EAGER, decide_perform, decide_pick, decide_respond
-from cardsim.jit import DISABLED, njit
+from cardsim.jit import njit
+from cardsim.jit import typed as jit_typed
 from cardsim.rng import DEAL, EFFECT, GOLDEN, POLICY, mix64, seed_stream, shuffle, uniform
 
 # The kernels below allocate nothing (all state is in S), so they run without numba's reference
@@ -108,19 +109,11 @@ SA, EA, RA = nt.int64[::1], nt.int64[:, ::1], nt.uint64[::1]  # S, EV / RV, RS
 
 
 def typed(sig):
-    """:data:`kjit` with one explicit signature, compiled (or loaded from the cache) at import and
-    closed to other specialisations: numba would otherwise compile a helper once per combination of
-    constant arguments it is called with (``emit`` alone some 40 times). Only for helpers that call
-    no policy dispatcher."""
-
-    def deco(f):
-        d = kjit(f)
-        if not DISABLED:
-            d.compile(sig)
-            d.disable_compile()
-        return d
-
-    return deco
+    """:data:`kjit` with one explicit signature, closed to other specialisations
+    (:func:`cardsim.jit.typed`: numba would otherwise compile a helper once per combination of
+    constant arguments it is called with, ``emit`` alone some 40 times), compiled on first use
+    rather than at import. Only for helpers that call no policy dispatcher."""
+    return jit_typed(sig, _nrt=False)
 
 
 MAXP = 8

@@ -1,0 +1,323 @@
+"""The numba cache, the compile notice, plug-in identity, caching and errors, the plug-in manual."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numba
+import pytest
+from typer.testing import CliRunner
+
+from cardsim import cachedir, jit
+from cardsim.cli import app
+from cardsim.games import game_names, get_game
+from cardsim.plugin_docs import decision_docs, render
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "cardsim.cli"]
+
+
+def env_without_cache(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(extra)
+    return env
+
+
+# -- one cache, keyed per module ---------------------------------------------------------------
+def test_one_cache_for_make_tests_and_cli():
+    # the CLI, make and the tests all ask cardsim.cachedir: a checkout caches in its .numba_cache
+    out = subprocess.run([sys.executable, "-m", "cardsim.cachedir"], env=env_without_cache(), cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert Path(out) == ROOT / ".numba_cache"
+    if "NUMBA_CACHE_DIR" not in os.environ:
+        assert cachedir.base() == ROOT / ".numba_cache"
+    make = (ROOT / "Makefile").read_text()
+    assert "NUMBA_CACHE_DIR" not in make and "-m cardsim.cachedir --clear" in make
+    assert "os.environ" not in (ROOT / "tests" / "conftest.py").read_text()
+
+
+def test_an_edit_changes_only_the_keys_of_the_modules_that_import_it(tmp_path):
+    pkg = tmp_path / "cardsim"
+    shutil.copytree(cachedir.PACKAGE, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    kernels = {g: pkg / "games" / g / "rules.py" for g in ("fubnub", "turtle", "gubs", "fourbid")}
+
+    def keys():
+        cachedir.module_key.cache_clear()
+        return {g: cachedir.module_key(f, pkg) for g, f in kernels.items()}
+
+    before = keys()
+    with (pkg / "games" / "turtle" / "policies.py").open("a") as f:
+        f.write("\n# an edit\n")
+    after = keys()
+    assert after["turtle"] != before["turtle"]
+    assert {g: k for g, k in after.items() if g != "turtle"} == {g: k for g, k in before.items() if g != "turtle"}
+    with (pkg / "rng.py").open("a") as f:  # every kernel draws from it
+        f.write("\n# an edit\n")
+    assert all(k != after[g] for g, k in keys().items())
+    cachedir.module_key.cache_clear()
+
+
+def test_each_module_caches_in_its_own_folder():
+    from cardsim.games.fubnub import rules
+
+    folder = Path(rules.minimal._cache._cache_path)
+    assert folder.is_relative_to(cachedir.base())
+    assert folder.relative_to(cachedir.base()).parts[0].startswith("cardsim.games.fubnub.rules-")
+
+
+def test_games_compiles_nothing(tmp_path):
+    # listing games imports every kernel module: nothing may compile (or load) there
+    r = subprocess.run([*CLI, "games"], env=env_without_cache(NUMBA_CACHE_DIR=str(tmp_path)), cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "compiling" not in r.stderr
+    assert not [p for p in tmp_path.rglob("*") if p.suffix in (".nbi", ".nbc")]
+
+
+def test_compile_notice_speaks_once_per_label_after_the_delay():
+    import io
+
+    out = io.StringIO()
+    notice = jit.CompileNotice(out, after=0.0)
+    numba.core.event.register("numba:compile", notice)
+    try:
+        @numba.njit
+        def f(x):
+            return x + 1
+
+        @numba.njit
+        def g(x):
+            return f(x) * 2
+
+        assert g(1) == 4
+        assert g(1.5) == 5.0
+    finally:
+        numba.core.event.unregister("numba:compile", notice)
+    assert out.getvalue() == "compiling numba functions (first run only)\n"
+    quiet = jit.CompileNotice(io.StringIO(), after=60.0)
+    numba.core.event.register("numba:compile", quiet)
+    try:
+        assert numba.njit(lambda x: x - 1)(3) == 2
+    finally:
+        numba.core.event.unregister("numba:compile", quiet)
+    assert quiet.stream.getvalue() == ""
+
+
+def test_typed_helpers_compile_on_first_use_only():
+    src = "from cardsim.jit import typed\nfrom numba import types as nt\n" \
+          "@typed(nt.int64(nt.int64, nt.int64), cache=False)\ndef add(a, b):\n    return a + b\n"
+    ns: dict = {}
+    exec(compile(src, "<typed>", "exec"), ns)
+    add = ns["add"]
+    assert not add.overloads
+
+    @numba.njit
+    def caller(x):
+        return add(x, 3) + add(x, 4)  # constant arguments: still the one signature
+
+    assert caller(1) == 9
+    assert len(add.overloads) == 1
+
+
+# -- plug-ins ---------------------------------------------------------------------------------------
+PLUGIN = '''
+import numba
+
+duck_params = {{"top": 8.0, "boom": 0.0}}
+
+
+@numba.njit
+def duck_call(hand, pos, point, seat, dealer, rnd, params, rng):
+    strong = 0
+    for i in range(5):
+        strong += pos[hand[i]] < params[0]
+    return 1 if strong >= 2 else 0
+
+
+@numba.njit
+def duck_swap(hand, pos, point, nswaps, params, rng, out):
+    out[0] = -1
+    out[1] = -1
+
+
+@numba.njit
+def duck_card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
+    if params[1] > 0 and nplayed == 3:
+        raise ValueError("no card for the last seat\\nmore text")
+    return {card}
+'''
+HIGHEST, LOWEST = "0", "n - 1"
+SCENARIO = """
+[scenario]
+name = "duck"
+game = "fubnub"
+games = 600
+seed = 3
+chunk = 300
+[seats]
+policies = [{seat0}, "partner", "duck.py:duck", "partner"]
+"""
+
+
+def plugin_dir(tmp_path: Path, card: str = HIGHEST, seat0: str = '"duck.py:duck"') -> Path:
+    d = tmp_path / "plug"
+    d.mkdir(exist_ok=True)
+    (d / "duck.py").write_text(PLUGIN.format(card=card))
+    (d / "s.toml").write_text(SCENARIO.format(seat0=seat0))
+    return d
+
+
+def team0_wins(result) -> int:
+    return int((result.tables["games"].collect()["winner"] == 0).sum())
+
+
+def test_an_edited_plugin_changes_the_result(tmp_path):
+    from cardsim import api
+    from cardsim.errors import RunDirError
+
+    d = plugin_dir(tmp_path, HIGHEST)
+    first = api.run(d / "s.toml", runs=tmp_path / "runs")
+    (d / "duck.py").write_text(PLUGIN.format(card=LOWEST))  # the duck now plays its lowest card
+    second = api.run(d / "s.toml", runs=tmp_path / "runs")
+    assert second.path != first.path
+    assert team0_wins(second) != team0_wins(first)
+    with pytest.raises(RunDirError, match=r"plug-in duck.py:duck changed since"):
+        api.run(d / "s.toml", out=first.path)
+
+
+def test_an_edited_helper_module_of_a_plugin_changes_the_identity(tmp_path):
+    from cardsim.scenario import load
+
+    d = plugin_dir(tmp_path)
+    (d / "duck.py").write_text("from helper import TOP  # noqa\n" + PLUGIN.format(card=HIGHEST))
+    (d / "helper.py").write_text("TOP = 8\n")
+    h1 = load(d / "s.toml").hash()
+    (d / "helper.py").write_text("TOP = 9\n")
+    assert load(d / "s.toml").hash() != h1
+    moved = tmp_path / "moved"
+    shutil.copytree(d, moved)  # the same content elsewhere: the same identity
+    assert load(moved / "s.toml").hash() == load(d / "s.toml").hash()
+
+
+def test_an_edited_plugin_changes_a_comparison(tmp_path):
+    from cardsim import api
+
+    d = plugin_dir(tmp_path, HIGHEST)
+    (d / "c.toml").write_text(SCENARIO.split("[seats]")[0] + """
+[seats]
+policy = "partner"
+[compare]
+focus = 0
+rotate = false
+arms = [{ name = "partner" }, { name = "duck", policies = ["duck.py:duck", "partner", "duck.py:duck", "partner"] }]
+""")
+    before = api.compare(d / "c.toml", runs=tmp_path / "runs")
+    (d / "duck.py").write_text(PLUGIN.format(card=LOWEST))
+    after = api.compare(d / "c.toml", runs=tmp_path / "runs")
+    assert before.arms["mean"].to_list()[1] != after.arms["mean"].to_list()[1]
+    assert before.arms["mean"].to_list()[0] == after.arms["mean"].to_list()[0]
+
+
+def test_a_second_process_does_not_recompile_a_plugin_kernel(tmp_path):
+    d = plugin_dir(tmp_path, HIGHEST)
+    env = env_without_cache(NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    first = subprocess.run([*CLI, "run", "s.toml", "--runs", str(tmp_path / "r1")], cwd=d, env=env,
+                           capture_output=True, text=True, timeout=1200)
+    assert first.returncode == 0, first.stderr
+    assert "compiling fubnub kernels for plug-in duck.py:duck (first run only)" in first.stderr
+    count = ("import json, numba.core.event as ev\n"
+             "from cardsim import api\n"
+             "with ev.install_recorder('numba:compile') as rec:\n"
+             f"    api.run('s.toml', runs={str(tmp_path / 'r2')!r})\n"
+             "print(json.dumps(len(rec.buffer)))\n")
+    second = subprocess.run([sys.executable, "-c", count], cwd=d, env=env, capture_output=True, text=True,
+                            timeout=1200)
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout.strip().splitlines()[-1]) == 0  # no compile event: all from the cache
+    third = subprocess.run([*CLI, "run", "s.toml", "--runs", str(tmp_path / "r3")], cwd=d, env=env,
+                           capture_output=True, text=True, timeout=1200)
+    assert third.returncode == 0 and "compiling" not in third.stderr
+
+
+def test_trace_says_it_is_compiling(tmp_path):
+    r = subprocess.run([*CLI, "trace", "fubnub", "--seed", "3"], env=env_without_cache(NUMBA_CACHE_DIR=str(tmp_path)),
+                       cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.splitlines()[0] == "compiling fubnub kernels (first run only)"
+    assert "wins" in r.stdout
+
+
+def errors(r) -> list[str]:
+    return [ln for ln in r.output.splitlines() if ln.strip() and not ln.startswith("compiling ")]
+
+
+def test_a_raising_plugin_gives_one_error_line(tmp_path):
+    d = plugin_dir(tmp_path, HIGHEST, seat0='{name = "duck.py:duck", boom = 1}')
+    r = CliRunner().invoke(app, ["run", str(d / "s.toml"), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2, r.output
+    assert errors(r) == ["error: plug-in duck.py, function duck_card, line 24 raised ValueError: no card for the "
+                         "last seat (the whole traceback: cardsim --debug ...)"]
+    full = CliRunner().invoke(app, ["--debug", "run", str(d / "s.toml"), "--runs", str(tmp_path / "runs")])
+    assert full.exit_code == 2 and "Traceback" in full.output and "more text" in full.output
+    assert full.output.rstrip().splitlines()[-1] == errors(r)[0]
+
+
+def test_a_plugin_with_a_wrong_signature_gives_one_error_line(tmp_path):
+    d = plugin_dir(tmp_path, HIGHEST)
+    (d / "duck.py").write_text(PLUGIN.format(card=HIGHEST).replace(
+        "def duck_call(hand, pos, point, seat, dealer, rnd, params, rng):", "def duck_call(hand, pos, point):"))
+    r = CliRunner().invoke(app, ["run", str(d / "s.toml"), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2, r.output
+    assert errors(r) == [
+        "error: plug-in duck.py, function duck_call, line 8: numba cannot compile it: its arguments (hand, pos, "
+        "point) do not match what the 'call' decision passes (hand, pos, point, seat, dealer, rnd, params, rng): "
+        "too many positional arguments (the whole message: cardsim --debug ...)"]
+    full = CliRunner().invoke(app, ["--debug", "run", str(d / "s.toml"), "--runs", str(tmp_path / "runs")])
+    assert full.exit_code == 2 and "TypingError" in full.output
+
+
+def test_a_plugin_numba_cannot_type_gives_one_error_line(tmp_path):
+    d = plugin_dir(tmp_path, HIGHEST)
+    (d / "duck.py").write_text(PLUGIN.format(card="hand.missing"))
+    r = CliRunner().invoke(app, ["run", str(d / "s.toml"), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2, r.output
+    (line,) = errors(r)
+    assert line.startswith("error: plug-in duck.py, function duck_card, line 25: numba cannot compile it: "
+                           "Unknown attribute 'missing'"), line
+
+
+def test_a_plugin_that_fails_to_import_names_the_line(tmp_path):
+    d = plugin_dir(tmp_path, HIGHEST)
+    (d / "duck.py").write_text("import numba\nx = 1\nraise RuntimeError('not today')\n")
+    r = CliRunner().invoke(app, ["run", str(d / "s.toml"), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2
+    (line,) = errors(r)
+    assert "failed to import (line 3): RuntimeError: not today" in line
+
+
+# -- the plug-in manual --------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", game_names())
+def test_every_decision_argument_is_documented_in_order(name):
+    g = get_game(name)
+    args, returns = decision_docs(g)
+    for d, sig in {**g.decisions, **g.optional_decisions}.items():
+        assert list(args[d]) == [a.strip() for a in sig.split(",")], d
+        assert returns[d] and all(args[d].values()), d
+
+
+def test_fubnub_docs_say_winner_is_an_index_into_trick():
+    args, _ = decision_docs(get_game("fubnub"))
+    assert "INDEX INTO trick" in args["card"]["winner"] and "not a seat" in args["card"]["winner"]
+    r = CliRunner().invoke(app, ["games", "fubnub"])
+    assert r.exit_code == 0 and "winner: int: the INDEX INTO trick" in r.output
+
+
+def test_the_plugin_manual_is_up_to_date():
+    page = ROOT / "docs" / "plugins.md"
+    assert page.read_text() == render(), "regenerate it: python -m cardsim.plugin_docs > docs/plugins.md"
+    assert "docs/plugins.md" in (ROOT / "README.md").read_text()
