@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +62,26 @@ def open_run(path: str | Path) -> Result:
     s = s.with_options(games=max(1, int(m.get("games", s.games))))
     if s.hash() != m["hash"]:
         raise RunDirError(f"{rd.path} was made by another rules version or cardsim (hash {m['hash']}, now {s.hash()})")
+    _check_parts(rd, m, s)
     return Result(s, rd)
+
+
+def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
+    """Refuse a run directory with an unfinished chunk or a part that does not read (a torn or
+    truncated file), naming it; ``cardsim run`` on the scenario plays that chunk again."""
+    done = m["done"] if isinstance(m["done"], dict) else {}
+    again = f"`cardsim run SCENARIO --out {rd.path}` plays it again; the other chunks are kept"
+    for c in plan(s.games, s.chunk):
+        if done.get(str(c.index)) != c.count:
+            raise RunDirError(f"{rd.path}: chunk {c.index} (games {c.start:,}-{c.start + c.count - 1:,}) is not "
+                              f"finished; {again}")
+        for table in m["tables"]:
+            part = rd.part(table, c.index)
+            try:
+                pl.read_parquet_schema(part)
+            except Exception as exc:
+                why = "missing" if not part.exists() else f"truncated or corrupt: {type(exc).__name__}"
+                raise RunDirError(f"{part} does not read ({why}); {again}") from None
 
 
 def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None) -> sc.Scenario:
@@ -69,10 +89,14 @@ def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int
     return s.with_options(games=games, seed=seed)
 
 
+#: called with (run directory, scenario) when a run starts, before any game is played
+OnStart = Callable[[Path, sc.Scenario], None]
+
+
 def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None,
         out: str | Path | None = None, runs: str | Path = "runs", threads: int | None = None,
         progress: Progress | None = None, debug: bool = False, until: str | None = None,
-        backend: Backend | None = None) -> Result:
+        backend: Backend | None = None, on_start: OnStart | None = None) -> Result:
     """Run (or resume, or extend) a scenario and return its :class:`Result`.
 
     ``out`` is the run directory (default ``runs/<name>-<hash>``). Finished
@@ -80,10 +104,13 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
     ``until`` (e.g. ``"winrate_s0 +-0.002"``) plays chunk after chunk until the
     named estimate's anytime-valid 95% interval is that narrow, with ``games``
     (or the scenario's) as the cap; ``Result.scenario.games`` is what it took.
+    ``on_start(path, scenario)`` is called before the first game (the CLI prints the directory).
     """
     s = load(scenario, games, seed)
     until = until or s.raw.get("scenario", {}).get("until")
     path = Path(out) if out is not None else default_run_dir(s, runs)
+    if on_start is not None:
+        on_start(path, s)
     own = backend is None
     if own:  # the scenario's backend / workers / scheduler keys
         backend = make_backend(s)
@@ -148,27 +175,27 @@ def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None
 
 
 def compare(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
-            threads: int | None = None, progress: Progress | None = None):
+            threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
     """Play every arm of ``[compare]`` on the same deals; returns a :class:`cardsim.studies.compare.CompareResult`."""
     from cardsim.studies import compare as cmp
 
     s = load(scenario)
-    return cmp.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
+    return cmp.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 
 def sweep(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
-          threads: int | None = None, progress: Progress | None = None):
+          threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
     """Play every point of ``[sweep]``; returns a :class:`cardsim.studies.sweep.SweepResult` (``.table``: polars)."""
     from cardsim.studies import sweep as sw
 
     s = load(scenario)
-    return sw.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
+    return sw.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 
 def rate(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
-         threads: int | None = None, progress: Progress | None = None):
+         threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
     """Round robin or gauntlet of ``[ratings]``; returns a :class:`cardsim.studies.rate.RatingResult`."""
     from cardsim.studies import rate as rt
 
     s = load(scenario)
-    return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
+    return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
