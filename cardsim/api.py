@@ -109,14 +109,15 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
     s = load(scenario, games, seed)
     until = until or s.raw.get("scenario", {}).get("until")
     path = Path(out) if out is not None else default_run_dir(s, runs)
-    if on_start is not None:
-        on_start(path, s)
+    seat_width = _until_target(s, until) if until else None
     own = backend is None
     if own:  # the scenario's backend / workers / scheduler keys
         backend = make_backend(s)
+    if on_start is not None:
+        on_start(path, s)
     try:
-        if until:
-            return _run_until(s, path, until, threads, progress, debug, backend)
+        if seat_width:
+            return _run_until(s, path, *seat_width, threads, progress, debug, backend)
         rd = execute(s, path, threads=threads, progress=progress, debug=debug, backend=backend)
         return Result(s, rd)
     finally:
@@ -124,7 +125,8 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
             backend.close()
 
 
-def _run_until(s: sc.Scenario, path: Path, until: str, threads, progress, debug, backend) -> Result:
+def _until_target(s: sc.Scenario, until: str) -> tuple[int, float]:
+    """(seat, half-width) of an ``until`` target such as ``"winrate_s0 +-0.002"``."""
     name, width = parse_target(until)
     m = re.fullmatch(r"winrate_s(\d+)", name)
     if not m:
@@ -132,6 +134,10 @@ def _run_until(s: sc.Scenario, path: Path, until: str, threads, progress, debug,
     seat = int(m.group(1))
     if seat >= s.setup.players:
         raise ScenarioError(f"until: seat {seat} does not exist with {s.setup.players} players")
+    return seat, width
+
+
+def _run_until(s: sc.Scenario, path: Path, seat: int, width: float, threads, progress, debug, backend) -> Result:
     chunks = plan(s.games, s.chunk)
     step = max(1, 2 * (threads or 2))
     done = 0
