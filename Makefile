@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
-.PHONY: setup test test-fast demo report bench coverage lint clean-cache golden clean
+.PHONY: setup test test-fast demo report check-reports bench coverage lint clean-cache golden clean
 
 setup: $(STAMP)
 
@@ -30,6 +30,11 @@ report: setup
 	@for s in scenarios/*.toml; do \
 		echo "== $$s"; $(BIN)/cardsim report $$s --runs runs --out reports || exit 1; \
 	done
+	$(MAKE) check-reports
+
+# every report page in a real browser (headless Chromium; screenshots in runs/report-shots)
+check-reports: setup
+	$(BIN)/python -m cardsim.report.check --shots runs/report-shots reports/*/index.html
 
 bench: setup
 	$(BIN)/cardsim bench --markdown --variants --memory 100000000

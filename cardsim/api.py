@@ -50,6 +50,34 @@ class Result:
         """One row per (game, seat): win (1, 1/k shared, 0; null unfinished) and length."""
         return get_game(self.scenario.game).outcomes(self.tables, self.scenario.setup)
 
+    def to_pandas(self, table: str):
+        """Table ``table`` as a pandas DataFrame with pandas' nullable dtypes (:func:`to_pandas`): an
+        integer column with nulls stays integer (``Int8`` .. ``Int64``) instead of becoming float64."""
+        tables = self.tables
+        if table not in tables:
+            raise RunDirError(f"no table {table!r} in {self.path}; tables: {', '.join(tables)}")
+        return to_pandas(tables[table].collect())
+
+
+def to_pandas(frame: pl.DataFrame | pl.LazyFrame):
+    """A polars frame as pandas, integers and booleans as pandas' nullable ``Int*`` / ``UInt*`` /
+    ``boolean`` dtypes and text as ``string`` (a null stays a null: ``pd.NA``), floats as float64
+    (a null becomes NaN), enums as categoricals. Needs pandas and pyarrow (``cardsim[pandas]``)."""
+    try:
+        import pandas as pd
+        import pyarrow as pa
+    except ImportError:
+        raise ScenarioError("to_pandas needs pandas and pyarrow: pip install 'cardsim[pandas]'") from None
+    mapping = {
+        pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+        pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
+        pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.bool_(): pd.BooleanDtype(),
+        pa.string(): pd.StringDtype(), pa.large_string(): pd.StringDtype(), pa.string_view(): pd.StringDtype(),
+    }
+    if isinstance(frame, pl.LazyFrame):
+        frame = frame.collect()
+    return frame.to_arrow().to_pandas(types_mapper=mapping.get)
+
 
 def open_run(path: str | Path) -> Result:
     """The :class:`Result` of an existing run directory (its scenario comes from the manifest)."""

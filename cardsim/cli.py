@@ -206,8 +206,47 @@ def games(
             typer.echo(f"    {d}({args})")
         for d, args in g.optional_decisions.items():
             typer.echo(f"    {d}({args})  [optional; left out: {g.optional_fallbacks[d][0]}]")
-        typer.echo("  tables: " + ", ".join(f"{t} ({len(c)} columns)" for t, c in g.columns.items()))
+        typer.echo("  tables (columns in order):")
+        for t, (counts, names) in _table_columns(g).items():
+            typer.echo(f"    {t} ({counts}): {names}")
         typer.echo("")
+
+
+def _table_columns(g) -> dict[str, tuple[str, str]]:
+    """Each table's column count (by variant and players, when they change it) and its column
+    names, runs such as ``tricks_s0, tricks_s1, ...`` written ``tricks_s0..tricks_s3``."""
+    seen: dict[str, dict[tuple[str, ...], list[str]]] = {}
+    for v in g.variants:
+        for players in sorted({v.min_players, v.max_players}):
+            for t, cols in g.columns_for(v.name, players).items():
+                seen.setdefault(t, {}).setdefault(tuple(cols), []).append(f"{v.name} {players}p")
+    out = {}
+    for t, by_cols in seen.items():
+        widest = max(by_cols, key=len)
+        if len(by_cols) == 1:
+            counts = f"{len(widest)} columns"
+        else:
+            sizes = sorted({len(c) for c in by_cols})
+            counts = f"{sizes[0]}-{sizes[-1]} columns by players" if len(sizes) > 1 else f"{sizes[0]} columns"
+        out[t] = (counts, _compress(list(widest)))
+    return out
+
+
+def _compress(names: list[str]) -> str:
+    """``a, x_s0, x_s1, x_s2, b`` -> ``a, x_s0..x_s2, b``."""
+    import re
+
+    out: list[str] = []
+    i = 0
+    while i < len(names):
+        m = re.fullmatch(r"(.*?)(\d+)", names[i])
+        j = i
+        if m:
+            while j + 1 < len(names) and names[j + 1] == f"{m.group(1)}{int(m.group(2)) + j + 1 - i}":
+                j += 1
+        out += names[i:j + 1] if j - i < 2 else [f"{names[i]}..{names[j]}"]
+        i = j + 1
+    return ", ".join(out)
 
 
 # -- run --------------------------------------------------------------------------

@@ -261,3 +261,55 @@ def test_report_of_a_plugin_run_from_another_folder(tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     assert (elsewhere / "reports" / "ux" / "index.html").exists()
     assert api.open_run(run_dir).scenario.setup.seats[1].plugin == f"{home / 'mine.py'}:bold"
+
+
+# -- cardsim games lists the real columns -----------------------------------------------------
+def _variants_and_players():
+    from cardsim.games import game_names, get_game
+
+    for name in game_names():
+        g = get_game(name)
+        for v in g.variants:
+            for players in sorted({v.min_players, v.max_players}):
+                yield name, v.name, players
+
+
+@pytest.mark.parametrize(("game", "variant", "players"), list(_variants_and_players()))
+def test_columns_listed_are_the_columns_written(game, variant, players):
+    from cardsim.games import get_game
+    from cardsim.scenario import build_setup
+
+    g = get_game(game)
+    frames = g.simulate_chunk(build_setup(g, variant, players, None, {}), 1, 0, 3)
+    assert {t: f.columns for t, f in frames.items()} == g.columns_for(variant, players)
+
+
+def test_games_prints_every_column():
+    r = invoke("games", "fubnub")
+    assert r.exit_code == 0
+    assert "hands (27 columns): game, hand, dealer" in r.output and "tricks_s0..tricks_s3" in r.output
+    assert "score_t0, score_t1" in r.output
+    r = invoke("games", "turtle")
+    assert "games (13-25 columns by players)" in r.output and "out_s0..out_s7" in r.output
+
+
+# -- pandas keeps integers ---------------------------------------------------------------------
+def test_to_pandas_keeps_nullable_integers(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    s = tmp_path / "royal.toml"
+    s.write_text('[scenario]\nname = "royal"\ngame = "fubnub"\nvariant = "battle_royal"\ngames = 50\n'
+                 '[seats]\npolicy = "partner"\n')
+    res = api.run(s, runs=tmp_path / "runs")
+    games = res.to_pandas("games")
+    # team columns are null in an individual variant: they stay integer columns, not float64
+    assert str(games["points_t0"].dtype) in ("Int8", "Int16", "Int32", "Int64")
+    assert games["points_t0"].isna().all()
+    assert str(games["points_s0"].dtype).startswith("Int") and games["points_s0"].notna().all()
+    assert str(games["tie"].dtype) == "boolean"
+    assert games.shape[0] == 50
+    plain = res.tables["games"].collect().to_pandas()
+    assert plain["points_t0"].dtype == "float64"  # what polars' own to_pandas does
+    assert pd.api.types.is_integer_dtype(res.to_pandas("hands")["tricks_s0"])
+    with pytest.raises(Exception, match="no table 'nope'"):
+        res.to_pandas("nope")
