@@ -91,7 +91,7 @@ def text_table(frame: pl.DataFrame, width: int = 160) -> str:
     (counts as integers, shares as percentages), right-aligned, never split across lines. A
     table wider than ``width`` is printed in blocks of columns, each repeating the leading key
     columns (the text and integer columns before the first other one)."""
-    from cardsim.report.numbers import cells
+    from cardsim.report.numbers import blocks, cells, key_columns
 
     if not frame.columns:
         return "(no columns)"
@@ -100,24 +100,10 @@ def text_table(frame: pl.DataFrame, width: int = 160) -> str:
     body = [by_name[c] for c in cols]
     right = [frame.schema[c].is_numeric() for c in cols]
     widths = [max([len(c), *map(len, body[i])]) for i, c in enumerate(cols)]
-    keys: list[int] = []
-    for i, c in enumerate(cols[:3]):
-        t = frame.schema[c]
-        if t.is_float() or sum(widths[k] + 2 for k in [*keys, i]) > width // 2 or i == len(cols) - 1:
-            break
-        keys.append(i)
-    blocks: list[list[int]] = []
-    used = sum(widths[k] + 2 for k in keys)
-    for i in range(len(keys), len(cols)):
-        if not blocks or used + widths[i] > width:
-            blocks.append([])
-            used = sum(widths[k] + 2 for k in keys)
-        blocks[-1].append(i)
-        used += widths[i] + 2
-    if not blocks:
-        blocks = [[]]
+    keys = key_columns(frame, widths, width)
+    parts = blocks(widths, keys, width)
     out: list[str] = []
-    for b, block in enumerate(blocks):
+    for b, block in enumerate(parts):
         idx = keys + block
         if b:
             out.append("")

@@ -93,6 +93,11 @@ def test_reference_policies_have_their_heading():
             assert re.search(rf"^### {name}$", body, re.M), (page, name)
 
 
+#: pages other engineers write on their branches (the plug-in arguments, the trace schema): a link
+#: to them may land before they do
+PENDING = {"docs/plugins.md", "docs/traces.md"}
+
+
 def test_relative_links_in_markdown_resolve_inside_the_repository():
     bad = []
     for p in repo_files():
@@ -103,6 +108,8 @@ def test_relative_links_in_markdown_resolve_inside_the_repository():
             if re.match(r"[a-z]+:", target) or target.startswith("#"):
                 continue
             path = (p.parent / target.split("#", 1)[0]).resolve()
+            if not path.exists() and str(path.relative_to(ROOT.resolve())) in PENDING:
+                continue
             if not path.exists() or ROOT.resolve() not in path.parents:
                 bad.append(f"{p.relative_to(ROOT)}: {target}")
     assert not bad, "broken links:\n" + "\n".join(bad)

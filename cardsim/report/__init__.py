@@ -171,14 +171,32 @@ def md_table(frame: pl.DataFrame) -> str:
     return "\n".join(lines)
 
 
+#: characters of table text that fit the page's width (60em of body, tables at 0.88em, cell padding)
+PAGE_CHARS = 110
+
+
 def html_table(frame: pl.DataFrame) -> str:
+    """``frame`` as HTML that fits the page: a wide table is split into blocks of columns, each
+    repeating the key columns that name a row (a wide one-row table is turned on its side)."""
     headers, rows, numeric = display(frame)
     if _on_its_side(headers, rows):
         return html_kv(dict(zip(headers, rows[0], strict=True)))
-    head = "".join(f"<th>{esc(c)}</th>" for c in headers)
-    body = "".join("<tr>" + "".join(f"<td class='n'>{esc(v)}</td>" if n else f"<td>{esc(v)}</td>"
-                                    for v, n in zip(row, numeric, strict=True)) + "</tr>" for row in rows)
-    return f"<div class='t'><table><tr>{head}</tr>{body}</table></div>"
+    # a header wraps at its spaces and dots; a cell does not wrap
+    widths = [max([max(map(len, re.split(r"[ ._]", h))), *(len(r[i]) for r in rows)]) + 3
+              for i, h in enumerate(headers)]
+    keys = []
+    for i, h in enumerate(headers[:3]):
+        if h not in frame.columns or frame.schema[h].is_float() or i == len(headers) - 1:
+            break
+        keys.append(i)
+    out = []
+    for block in N.blocks(widths, keys, PAGE_CHARS, gap=0):
+        idx = keys + block
+        head = "".join(f"<th>{esc(headers[i])}</th>" for i in idx)
+        body = "".join("<tr>" + "".join(f"<td class='n'>{esc(row[i])}</td>" if numeric[i] else
+                                        f"<td>{esc(row[i])}</td>" for i in idx) + "</tr>" for row in rows)
+        out.append(f"<div class='t'><table><tr>{head}</tr>{body}</table></div>")
+    return "".join(out)
 
 
 def html_kv(meta: dict[str, str]) -> str:
@@ -220,14 +238,19 @@ def standard_sections(result) -> tuple[str, list[Section]]:
     sec.figures.append((f"Win rate by seat with 95% Wilson intervals ({finished:,} finished games)",
                         F.png_bytes(F.rate_dots(seats, "seat", "Win rate by seat", "seat", ref=fair,
                                                 ylabel="win rate (95% interval)"))))
-    sec.tables.append(("Win rate by seat", seats))
+    sec.tables.append(("Win rate by seat", seats.drop("fair", strict=False)))
     lengths = out.group_by("game").agg(pl.col("length").first())
     m = lengths.select(*mean_exprs("length"), pl.col("length").std().alias("sd"),
                        pl.col("length").min().alias("min"), pl.col("length").max().alias("max")).row(0, named=True)
-    length = Section("Game length", text=(
-        f"A game lasts {N.num_ci(m['mean'], m['lo'], m['hi'], unit)} on average over {m['n']:,} games "
-        f"(standard deviation {N.num(m['sd'], 1)}; shortest {N.count(m['min'])}, longest {N.count(m['max'])})."
-        if m["n"] else "No game was played."))
+    if not m["n"]:
+        said = "No game was played."
+    elif m["min"] == m["max"]:
+        said = f"Every one of the {m['n']:,} games lasts {N.count(m['min'])} {unit}."
+    else:
+        said = (f"A game lasts {N.num_ci(m['mean'], m['lo'], m['hi'], unit)} on average over {m['n']:,} games "
+                f"(standard deviation {N.num(m['sd'], 1)}; shortest {N.count(m['min'])}, longest "
+                f"{N.count(m['max'])}).")
+    length = Section("Game length", text=said)
     length.figures.append((f"{unit.capitalize()} per game ({m['n']:,} games)",
                            F.png_bytes(F.histogram(lengths["length"], f"{unit.capitalize()} per game", unit,
                                                    ylabel="games"))))

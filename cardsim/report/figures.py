@@ -93,15 +93,18 @@ def histogram(values: pl.Series, title: str, xlabel: str, discrete: bool = True,
         v = np.minimum(v, cap)
     if discrete and v.size:
         lo, hi = int(v.min()), int(v.max())
-        bins = np.arange(lo, hi + 2) - 0.5 if hi - lo < 80 else 60
-        ax.hist(v, bins=bins, color=COLOR, alpha=0.85, rwidth=0.9 if hi - lo < 80 else 1.0)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        step = max(1, int(np.ceil((hi - lo + 1) / 60)))  # whole numbers per bar, bars aligned on them
+        bins = np.arange(lo, hi + step + 1, step) - 0.5
+        ax.hist(v, bins=bins, color=COLOR, alpha=0.85, rwidth=0.9 if step == 1 else 1.0)
+        if hi - lo < 4:
+            ax.set_xlim(lo - 2, hi + 2)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
     else:
         ax.hist(v, bins=60, color=COLOR, alpha=0.85)
     if cap is not None and v.size and v.max() >= cap:
         ticks = [t for t in ax.get_xticks() if t < cap * 0.97] + [cap]
         ax.set_xticks(ticks, [f"{t:g}" for t in ticks[:-1]] + [f"{cap}+"])
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
     ax.set_ylim(bottom=0)
     ax.set_title(title, fontsize=11)
     ax.set_xlabel(xlabel)
@@ -132,10 +135,14 @@ def forest(labels: Sequence[str], est: Sequence[float], lo: Sequence[float], hi:
 
 def curve(x: Sequence[float], est: Sequence[float], lo: Sequence[float], hi: Sequence[float],
           title: str, xlabel: str, ylabel: str, lines: Sequence[tuple[str, Sequence[int]]] | None = None,
-          ticks: Sequence[str] | None = None, percent: bool = False, ref: float | None = None,
+          ticks: Sequence[str] | None = None, percent: bool | None = None, ref: float | None = None,
           ref_label: str = "fair share") -> Figure:
     """Sweep curves with 95% error bars; ``lines`` = (label, row indices) draws one line each (legend
-    outside the axes). Integer ``x`` gets integer ticks; ``percent`` reads the values as shares."""
+    outside the axes). Integer ``x`` gets integer ticks; ``percent`` reads the values as shares (by
+    default: when ``ylabel`` names a rate and every value lies in [0, 1])."""
+    if percent is None:
+        vals = [v for v in (*lo, *hi) if v == v]
+        percent = "rate" in ylabel and bool(vals) and all(-1e-9 <= v <= 1 + 1e-9 for v in vals)
     fig, ax = plt.subplots(figsize=SIZE)
     for n, (label, idx) in enumerate(lines or [("", list(range(len(x))))]):
         xs = [x[i] for i in idx]

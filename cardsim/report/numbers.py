@@ -25,7 +25,7 @@ import polars as pl
 MISSING = "n/a"
 
 #: columns that hold a share in [0, 1] (shown as a percentage); ``lo`` / ``hi`` only beside a share
-_SHARE = re.compile(r"^(rate|share|fair|winrate_s\d+|lo_s\d+|hi_s\d+|\w+_rate|\w+_share|share_\w+|rate_\w+)$")
+_SHARE = re.compile(r"^(rate|share|fair|lift|winrate_s\d+|lo_s\d+|hi_s\d+|\w+_rate|\w+_share|share_\w+|rate_\w+)$")
 _BOUNDS = ("lo", "hi", "lo_unpaired", "hi_unpaired")
 
 
@@ -75,8 +75,10 @@ def decimals_for(width: float, lo: int = 0, hi: int = 4) -> int:
     round an uncertainty (the Particle Data Group's rule): two significant digits of ``width`` when
     its leading digits are 100-354, else one. +-1.15 -> 1 decimal (7.7 turns, 95% CI 6.6-8.9),
     +-0.038 -> 2 (12.45), +-0.6 -> 1, +-3 -> 0."""
-    if not finite(width) or width <= 0:
+    if not finite(width):
         return hi
+    if width <= 0:  # an exact value
+        return lo
     exp = math.floor(math.log10(width))
     lead = width / 10 ** (exp - 2)  # the leading three digits, 100-999
     digits = -exp + (1 if lead < 354.5 else 0)
@@ -194,6 +196,35 @@ def _estimates(frame: pl.DataFrame, stem: str, suffix: str = "") -> list[str]:
     names = (f"{stem}mean", f"{stem}diff", f"{stem}value", f"{stem}theta", f"{stem}rate")
     names += (f"mean{suffix}", f"diff{suffix}", f"winrate{suffix}") if suffix else ()
     return [c for c in names if c in frame.columns and frame.schema[c].is_numeric()]
+
+
+def blocks(widths: Sequence[int], keys: Sequence[int], width: int, gap: int = 2) -> list[list[int]]:
+    """Column indices split into blocks that each fit ``width`` characters together with the key
+    columns ``keys`` (repeated in every block): how a wide table is shown without wrapping."""
+    base = sum(widths[k] + gap for k in keys)
+    out: list[list[int]] = []
+    used = base
+    for i in range(len(widths)):
+        if i in keys:
+            continue
+        if not out or used + widths[i] > width:
+            out.append([])
+            used = base
+        out[-1].append(i)
+        used += widths[i] + gap
+    return out or [[]]
+
+
+def key_columns(frame: pl.DataFrame, widths: Sequence[int], width: int) -> list[int]:
+    """The leading columns that name a row (text and integers before the first other column, at
+    most 3, at most half the width): repeated in every block of a wide table."""
+    keys: list[int] = []
+    for i, c in enumerate(frame.columns[:3]):
+        t = frame.schema[c]
+        if t.is_float() or i == len(frame.columns) - 1 or sum(widths[k] + 2 for k in [*keys, i]) > width // 2:
+            break
+        keys.append(i)
+    return keys
 
 
 def cells(frame: pl.DataFrame) -> dict[str, list[str]]:

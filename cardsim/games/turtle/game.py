@@ -656,9 +656,10 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     r = rates[best]
     fair = 1 / setup.players
     others = ", ".join(f"seat {k} {N.pct(rates[k]['rate'])}" for k in range(setup.players) if k != best)
-    edge = "" if r["lo"] <= fair <= r["hi"] else f", {N.points(r['rate'] - fair, sign=False)} above"
+    edge = "no detectable edge over" if r["lo"] <= fair <= r["hi"] else \
+        f"{N.points(r['rate'] - fair, sign=False)} above"
     return (f"Seat {best} ({names[best]}) wins most often, {N.pct_ci(r['rate'], r['lo'], r['hi'])} of "
-            f"{finished.height:,} finished games{edge} the fair share of {N.pct(fair)} ({others}). " + tail)
+            f"{finished.height:,} finished games: {edge} the fair share of {N.pct(fair)} ({others}). " + tail)
 
 
 def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
