@@ -119,9 +119,9 @@ def test_run_report_reads_as_an_answer(small, tmp_path):
     assert "A game lasts" in md and "hands (95% CI" in md
     assert not re.search(r"\d\.0000\b", md)  # no "5028.0000"
     assert "nan" not in md.lower().replace("natural", "")
-    titles = re.findall(r"^\*\*(.+)\*\*$", md, re.M)
-    tables = re.split(r"^\*\*.+\*\*$", md, flags=re.M)
-    assert len(titles) == len(set(titles)) or len(tables) == len(set(tables))
+    for heading in (r"^## (.+)$", r"^\*\*(.+)\*\*$"):
+        titles = re.findall(heading, md, re.M)
+        assert len(titles) == len(set(titles)), titles
     assert chk.check_html(out / "index.html") == []
     assert html.count("<figure>") >= 3
 

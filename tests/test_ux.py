@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from cardsim import __version__, api
 from cardsim.cli import app
+from tests.test_fubnub_rules import PLUGIN
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
@@ -227,29 +228,11 @@ def test_unfinished_chunk_gives_one_line(tmp_path):
     one_error_line(invoke("report", run_dir, "--out", tmp_path / "reports"), "chunk 1 (games 1,000-1,999) is not finished")
 
 
-PLUGIN = """
-import numba
-
-@numba.njit
-def bold_call(hand, pos, point, seat, dealer, rnd, params, rng):
-    return 1
-
-@numba.njit
-def bold_swap(hand, pos, point, nswaps, params, rng, out):
-    out[0] = -1
-    out[1] = -1
-
-@numba.njit
-def bold_card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
-    return 0
-"""
-
-
 def test_report_of_a_plugin_run_from_another_folder(tmp_path, monkeypatch):
     home = tmp_path / "study"
     home.mkdir()
     (home / "mine.py").write_text(PLUGIN)
-    (home / "s.toml").write_text(SCENARIO.format(games=400, chunk=200).replace('"greedy"', '"mine.py:bold"'))
+    (home / "s.toml").write_text(SCENARIO.format(games=400, chunk=200).replace('"greedy"', '"mine.py:cautious"'))
     monkeypatch.chdir(home)
     r = invoke("run", "s.toml", "--runs", "runs")
     assert r.exit_code == 0, r.output
@@ -260,7 +243,7 @@ def test_report_of_a_plugin_run_from_another_folder(tmp_path, monkeypatch):
     r = invoke("report", run_dir, "--out", "reports")
     assert r.exit_code == 0, r.output
     assert (elsewhere / "reports" / "ux" / "index.html").exists()
-    assert api.open_run(run_dir).scenario.setup.seats[1].plugin == f"{home / 'mine.py'}:bold"
+    assert api.open_run(run_dir).scenario.setup.seats[1].plugin == f"{home / 'mine.py'}:cautious"
 
 
 # -- cardsim games lists the real columns -----------------------------------------------------

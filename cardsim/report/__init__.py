@@ -181,8 +181,10 @@ def html_table(frame: pl.DataFrame) -> str:
     headers, rows, numeric = display(frame)
     if _on_its_side(headers, rows):
         return html_kv(dict(zip(headers, rows[0], strict=True)))
-    # a header wraps at its spaces and dots; a cell does not wrap
-    widths = [max([max(map(len, re.split(r"[ ._]", h))), *(len(r[i]) for r in rows)]) + 3
+    # a header wraps at its spaces and dots, a text cell at its spaces (about 30 characters wide),
+    # a number does not wrap
+    widths = [max([max(map(len, re.split(r"[ ._]", h))),
+                   *(len(r[i]) if numeric[i] else min(len(r[i]), 30) for r in rows)]) + 3
               for i, h in enumerate(headers)]
     keys = []
     for i, h in enumerate(headers[:3]):

@@ -63,7 +63,8 @@ def rate_dots(frame: pl.DataFrame, label: str, title: str, xlabel: str, ref: flo
     ax.errorbar(x, rate, yerr=err, fmt="o", color=COLOR, capsize=4, ms=6, lw=1.5, label="estimate, 95% interval")
     if ref is not None:
         ax.axhline(ref, color=FAIR, lw=1, ls="--", label=f"{ref_label} {100 * ref:.3g}%")
-    ax.set_xticks(x, labels)
+    long = sum(map(len, labels)) > 48  # labels that would run into each other
+    ax.set_xticks(x, labels, rotation=25 if long else 0, ha="right" if long else "center")
     ax.set_xlim(-0.6, len(labels) - 0.4)
     lo = min(float(np.nanmin(frame["lo"].to_numpy())), ref if ref is not None else 1.0)
     hi = max(float(np.nanmax(frame["hi"].to_numpy())), ref if ref is not None else 0.0)
@@ -114,15 +115,17 @@ def histogram(values: pl.Series, title: str, xlabel: str, discrete: bool = True,
 
 
 def forest(labels: Sequence[str], est: Sequence[float], lo: Sequence[float], hi: Sequence[float],
-           title: str, xlabel: str, percent: bool = False) -> Figure:
-    """A forest plot of differences with intervals (paired comparisons), a dashed line at 0;
+           title: str, xlabel: str, percent: bool = False, zero: bool = True) -> Figure:
+    """A forest plot of estimates with intervals, one row each: differences (paired comparisons)
+    with a dashed line at 0, or with ``zero=False`` plain estimates on an axis fitted to them;
     ``percent`` reads the values as shares (differences in percentage points)."""
     fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.38 * len(labels)))
     y = list(range(len(labels)))[::-1]
     ax.errorbar(est, y, xerr=[[max(e - a, 0) for e, a in zip(est, lo, strict=True)],
                               [max(h - e, 0) for e, h in zip(est, hi, strict=True)]],
                 fmt="o", color=COLOR, capsize=4)
-    ax.axvline(0, color="grey", lw=1, ls="--")
+    if zero:
+        ax.axvline(0, color="grey", lw=1, ls="--")
     ax.set_yticks(y, labels)
     ax.set_ylim(-0.7, len(labels) - 0.3)
     if percent:

@@ -698,9 +698,10 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     off = [s for s in SEATS if not rates[s]["lo"] <= 0.25 <= rates[s]["hi"]]
     lead = f"{who.capitalize()} {best} ({names[best]}) wins most often, {_pct(rates[best])} of {t.height:,} {what}"
     rest = ", ".join(f"{who} {s} {N.pct(rates[s]['rate'])}" for s in SEATS if s != best)
+    listed = ", ".join(str(s) for s in off[:-1]) + (" and " if len(off) > 1 else "") + (str(off[-1]) if off else "")
     verdict = (f"no {who} differs detectably from the fair share of 25%" if not off else
-               f"{', '.join(f'{who} {s}' for s in off)} differ{'s' if len(off) == 1 else ''} from the fair share "
-               f"of 25%")
+               f"{who}{'s' if len(off) > 1 else ''} {listed} differ{'s' if len(off) == 1 else ''} detectably from "
+               f"the fair share of 25%")
     return f"{lead} ({rest}): {verdict}. " + tail
 
 
@@ -717,7 +718,8 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
     ]).collect()
     net = long.group_by("seat", maintain_order=True).agg(*mean_exprs("net", "")).sort("seat")
     net_fig = F.forest(net["seat"].to_list(), net["mean"].to_list(), net["lo"].to_list(), net["hi"].to_list(),
-                       "Net points per played hand (95% interval)", "Net = Earned + Bonus - Spent (B11)")
+                       "Net points per played hand (95% interval)", "Net = Earned + Bonus - Spent (B11)",
+                       zero=False)
     out = rate_table(long, ["seat"], "went_out").with_columns(  # float noise at rate 0 or 1
         lo=pl.min_horizontal("lo", "rate"), hi=pl.max_horizontal("hi", "rate"))
     out_fig = F.rate_dots(out, "seat", "Share of played hands each seat goes out (B8)", "seat", ref=0.25,

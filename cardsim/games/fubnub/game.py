@@ -355,6 +355,8 @@ class Fubnub(Game):
         return f"{seat} {deal} {card}"
 
     def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
+        if setup.variant == "full_deck":
+            return figures_full_deck(tables)
         if setup.variant not in TEAM_VARIANTS:
             return []
         from cardsim.report import figures as F
@@ -816,7 +818,7 @@ def headline_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     turtle = ""
     if setup.variant == "full_deck":
         t = outcomes.filter(pl.col("outcome") == "turtle_ended").row(0, named=True)
-        turtle = f" The Turtle ends {pct(t)} of games early."
+        turtle = f" The Turtle ends {pct(t)} of games early." + action_card_answer(tables)
     rows = list(wins.iter_rows(named=True))
     if setup.variant == "solo":
         player, ghosts = rows[0], rows[1:]
@@ -831,3 +833,52 @@ def headline_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
                "; ".join(f"seat {r['seat']} wins alone {pct(r)} against a fair share of {N.pct(fair)}" for r in off))
     return (f"With {setup.players} players each for themselves, the sole winner by seat: {seats} "
             f"({verdict}); {ties}.{turtle}")
+
+
+def revealer_table(tables: Mapping[str, pl.LazyFrame]) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """Full Deck (F15): the revealer's point-card win rate in the hand, by action card (the summary's
+    table), and the same rate over every reveal but the Turtle's (which ends the game unplayed)."""
+    revealed = tables["hands"].filter(pl.col("action_card").is_not_null()).with_columns(
+        revealer_won=pl.col("winner") == pl.col("revealer")).collect()
+    by_card = rate_table(revealed, ["action_card"], "revealer_won")
+    played = revealed.filter(pl.col("action_card") != "Turtle").with_columns(x=pl.lit(0))
+    return by_card, rate_table(played, ["x"], "revealer_won").row(0, named=True)
+
+
+def action_card_answer(tables: Mapping[str, pl.LazyFrame]) -> str:
+    """Which action cards help (or hurt) their revealer win the hand's point card, in words."""
+    by_card, base = revealer_table(tables)
+    cards_ = by_card.filter(pl.col("action_card") != "Turtle")
+    if cards_.height == 0 or not N.finite(base["rate"]):
+        return ""
+    above = cards_.filter(pl.col("lo") > base["rate"]).sort("rate", descending=True)
+    below = cards_.filter(pl.col("hi") < base["rate"]).sort("rate")
+    said = f" After any action card its revealer wins the hand's point card {pct(base)}"
+    if above.height:
+        r = above.row(0, named=True)
+        said += f"; {r['action_card']} helps most, {pct(r)}"
+    if below.height:
+        r = below.row(0, named=True)
+        said += f"; {r['action_card']} hurts most, {pct(r)}"
+    if not above.height and not below.height:
+        said += "; no card moves it detectably"
+    return said + "."
+
+
+def figures_full_deck(tables: Mapping[str, pl.LazyFrame]) -> list[tuple[str, list, list]]:
+    """Full Deck (F15): each action card's effect on its revealer's chance to win the hand's point card."""
+    from cardsim.report import figures as F
+
+    by_card, base = revealer_table(tables)
+    plot = by_card.filter(pl.col("action_card") != "Turtle").sort("rate")
+    if plot.height == 0:
+        return []
+    b = base["rate"]
+    fig = F.forest([str(c) for c in plot["action_card"].to_list()], (plot["rate"] - b).to_list(),
+                   (plot["lo"] - b).to_list(), (plot["hi"] - b).to_list(),
+                   "Revealer's point-card win rate minus its rate after any card",
+                   "difference in the revealer's point-card win rate (95% Wilson interval)", percent=True)
+    return [("Action cards",
+             [(f"Which action cards help the player who reveals them win the hand's point card: each card's "
+               f"rate against the {N.pct(b)} after any card (the Turtle ends the game unplayed)", fig)],
+             [("The revealer's point-card win rate in the hand, by action card", by_card)])]
