@@ -215,19 +215,16 @@ def games(
 def _table_columns(g) -> dict[str, tuple[str, str]]:
     """Each table's column count (by variant and players, when they change it) and its column
     names, runs such as ``tricks_s0, tricks_s1, ...`` written ``tricks_s0..tricks_s3``."""
-    seen: dict[str, dict[tuple[str, ...], list[str]]] = {}
+    seen: dict[str, set[tuple[str, ...]]] = {}
     for v in g.variants:
         for players in sorted({v.min_players, v.max_players}):
             for t, cols in g.columns_for(v.name, players).items():
-                seen.setdefault(t, {}).setdefault(tuple(cols), []).append(f"{v.name} {players}p")
+                seen.setdefault(t, set()).add(tuple(cols))
     out = {}
-    for t, by_cols in seen.items():
-        widest = max(by_cols, key=len)
-        if len(by_cols) == 1:
-            counts = f"{len(widest)} columns"
-        else:
-            sizes = sorted({len(c) for c in by_cols})
-            counts = f"{sizes[0]}-{sizes[-1]} columns by players" if len(sizes) > 1 else f"{sizes[0]} columns"
+    for t, layouts in seen.items():
+        widest = max(layouts, key=len)
+        sizes = sorted({len(c) for c in layouts})
+        counts = f"{sizes[0]}-{sizes[-1]} columns by players" if len(sizes) > 1 else f"{sizes[0]} columns"
         out[t] = (counts, _compress(list(widest)))
     return out
 
