@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup warm test test-fast demo report bench coverage lint clean-cache golden docs clean
+.PHONY: setup warm test test-fast demo report check-reports bench coverage lint clean-cache golden docs clean
 
 setup: $(STAMP)
 
@@ -35,6 +35,11 @@ report: setup
 	@for s in scenarios/*.toml; do \
 		echo "== $$s"; $(BIN)/cardsim report $$s --runs runs --out reports || exit 1; \
 	done
+	$(MAKE) check-reports
+
+# every report page in a real browser (headless Chromium; screenshots in runs/report-shots)
+check-reports: setup
+	$(BIN)/python -m cardsim.report.check --shots runs/report-shots reports/*/index.html
 
 bench: setup
 	$(BIN)/cardsim bench --markdown --variants --memory 100000000

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +49,34 @@ class Result:
         """One row per (game, seat): win (1, 1/k shared, 0; null unfinished) and length."""
         return get_game(self.scenario.game).outcomes(self.tables, self.scenario.setup)
 
+    def to_pandas(self, table: str):
+        """Table ``table`` as a pandas DataFrame with pandas' nullable dtypes (:func:`to_pandas`): an
+        integer column with nulls stays integer (``Int8`` .. ``Int64``) instead of becoming float64."""
+        tables = self.tables
+        if table not in tables:
+            raise RunDirError(f"no table {table!r} in {self.path}; tables: {', '.join(tables)}")
+        return to_pandas(tables[table].collect())
+
+
+def to_pandas(frame: pl.DataFrame | pl.LazyFrame):
+    """A polars frame as pandas, integers and booleans as pandas' nullable ``Int*`` / ``UInt*`` /
+    ``boolean`` dtypes and text as ``string`` (a null stays a null: ``pd.NA``), floats as float64
+    (a null becomes NaN), enums as categoricals. Needs pandas and pyarrow (``cardsim[pandas]``)."""
+    try:
+        import pandas as pd
+        import pyarrow as pa
+    except ImportError:
+        raise ScenarioError("to_pandas needs pandas and pyarrow: pip install 'cardsim[pandas]'") from None
+    mapping = {
+        pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+        pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
+        pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.bool_(): pd.BooleanDtype(),
+        pa.string(): pd.StringDtype(), pa.large_string(): pd.StringDtype(), pa.string_view(): pd.StringDtype(),
+    }
+    if isinstance(frame, pl.LazyFrame):
+        frame = frame.collect()
+    return frame.to_arrow().to_pandas(types_mapper=mapping.get)
+
 
 def open_run(path: str | Path) -> Result:
     """The :class:`Result` of an existing run directory (its scenario comes from the manifest)."""
@@ -60,7 +89,26 @@ def open_run(path: str | Path) -> Result:
     s = s.with_options(games=max(1, int(m.get("games", s.games))))
     if s.hash() != m["hash"]:
         raise RunDirError(f"{rd.path} was made by another rules version or cardsim (hash {m['hash']}, now {s.hash()})")
+    _check_parts(rd, m, s)
     return Result(s, rd)
+
+
+def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
+    """Refuse a run directory with an unfinished chunk or a part that does not read (a torn or
+    truncated file), naming it; ``cardsim run`` on the scenario plays that chunk again."""
+    done = m["done"] if isinstance(m["done"], dict) else {}
+    again = f"`cardsim run SCENARIO --out {rd.path}` plays it again; the other chunks are kept"
+    for c in plan(s.games, s.chunk):
+        if done.get(str(c.index)) != c.count:
+            raise RunDirError(f"{rd.path}: chunk {c.index} (games {c.start:,}-{c.start + c.count - 1:,}) is not "
+                              f"finished; {again}")
+        for table in m["tables"]:
+            part = rd.part(table, c.index)
+            try:
+                pl.read_parquet_schema(part)
+            except Exception as exc:
+                why = "missing" if not part.exists() else f"truncated or corrupt: {type(exc).__name__}"
+                raise RunDirError(f"{part} does not read ({why}); {again}") from None
 
 
 def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None) -> sc.Scenario:
@@ -68,10 +116,14 @@ def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int
     return s.with_options(games=games, seed=seed)
 
 
+#: called with (run directory, scenario) when a run starts, before any game is played
+OnStart = Callable[[Path, sc.Scenario], None]
+
+
 def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None,
         out: str | Path | None = None, runs: str | Path = "runs", threads: int | None = None,
         progress: Progress | None = None, debug: bool = False, until: str | None = None,
-        backend: Backend | None = None) -> Result:
+        backend: Backend | None = None, on_start: OnStart | None = None) -> Result:
     """Run (or resume, or extend) a scenario and return its :class:`Result`.
 
     ``out`` is the run directory (default ``runs/<name>-<hash>``). Finished
@@ -80,16 +132,26 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
     named estimate's 95% Wilson interval is that narrow (looking after every
     chunk in game order, :mod:`cardsim.studies.until`), with ``games`` (or the
     scenario's) as the cap; ``Result.scenario.games`` is where it stopped.
+    ``on_start(path, scenario)`` is called before the first game (the CLI prints the directory).
     """
     s = load(scenario, games, seed)
     until = until or s.raw.get("scenario", {}).get("until")
+    target = None
+    if until:  # checked before anything runs, so its error is the only line
+        from cardsim.studies import until as ut
+
+        target = ut.parse(until, s.setup.players)
+        s, path = _until_setup(s, out, runs, target)
+    else:
+        path = Path(out) if out is not None else default_run_dir(s, runs)
     own = backend is None
     if own:  # the scenario's backend / workers / scheduler keys
         backend = make_backend(s)
+    if on_start is not None:
+        on_start(path, s)
     try:
-        if until:
-            return _run_until(s, out, runs, until, threads, progress, debug, backend)
-        path = Path(out) if out is not None else default_run_dir(s, runs)
+        if target is not None:
+            return _run_until(s, path, target, threads, progress, debug, backend)
         rd = execute(s, path, threads=threads, progress=progress, debug=debug, backend=backend)
         return Result(s, rd)
     finally:
@@ -97,22 +159,28 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
             backend.close()
 
 
-def _run_until(s: sc.Scenario, out, runs, until: str, threads, progress, debug, backend) -> Result:
-    """Play chunk after chunk until the target's Wilson interval is narrow enough (see
-    :mod:`cardsim.studies.until`); the chunk is the look size, so small targets play small chunks."""
+def _until_setup(s: sc.Scenario, out, runs, target) -> tuple[sc.Scenario, Path]:
+    """The scenario with its chunk no larger than the look size of ``target`` (small targets play
+    small chunks), and its run directory (its own, when the chunk changed: a run directory keeps
+    one chunk size)."""
     import dataclasses
 
+    from cardsim.studies import until as ut
+
+    chunk = min(s.chunk, ut.look_size(target.width))
+    path = Path(out) if out is not None else default_run_dir(s, runs)
+    if out is None and chunk != s.chunk:
+        path = path.with_name(f"{path.name}-chunk{chunk}")
+    return dataclasses.replace(s, chunk=chunk), path
+
+
+def _run_until(s: sc.Scenario, path: Path, target, threads, progress, debug, backend) -> Result:
+    """Play chunk after chunk until the target's Wilson interval is narrow enough (see
+    :mod:`cardsim.studies.until`)."""
     import numpy as np
 
     from cardsim.studies import until as ut
 
-    target = ut.parse(until, s.setup.players)
-    look = ut.look_size(target.width)
-    chunk = min(s.chunk, look)
-    path = Path(out) if out is not None else default_run_dir(s, runs)
-    if out is None and chunk != s.chunk:  # its own directory: a run directory keeps one chunk size
-        path = path.with_name(f"{path.name}-chunk{chunk}")
-    s = dataclasses.replace(s, chunk=chunk)
     chunks = plan(s.games, s.chunk)
     ahead = max(1, threads or min(4, os.cpu_count() or 1))  # chunks played per step; looks stay per chunk
     done = 0
@@ -129,7 +197,7 @@ def _run_until(s: sc.Scenario, out, runs, until: str, threads, progress, debug, 
         if stop is not None or done == len(chunks):
             stop = stop or ut.at(w, n)
             res = Result(s.with_options(games=stop.games), RunDir(path))
-            res.stop = ut.describe(target, stop, chunk, s.games)
+            res.stop = ut.describe(target, stop, s.chunk, s.games)
             return res
 
 
@@ -159,37 +227,37 @@ def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None
 
 
 def compare(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
-            threads: int | None = None, progress: Progress | None = None):
+            threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
     """Play every arm of ``[compare]`` on the same deals; returns a :class:`cardsim.studies.compare.CompareResult`."""
     from cardsim.studies import compare as cmp
 
     s = load(scenario)
-    return cmp.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
+    return cmp.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 
 def sweep(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
-          threads: int | None = None, progress: Progress | None = None):
+          threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
     """Play every point of ``[sweep]``; returns a :class:`cardsim.studies.sweep.SweepResult` (``.table``: polars)."""
     from cardsim.studies import sweep as sw
 
     s = load(scenario)
-    return sw.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
+    return sw.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 
 def cards(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
-          threads: int | None = None, progress: Progress | None = None):
+          threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
     """Card effects of ``[cards]``: each card removed (or its count changed) on the same seeds; returns a
     :class:`cardsim.studies.cards.CardsResult` (``.effects``: polars)."""
     from cardsim.studies import cards as cd
 
     s = load(scenario)
-    return cd.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
+    return cd.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 
 def rate(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
-         threads: int | None = None, progress: Progress | None = None):
+         threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
     """Round robin or gauntlet of ``[ratings]``; returns a :class:`cardsim.studies.rate.RatingResult`."""
     from cardsim.studies import rate as rt
 
     s = load(scenario)
-    return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
+    return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)

@@ -6,10 +6,12 @@ directory) ends with one line on stderr and exit code 2.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
 import sys
+import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -25,8 +27,17 @@ app = typer.Typer(
     help="Monte Carlo strategy analysis for FUBNUB, Bad Bad Turtle, Gubs and FOURBID.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    # plain help text: rich markup would eat "[compare]" in "a scenario with a [compare] section"
+    rich_markup_mode=None,
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from cardsim import __version__
+
+        typer.echo(f"cardsim {__version__}")
+        raise typer.Exit()
 
 
 #: ``--format`` of the commands that answer a question (cardsim.output)
@@ -38,6 +49,8 @@ _debug = False
 
 @app.callback()
 def main_options(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="print the cardsim version and exit")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="on an error, print the whole traceback (a plug-in's "
                                                          "numba typing message in full) after the one-line error")
                      ] = False,
@@ -50,16 +63,32 @@ def main_options(
     jit.announce_compiles()  # 'compiling ... (first run only)' on stderr after a second of compiling
 
 
+#: errno values of a folder the user cannot write to (read-only, no permission, full disk)
+_WRITE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENOTDIR, errno.EEXIST}
+
+
 def user_errors(fn):
-    """Turn :class:`CardsimError`, and a failing plug-in, into one line on stderr and exit code 2
-    (with the whole traceback first under ``cardsim --debug``)."""
+    """Turn :class:`CardsimError`, a failing plug-in and a folder that cannot be written into one
+    line on stderr and exit code 2 (with the whole traceback first under ``cardsim --debug``), and
+    Ctrl-C into a line saying what was kept and how to resume (exit code 130)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        session = Session()
+        _SESSION[:] = [session]
         try:
             return fn(*args, **kwargs)
         except CardsimError as exc:
             _fail(exc, str(exc))
+        except OSError as exc:
+            if exc.errno not in _WRITE_ERRNOS:
+                raise
+            where = exc.filename or "a file"
+            _fail(exc, f"cannot write {where}: {exc.strerror}; nothing already computed is lost "
+                       f"(choose a folder you can write to with --out / --runs)")
+        except KeyboardInterrupt:
+            typer.echo(f"interrupted: {session().kept()}", err=True)
+            raise typer.Exit(130) from None
         except Exception as exc:
             from cardsim.plugin_errors import explain
             from cardsim.policies import loaded_plugins
@@ -81,19 +110,80 @@ def _fail(exc: BaseException, line: str) -> None:
     raise typer.Exit(2) from None
 
 
-def _progress(label: str):
-    """A rich progress bar as a ``(done, total)`` callback, and the context that shows it."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+class Session:
+    """What one command does that a user should see on stderr: the run directories it starts,
+    a progress bar, and after Ctrl-C how many games were kept."""
 
-    bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                   transient=False, disable=not sys.stderr.isatty(), console=Console(stderr=True))
-    task = bar.add_task(label, total=None)
+    def __init__(self) -> None:
+        self.dirs: dict[Path, int] = {}  # run directory -> games asked of it
+        self.bar: Any = None
 
-    def update(done: int, total: int) -> None:
-        bar.update(task, completed=done, total=total)
+    def on_start(self, path: Path, scenario: Any) -> None:
+        """``api.run``'s hook: print each run directory once, when its run starts."""
+        first = path not in self.dirs
+        self.dirs[path] = max(self.dirs.get(path, 0), scenario.games)
+        if first:
+            line = f"{scenario.name}: run directory {path}"
+            if self.bar is not None:
+                self.bar.console.print(line, markup=False, highlight=False, soft_wrap=True)
+            else:
+                typer.echo(line, err=True)
 
-    return bar, update
+    def progress(self, label: str):
+        """A rich progress bar on stderr (shown when stderr is a terminal, whatever stdout is) as a
+        ``(done, total)`` callback, and the context that shows it."""
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        console = Console(stderr=True)
+        self.bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                            transient=False, disable=not console.is_terminal, console=console)
+        task = self.bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            self.bar.update(task, completed=done, total=total)
+
+        return self.bar, update
+
+    def kept(self) -> str:
+        """What Ctrl-C left behind, in one line: games kept, where, how to resume."""
+        from cardsim.results import RunDir
+
+        if not self.dirs:
+            return "no game was played yet; nothing to keep"
+        kept = 0
+        for path in self.dirs:
+            try:
+                kept += sum(RunDir(path).read_manifest()["done"].values())
+            except (CardsimError, OSError, AttributeError, TypeError):
+                continue
+        resume = "run the same command again to resume (finished chunks are not played again)"
+        if len(self.dirs) == 1:
+            path, asked = next(iter(self.dirs.items()))
+            return f"{kept:,} of {asked:,} games are kept in {path}; {resume}"
+        parents = sorted({str(p.parent) for p in self.dirs})
+        return (f"{kept:,} games are kept in the {len(self.dirs)} run directories started under "
+                f"{', '.join(parents)}; {resume}")
+
+
+_SESSION: list[Session] = [Session()]
+
+
+def session() -> Session:
+    """The current command's :class:`Session`."""
+    return _SESSION[0]
+
+
+def _check_writable(path: Path, option: str) -> None:
+    """Fail before any game is played when ``path`` (``--out`` / ``--runs``) cannot be written."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path, prefix=".cardsim-write-check.")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        raise CardsimError(f"{option} {path}: cannot write there ({exc.strerror}); choose a folder you can "
+                           f"write to") from None
 
 
 def _parse_rules(rules: list[str] | None) -> dict[str, Any]:
@@ -115,9 +205,13 @@ def _parse_rules(rules: list[str] | None) -> dict[str, Any]:
 @app.command()
 @user_errors
 def games(
-    game: Annotated[str | None, typer.Argument(help="show one game only")] = None,
+    game: Annotated[str | None, typer.Argument(metavar="GAME", help="show one game only")] = None,
 ) -> None:
-    """List games, variants, rule knobs (with defaults), policies and output tables."""
+    """List games, variants, knobs, policies and tables.
+
+    Each knob with its default and allowed values, each policy with its parameters, each
+    table with its columns (for the variant that has them).
+    """
     from cardsim.games import game_names, get_game
     from cardsim.plugin_docs import decision_docs
 
@@ -145,15 +239,51 @@ def games(
                 typer.echo(f"        returns {returns[d]}")
                 for a, meaning in meanings[d].items():
                     typer.echo(f"        {a}: {meaning}")
-        typer.echo("  tables: " + ", ".join(f"{t} ({len(c)} columns)" for t, c in g.columns.items()))
+        typer.echo("  tables (columns in order):")
+        for t, (counts, names) in _table_columns(g).items():
+            typer.echo(f"    {t} ({counts}): {names}")
         typer.echo("")
+
+
+def _table_columns(g) -> dict[str, tuple[str, str]]:
+    """Each table's column count (by variant and players, when they change it) and its column
+    names, runs such as ``tricks_s0, tricks_s1, ...`` written ``tricks_s0..tricks_s3``."""
+    seen: dict[str, set[tuple[str, ...]]] = {}
+    for v in g.variants:
+        for players in sorted({v.min_players, v.max_players}):
+            for t, cols in g.columns_for(v.name, players).items():
+                seen.setdefault(t, set()).add(tuple(cols))
+    out = {}
+    for t, layouts in seen.items():
+        widest = max(layouts, key=len)
+        sizes = sorted({len(c) for c in layouts})
+        counts = f"{sizes[0]}-{sizes[-1]} columns by players" if len(sizes) > 1 else f"{sizes[0]} columns"
+        out[t] = (counts, _compress(list(widest)))
+    return out
+
+
+def _compress(names: list[str]) -> str:
+    """``a, x_s0, x_s1, x_s2, b`` -> ``a, x_s0..x_s2, b``."""
+    import re
+
+    out: list[str] = []
+    i = 0
+    while i < len(names):
+        m = re.fullmatch(r"(.*?)(\d+)", names[i])
+        j = i
+        if m:
+            while j + 1 < len(names) and names[j + 1] == f"{m.group(1)}{int(m.group(2)) + j + 1 - i}":
+                j += 1
+        out += names[i:j + 1] if j - i < 2 else [f"{names[i]}..{names[j]}"]
+        i = j + 1
+    return ", ".join(out)
 
 
 # -- run --------------------------------------------------------------------------
 @app.command()
 @user_errors
 def run(
-    scenario: Annotated[Path, typer.Argument(help="scenario TOML file")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario TOML file")],
     games: Annotated[int | None, typer.Option("--games", "-n", help="games to play (overrides the scenario)")] = None,
     seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
     out: Annotated[Path | None, typer.Option(help="run directory (default: RUNS/<name>-<hash>)")] = None,
@@ -168,16 +298,24 @@ def run(
     scheduler: Annotated[str | None, typer.Option(help="address of a Dask scheduler, e.g. tcp://host:8786")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """Run a scenario (resuming or extending its run directory) and print the summary."""
+    """Play a scenario and print its summary.
+
+    The run directory is resumed or extended when it exists: finished chunks are not played
+    again. Ctrl-C keeps every finished chunk.
+    """
     from cardsim import api
 
     s = api.load(scenario, games, seed)
+    if out is not None:
+        _check_writable(out, "--out")
+    else:
+        _check_writable(runs, "--runs")
     be = api.make_backend(s, backend, workers, scheduler)
-    bar, update = _progress(f"{s.name}: games")
+    bar, update = session().progress(f"{s.name}: games")
     try:
         with bar:
             result = api.run(s, out=out, runs=runs, threads=threads, progress=update, debug=debug, until=until,
-                             backend=be)
+                             backend=be, on_start=session().on_start)
     finally:
         if be is not None:
             be.close()
@@ -198,7 +336,7 @@ class Format(StrEnum):
 @app.command()
 @user_errors
 def trace(
-    game: Annotated[str, typer.Argument(help="game name (cardsim games)")],
+    game: Annotated[str, typer.Argument(metavar="GAME", help="game name (cardsim games)")],
     seed: Annotated[int, typer.Option(help="root seed")] = 0,
     policy: Annotated[list[str] | None, typer.Option("--policy", "-p",
                       help="policy per seat (repeat), or one for all seats")] = None,
@@ -234,7 +372,7 @@ def trace(
 @app.command()
 @user_errors
 def bench(
-    game: Annotated[list[str] | None, typer.Argument(help="games to bench (default: all)")] = None,
+    game: Annotated[list[str] | None, typer.Argument(metavar="GAME...", help="games to bench (default: all)")] = None,
     count: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per timed repetition")] = None,
     interp: Annotated[int | None, typer.Option(min=1, help="games for the interpreted run")] = None,
     markdown: Annotated[bool, typer.Option(help="print a Markdown table (for the README)")] = False,
@@ -242,7 +380,11 @@ def bench(
     memory: Annotated[int | None, typer.Option(help="also run this many FUBNUB hands through `cardsim run` and "
                                                     "report its peak resident memory (make bench: 100000000)")] = None,
 ) -> None:
-    """Units per second: full kernel vs the same kernel interpreted vs a minimal kernel."""
+    """Measure kernel speed: full vs interpreted vs minimal.
+
+    Units per second of the full kernel, of the same kernel interpreted and of a minimal
+    shuffle-deal-resolve kernel, timed side by side; compare the ratios, not the rates.
+    """
     from cardsim.bench import bench as run_bench
     from cardsim.games import game_names, get_game
 
@@ -284,50 +426,63 @@ def _study(kind: str, scenario: Path, games: int | None, runs: Path, threads: in
     from cardsim.studies import sweep as sw
 
     s = api.load(scenario)
+    _check_writable(runs, "--runs")
     fn = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate, "cards": api.cards}[kind]
     mod = {"compare": cmp, "sweep": sw, "ratings": rt, "cards": cd}[kind]
-    bar, update = _progress(f"{s.name}: games")
+    bar, update = session().progress(f"{s.name}: games")
     with bar:
-        res = fn(s, games=games, runs=runs, threads=threads, progress=update)
+        res = fn(s, games=games, runs=runs, threads=threads, progress=update, on_start=session().on_start)
     emit(mod.output(res), fmt)
 
 
 @app.command()
 @user_errors
 def compare(
-    scenario: Annotated[Path, typer.Argument(help="scenario with a [compare] section")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [compare] section")],
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per arm and rotation (cap in decide mode)")] = None,
     runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """Paired comparison of arms on the same deals, with seat rotation."""
+    """Compare arms on the same deals (paired, seats rotated).
+
+    Plays the scenario's [compare] section and prints each arm against the first with its
+    paired 95% interval.
+    """
     _study("compare", scenario, games, runs, threads, fmt)
 
 
 @app.command()
 @user_errors
 def sweep(
-    scenario: Annotated[Path, typer.Argument(help="scenario with a [sweep] section")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [sweep] section")],
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per point")] = None,
     runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """One row per grid point, with intervals."""
+    """Sweep a grid of knobs or parameters.
+
+    Plays every point of the scenario's [sweep] section on the same deals and prints one row
+    per point, with intervals.
+    """
     _study("sweep", scenario, games, runs, threads, fmt)
 
 
 @app.command()
 @user_errors
 def rate(
-    scenario: Annotated[Path, typer.Argument(help="scenario with a [ratings] section")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [ratings] section")],
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per pair and rotation")] = None,
     runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """Rate policies by a round robin or gauntlet (Bradley-Terry, with intervals)."""
+    """Rate policies (round robin or gauntlet, Bradley-Terry).
+
+    Plays the scenario's [ratings] section and prints each policy's strength with its 95%
+    interval and the pairwise win rates.
+    """
     _study("ratings", scenario, games, runs, threads, fmt)
 
 
@@ -348,28 +503,37 @@ def cards(
 @app.command()
 @user_errors
 def report(
-    source: Annotated[Path, typer.Argument(help="a scenario TOML (run or resumed first) or a run directory")],
+    source: Annotated[Path, typer.Argument(metavar="SCENARIO|RUN_DIR", help="a scenario TOML (run or resumed first) or a run directory")],
     out: Annotated[Path, typer.Option(help="reports folder; the report goes to OUT/<name>/")] = Path("reports"),
     runs: Annotated[Path, typer.Option(help="parent of default run directories")] = Path("runs"),
     games: Annotated[int | None, typer.Option("--games", "-n", help="games (overrides the scenario)")] = None,
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
 ) -> None:
-    """Write reports/<name>/index.html (self-contained) and report.md for a scenario or a run."""
+    """Write the HTML and Markdown report of a scenario or run.
+
+    OUT/<name>/index.html (self-contained, no network needed) and report.md with its figures.
+    A scenario is run (or resumed) first; a run directory is read as it is.
+    """
     from cardsim import api
     from cardsim import report as rep
 
     if source.is_dir():
-        path = rep.write(api.open_run(source), out)
+        result = api.open_run(source)
+        _check_writable(out, "--out")
+        path = rep.write(result, out)
     else:
         s = api.load(source, games)
+        _check_writable(out, "--out")
+        _check_writable(runs, "--runs")
         kind = next((k for k in ("compare", "sweep", "ratings", "cards") if k in s.raw), None)
-        bar, update = _progress(f"{s.name}: games")
+        bar, update = session().progress(f"{s.name}: games")
         with bar:
             if kind is None:
-                path = rep.write(api.run(s, runs=runs, threads=threads, progress=update), out)
+                result = api.run(s, runs=runs, threads=threads, progress=update, on_start=session().on_start)
+                path = rep.write(result, out)
             else:
                 study = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate, "cards": api.cards}[kind]
-                res = study(s, runs=runs, threads=threads, progress=update)
+                res = study(s, runs=runs, threads=threads, progress=update, on_start=session().on_start)
                 path = rep.build_study(s, kind, res).write(out)
     typer.echo(f"report written to {path / 'index.html'} and {path / 'report.md'}")
 

@@ -7,7 +7,9 @@ terminal titles, and any extra fields a program needs (``search``'s
 ``best``). :func:`emit` prints it:
 
 - ``table``: the answer, the notes, then each table under its title, sized
-  to the terminal (``COLUMNS`` or the terminal's width; 160 off a terminal);
+  to the terminal (``COLUMNS`` or the terminal's width; 160 off a terminal):
+  numbers as a person reads them (counts as integers, shares as percentages),
+  never split across lines; a wide table is printed in blocks of columns;
 - ``json``: one object ``{"answer": ..., "notes": [...], "tables": {title:
   [row, ...]}, **fields}``, rows keyed by the terminal's column names;
 - ``csv``: each table as CSV after a ``# <title>`` line, tables separated by
@@ -64,11 +66,11 @@ def _clean(x: Any) -> Any:
 
 def terminal_width() -> int:
     """Columns to fit tables in: the terminal's (or ``COLUMNS``), 160 when neither is known."""
-    return max(60, shutil.get_terminal_size((160, 40)).columns)
+    return max(40, shutil.get_terminal_size((160, 40)).columns)
 
 
-def render(out: Output, fmt: Format | str = Format.table) -> str:
-    """The text :func:`emit` prints."""
+def render(out: Output, fmt: Format | str = Format.table, width: int | None = None) -> str:
+    """The text :func:`emit` prints (tables fitted to ``width`` columns, default the terminal's)."""
     fmt = Format(fmt)
     if fmt is Format.json:
         return json.dumps(out.to_dict(), indent=1, default=str)
@@ -77,12 +79,40 @@ def render(out: Output, fmt: Format | str = Format.table) -> str:
         for title, frame in out.tables:
             parts += ["", f"# {title}", _csv(frame).rstrip("\n")]
         return "\n".join(parts)
+    width = width or terminal_width()
     lines = [line for line in [out.answer, *out.notes] if line]
-    with pl.Config(tbl_rows=200, tbl_cols=-1, float_precision=4, tbl_hide_dataframe_shape=True,
-                   tbl_width_chars=terminal_width(), fmt_str_lengths=40, tbl_hide_column_data_types=True):
-        for title, frame in out.tables:
-            lines += ["", title, str(frame)]
+    for title, frame in out.tables:
+        lines += ["", title, text_table(frame, width)]
     return "\n".join(lines)
+
+
+def text_table(frame: pl.DataFrame, width: int = 160) -> str:
+    """``frame`` as plain text for a person: numbers formatted by :mod:`cardsim.report.numbers`
+    (counts as integers, shares as percentages), right-aligned, never split across lines. A
+    table wider than ``width`` is printed in blocks of columns, each repeating the leading key
+    columns (the text and integer columns before the first other one)."""
+    from cardsim.report.numbers import blocks, cells, key_columns
+
+    if not frame.columns:
+        return "(no columns)"
+    cols = frame.columns
+    by_name = cells(frame)
+    body = [by_name[c] for c in cols]
+    right = [frame.schema[c].is_numeric() for c in cols]
+    widths = [max([len(c), *map(len, body[i])]) for i, c in enumerate(cols)]
+    keys = key_columns(frame, widths, width)
+    parts = blocks(widths, keys, width)
+    out: list[str] = []
+    for b, block in enumerate(parts):
+        idx = keys + block
+        if b:
+            out.append("")
+        out.append("  ".join(cols[i].rjust(widths[i]) if right[i] else cols[i].ljust(widths[i]) for i in idx).rstrip())
+        out.append("  ".join("-" * widths[i] for i in idx))
+        for r in range(frame.height):
+            out.append("  ".join(body[i][r].rjust(widths[i]) if right[i] else body[i][r].ljust(widths[i])
+                                 for i in idx).rstrip())
+    return "\n".join(out)
 
 
 def _csv(frame: pl.DataFrame) -> str:

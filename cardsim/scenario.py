@@ -148,7 +148,28 @@ def from_dict(raw: Mapping[str, Any], name: str = "scenario", base_dir: Path | N
     setup = build_setup(game, sc.get("variant"), sc.get("players"), seats.get("policies", seats.get("policy")),
                         raw.get("rules", {}), base_dir, both="policies" in seats and "policy" in seats)
     return Scenario(name=nm, game=game.name, setup=setup, games=games, seed=seed, chunk=chunk,
-                    question=question, path=path, raw=raw)
+                    question=question, path=path, raw=_absolute_plugins(raw, setup))
+
+
+def _absolute_plugins(raw: Mapping[str, Any], setup: Setup) -> Mapping[str, Any]:
+    """``raw`` with each ``[seats]`` plug-in named by its absolute ``/path/file.py:name``, so the copy
+    of the scenario a run directory's manifest keeps resolves from any folder (``cardsim report RUN_DIR``)."""
+    seats = raw.get("seats", {})
+    if not setup.plugins or not isinstance(seats, Mapping):
+        return raw
+
+    def absolute(entry: Any, seat: int) -> Any:
+        ref = setup.seats[seat].plugin
+        if ref is None:
+            return entry
+        return {**entry, "name": ref} if isinstance(entry, Mapping) else ref
+
+    new = dict(seats)
+    if isinstance(seats.get("policies"), list | tuple):
+        new["policies"] = [absolute(e, i) for i, e in enumerate(seats["policies"])]
+    elif "policy" in seats:
+        new["policy"] = absolute(seats["policy"], 0)
+    return {**raw, "seats": new}
 
 
 def build_setup(game: Game | str, variant: str | None = None, players: int | None = None,

@@ -216,7 +216,7 @@ def test_F13_most_tricks_wins_deal_moves_left():
 
 
 def test_F13_partner_without_a_partner_plays_highest_unless_beaten():
-    """RULES.md partner in individual play (no partner to duck under): the highest card when it
+    """The reference partner in individual play (no partner to duck under): the highest card when it
     beats the winning card (or on the lead), else the lowest. The kernel computes it without a
     branch, from the winning card's position it holds (Game.dispatcher_hints)."""
     # dealer 0, seat 1 leads; Natural: 6s > 5s > ..., Gold > Green > Purple > Red

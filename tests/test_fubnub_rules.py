@@ -1,4 +1,4 @@
-"""FUBNUB rules F1-F11 on constructed deals (RULES.md ids in each test name).
+"""FUBNUB rules F1-F11 on constructed deals (rule ids of docs/rules/fubnub.md in each test name).
 
 A deal is built by hand: ``stack[0]`` is the number deck the seats draw
 from for the first deal (F4), ``stack[h + 1]`` the deck of hand ``h``,

@@ -1,5 +1,5 @@
 """Gubs as a whole: determinism, chunk independence, conservation, the turn cap, plug-in
-policies, interpreted kernels, the trace and the summaries (RULES.md G1-G5)."""
+policies, interpreted kernels, the trace and the summaries (G1-G5)."""
 
 from __future__ import annotations
 

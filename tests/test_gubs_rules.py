@@ -43,7 +43,7 @@ def test_G1_catalogue_counts_and_types():
     assert all(cnt[n] == 1 for n in ("Flash Flood", "Gargok Plague", "Dangerous Alchemy", "Traveling Merchant",
                                      "Rumor of Wasps", "G", "U", "B"))
     for c in C.CATALOGUE:
-        assert c.source in ("sheet", "faq", "RULES.md", "assumed")
+        assert c.source in ("sheet", "faq", "reference", "assumed")
         assert c.effect and c.text
     assumed = {c.name for c in C.CATALOGUE if c.source == "assumed"}
     assert {"Toad Rider", "Lure", "Super Lure", "Scout", "Blindfold", *C.ASSUMED_EVENTS} <= assumed

@@ -1,4 +1,4 @@
-"""Bad, Bad, Turtle: a constructed situation per rule (RULES.md T1-T10) and per action card.
+"""Bad, Bad, Turtle: a constructed situation per rule (T1-T10) and per action card.
 
 Piles in a :class:`Table` are written top first. Seats sit clockwise, seat 0
 deals and seat 1 plays first (T3); "next player" is the next seat in the play

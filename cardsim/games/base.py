@@ -278,6 +278,16 @@ class Game(abc.ABC):
         winner), or None when the game keeps no running score."""
         return None
 
+    def columns_for(self, variant: str, players: int) -> dict[str, list[str]]:
+        """The columns of each table, in order, as :meth:`simulate_chunk` writes them for a
+        variant with ``players`` players (``cardsim games`` lists them; a test checks them
+        against real tables). Override when a variant or the player count changes them."""
+        return {t: list(cols) for t, cols in self.columns.items()}
+
+    def length_unit(self, setup: Setup) -> str:
+        """What the ``length`` of :meth:`outcomes` counts, plural (``hands``, ``turns``)."""
+        return f"{self.unit}s"
+
     def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         """The report's one-sentence answer ('' to use the generic seat sentence)."""
         return ""

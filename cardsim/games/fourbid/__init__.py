@@ -1,1 +1,1 @@
-"""FOURBID: official rules (rule sheet seed 004, RULES.md B1-B14)."""
+"""FOURBID: official rules (official rule sheet; rules reference docs/rules/fourbid.md, B1-B14)."""

@@ -34,7 +34,7 @@ class Wild:
     source: str
 
 
-_ASSUMED_SET = "assumed (RULES.md B1): booklet not public; values 1-6"
+_ASSUMED_SET = "assumed (B1): booklet not public; values 1-6"
 #: B1: 8 sets of 6 (sheet: "8 sets of 6, plus 3 wild cards"); names and values assumed.
 SETS: tuple[OceanSet, ...] = tuple(OceanSet(f"Set{k}", (1, 2, 3, 4, 5, 6), _ASSUMED_SET) for k in range(1, 9))
 #: B1: 3 wilds worth 0 (sheet: "they can count as belonging to any set, but they have no point value").
@@ -92,9 +92,9 @@ def codes(names: str | list[str]) -> list[int]:
     return [card_code(n) for n in names]
 
 
-#: B13: Player Position Map, assumed (RULES.md); row g-1 gives the players (1-4) at
+#: B13: Player Position Map, assumed (the rules reference); row g-1 gives the players (1-4) at
 #: positions A, B, C, D in game g of a tournament; rows cycle after 12.
-POSITION_MAP_SOURCE = "assumed (RULES.md B13): the printed map is not public"
+POSITION_MAP_SOURCE = "assumed (B13): the printed map is not public"
 POSITION_MAP: tuple[tuple[int, int, int, int], ...] = (
     (1, 2, 3, 4),
     (2, 4, 1, 3),

@@ -17,7 +17,8 @@ from cardsim.games.fourbid import state as S
 from cardsim.games.fourbid.baseline import minimal
 from cardsim.games.fourbid.policies import POLICIES
 from cardsim.policies import kernel_namespace
-from cardsim.stats import mean_exprs, mean_table, rate_table
+from cardsim.report import numbers as N
+from cardsim.stats import mean_exprs, mean_table, rate_table, wilson_exprs
 
 SEATS = range(4)
 ARGS = "seat, hand, nh, cnt, pts, pub, cset, cval, params, rng"
@@ -93,7 +94,7 @@ class Fourbid(Game):
         Knob("target", 72, "B13: running score that ends a game (72 in tournaments; 100 and 200 are common)",
              lo=1, hi=1_000_000, variants=("game", "tournament")),
         Knob("target_rule", "reach", "B13: 'reach' ends a game at a sole leader with score >= target "
-             "(RULES.md), 'surpass' needs > target (the sheet's wording)", kind="choice",
+             "(the default reading), 'surpass' needs > target (the sheet's wording)", kind="choice",
              choices=("reach", "surpass"), variants=("game", "tournament")),
         Knob("turn_cap", 2000, "B14: completed turns after which a hand is cut (void, nobody scores, counted)",
              lo=1, hi=1_000_000),
@@ -296,6 +297,9 @@ class Fourbid(Game):
             win = tables["tournaments"].filter(pl.col("winner") >= 0).select("game", pl.col("winner").alias("side"))
             return prog, win
         return None
+
+    def length_unit(self, setup: Setup) -> str:
+        return "turns" if setup.variant == "hand" else "hands"
 
     def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         return headline(tables, setup)
@@ -672,7 +676,7 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
 
 
 def _pct(row: Mapping[str, Any]) -> str:
-    return f"{100 * row['rate']:.1f}% [{100 * row['lo']:.1f}, {100 * row['hi']:.1f}]"
+    return N.pct_ci(row["rate"], row["lo"], row["hi"])
 
 
 def _names(setup: Setup) -> list[str]:
@@ -680,14 +684,16 @@ def _names(setup: Setup) -> list[str]:
 
 
 def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
-    """One sentence: the unit's winner rates, Net per hand and cut hands."""
+    """In words: the unit's winner rates against the fair share, Net per hand and cut hands."""
     names = _names(setup)
     hands = tables["hands"]
     cut = hands.select(pl.len().alias("n"), (pl.col("out") < 0).sum().alias("k")).collect().row(0, named=True)
     net = hands.filter(pl.col("out") >= 0).select(
         [pl.col(f"net_s{s}").mean().alias(str(s)) for s in SEATS]).collect().row(0)
     nets = ", ".join(f"seat {s} ({names[s]}) {v:+.1f}" for s, v in enumerate(net) if v is not None)
-    tail = f"Net points per played hand: {nets}; {cut['k']:,} of {cut['n']:,} hands cut at the turn cap."
+    cuts = "no hand was cut at the turn cap" if cut["k"] == 0 else \
+        f"{cut['k']:,} of {cut['n']:,} hands ({N.pct(cut['k'] / cut['n'])}) were cut at the turn cap (B14)"
+    tail = f"Net points per played hand: {nets}; {cuts}."
     if setup.variant == "hand":
         return tail
     table, who, what = ("games", "seat", "games") if setup.variant == "game" else ("tournaments", "player", "tournaments")
@@ -697,9 +703,14 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     rates = [rate_table(t.with_columns(x=pl.lit(0), win=pl.col("winner") == s), ["x"], "win").row(0, named=True)
              for s in SEATS]
     best = max(SEATS, key=lambda s: rates[s]["rate"])
-    lead = f"{who.capitalize()} {best} ({names[best]}) wins {_pct(rates[best])} of {t.height:,} {what}"
-    rest = ", ".join(f"{who} {s} {100 * rates[s]['rate']:.1f}%" for s in SEATS if s != best)
-    return f"{lead} ({rest}; fair 25%). " + tail
+    off = [s for s in SEATS if not rates[s]["lo"] <= 0.25 <= rates[s]["hi"]]
+    lead = f"{who.capitalize()} {best} ({names[best]}) wins most often, {_pct(rates[best])} of {t.height:,} {what}"
+    rest = ", ".join(f"{who} {s} {N.pct(rates[s]['rate'])}" for s in SEATS if s != best)
+    listed = ", ".join(str(s) for s in off[:-1]) + (" and " if len(off) > 1 else "") + (str(off[-1]) if off else "")
+    verdict = (f"no {who} differs detectably from the fair share of 25%" if not off else
+               f"{who}{'s' if len(off) > 1 else ''} {listed} differ{'s' if len(off) == 1 else ''} detectably from "
+               f"the fair share of 25%")
+    return f"{lead} ({rest}): {verdict}. " + tail
 
 
 def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
@@ -715,13 +726,14 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
     ]).collect()
     net = long.group_by("seat", maintain_order=True).agg(*mean_exprs("net", "")).sort("seat")
     net_fig = F.forest(net["seat"].to_list(), net["mean"].to_list(), net["lo"].to_list(), net["hi"].to_list(),
-                       "Net points per played hand (95% interval)", "Net = Earned + Bonus - Spent (B11)")
+                       "Net points per played hand (95% interval)", "Net = Earned + Bonus - Spent (B11)",
+                       zero=False)
     out = rate_table(long, ["seat"], "went_out").with_columns(  # float noise at rate 0 or 1
         lo=pl.min_horizontal("lo", "rate"), hi=pl.max_horizontal("hi", "rate"))
-    out_fig = F.rate_bars(out, "seat", "Share of played hands each seat goes out (B8)", "seat", ref=0.25)
+    out_fig = F.rate_dots(out, "seat", "Share of played hands each seat goes out (B8)", "seat", ref=0.25,
+                          ylabel="going-out rate (95% interval)")
     turns = hands.select("turns").collect()
-    turn_fig = F.histogram(turns["turns"].clip(0, 200), "Turns per hand (capped hands at the right edge)",
-                           "completed turns (200+ shown at 200)")
+    turn_fig = F.histogram(turns["turns"], "Turns per hand", "completed turns", ylabel="hands", cap=200)
     return [
         ("Net points by seat", [("Mean Net points per played hand, by seat", net_fig),
                                 ("Going-out rate by seat", out_fig)],

@@ -1,4 +1,4 @@
-"""FOURBID built-in policies and their dispatchers (RULES.md "Reference policies").
+"""FOURBID built-in policies and their dispatchers (docs/rules, "Reference policies").
 
 Decision points (also the plug-in interface, see ``cardsim games fourbid``);
 every function returns an int:
@@ -50,7 +50,7 @@ POLICIES = (
     PolicySpec("random", RANDOM, "uniform over the legal actions at every decision"),
     PolicySpec(
         "collector", COLLECTOR,
-        "RULES.md reference: collects its target set (most cards, then points, then lower set); takes the "
+        "reference policy (docs/rules): collects its target set (most cards, then points, then lower set); takes the "
         "top discard when it is target or wild; plays the next Indicator with 4+ target cards (wilds count) "
         "or when B7 forces it; discards its lowest non-target card; raises while (bid+1) x Indicator <= 4; "
         "challenges with Earned Points >= 15",
@@ -174,7 +174,7 @@ def random_challenge(seat, hand, nh, cnt, pts, pub, cset, cval, params, rng):
     return randint(rng, 2)
 
 
-# -- collector (RULES.md, exactly) ------------------------------------------------------
+# -- collector (the reference, docs/rules/fourbid.md, exactly) ---------------------------------
 @njit(_nrt=False, inline="always")
 def collector_acquire(seat, hand, nh, cnt, pts, pub, cset, cval, params, rng):
     tgt = target_set(cnt, pts, pub[P_NSETS])

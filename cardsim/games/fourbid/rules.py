@@ -1,4 +1,4 @@
-"""The FOURBID kernel (RULES.md B1-B14): deal, turns, bidding, going out, challenge, scoring.
+"""The FOURBID kernel (B1-B14): deal, turns, bidding, going out, challenge, scoring.
 
 This is the game's *kernel module*: every jitted function that calls a
 policy dispatcher (``decide_*``), directly or not, lives here, so plug-in

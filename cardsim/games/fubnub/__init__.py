@@ -1,1 +1,1 @@
-"""FUBNUB: the traditional game and its modes (rule sheet seed 000, RULES.md F1-F15)."""
+"""FUBNUB: the traditional game and its modes (rules reference docs/rules/fubnub.md, F1-F15)."""

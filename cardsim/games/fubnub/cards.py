@@ -63,7 +63,7 @@ POINT_KINDS: tuple[PointCard, ...] = (
     PointCard("Green", (), ("Green",), _SHEET),
     PointCard("Purple", (), ("Purple",), _SHEET),
     PointCard("Red", (), ("Red",), _SHEET),
-    PointCard("Natural", (), (), "assumed (RULES.md F2): no card promoted"),
+    PointCard("Natural", (), (), "assumed (F2): no card promoted"),
 )
 KIND_NAMES = tuple(p.name for p in POINT_KINDS)
 #: F2: the 12 named cards plus 3 assumed "Natural" cards; a knob can replace it.
@@ -124,7 +124,7 @@ class FullDeckMeaning:
 
 
 _FD = "sheet (seed 000, FULL DECK MODE)"
-_NONE = FullDeckMeaning(FX_NONE, "no FUBNUB meaning on the sheet: no effect", "RULES.md F15")
+_NONE = FullDeckMeaning(FX_NONE, "no FUBNUB meaning on the sheet: no effect", "F15")
 #: action card name -> its FUBNUB meaning; cards not listed have none (F15: the performance cards)
 FULL_DECK_MEANINGS: dict[str, FullDeckMeaning] = {
     "Skip": FullDeckMeaning(FX_SKIP, "the point card they would have just won is put in limbo and is awarded "

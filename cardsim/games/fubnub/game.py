@@ -17,11 +17,13 @@ from cardsim.games.fubnub import cards
 from cardsim.games.fubnub import rules as R
 from cardsim.games.fubnub.policies import GREEDY, POLICIES
 from cardsim.policies import kernel_namespace
-from cardsim.stats import collect_all, mean_exprs, mean_query, rate_query, rate_table, wilson_exprs
+from cardsim.report import numbers as N
+from cardsim.stats import collect, collect_all, mean_exprs, mean_query, rate_query, rate_table, wilson_exprs
 
 
 def pct(row: Mapping[str, Any]) -> str:
-    return f"{100 * row['rate']:.1f}% (95% CI {100 * row['lo']:.1f}-{100 * row['hi']:.1f}%)"
+    """A rate row (``rate``, ``lo``, ``hi``) in words: ``50.3% (95% CI 49.3-51.3%)``."""
+    return N.pct_ci(row["rate"], row["lo"], row["hi"])
 
 POINT_ENUM = pl.Enum(list(cards.KIND_NAMES))
 POINT_SERIES = pl.Series("point_card", cards.KIND_NAMES, dtype=POINT_ENUM)
@@ -73,7 +75,7 @@ HAND_COLUMNS = {
     "point_card": "the point card in play (for a misdeal: the second-round card)",
     "caller": "seat that said play (-1: misdeal, or an individual variant: no decision cycle)",
     "round": "decision round the card was played in (1 or 2; 0: misdeal or individual variant)",
-    "tricks_s0": "tricks won by seat 0 (likewise _s1.._s3)",
+    **{f"tricks_s{s}": f"tricks won by seat {s}" for s in range(4)},
     "winner": "team that won the point card (0: seats 0+2, 1: seats 1+3; -1: misdeal); in individual variants "
               "the seat that won it (-1: nobody, a tie sent it to limbo or the discard, or the Turtle ended the game)",
     "misdeal": "both decision rounds passed (F6)",
@@ -81,24 +83,25 @@ HAND_COLUMNS = {
     "fubbed": "the calling team lost the point card (F10)",
     "double": "the dealer had a double advantage (Full Deck: Double Dip / Recycle Bonus / Refund)",
     "swaps": "cards the dealer swapped (0-2); Full Deck: swapped by the player with this hand's advantage",
-    "score_t0": "team 0's point cards after this hand (likewise score_t1; null in individual variants)",
+    **{f"score_t{t}": f"team {t}'s point cards after this hand (null in individual variants)" for t in range(2)},
     "tie": "individual variants: the most tricks were tied (F13)",
     "limbo": "individual variants: point cards in limbo after this hand (F13, F15 Skip)",
     "action_card": "Full Deck: the action card revealed before this hand's play (null: none, F15)",
     "revealer": "Full Deck: the seat that revealed it (last hand's point-card winner; -1: none)",
     "target": "Full Deck: the seat picked (Pick a Player) or stolen from (Never Happened / No Way / Shield); -1",
-    "points_s0": "individual variants: seat 0's point cards after this hand (likewise _s1.._s3; null otherwise)",
+    **{f"points_s{s}": f"individual variants: seat {s}'s point cards after this hand (null otherwise)"
+       for s in range(4)},
 }
 GAME_COLUMNS = {
     "game": "global game index",
     "winner": "team that won the game (-1: unfinished, cut at max_hands); in individual variants the seat "
               "with the most point cards (-1: a tie at the top, or unfinished)",
     "hands": "hands dealt, misdeals included",
-    "points_t0": "point cards won by team 0 (likewise points_t1; null in individual variants)",
+    **{f"points_t{t}": f"point cards won by team {t} (null in individual variants)" for t in range(2)},
     "first_dealer": "seat that dealt the first hand (F4; only players draw, F12)",
     "misdeals": "misdeals in the game",
     "unfinished": "the game hit max_hands",
-    "points_s0": "individual variants: seat 0's point cards at the end (likewise _s1.._s3; null otherwise)",
+    **{f"points_s{s}": f"individual variants: seat {s}'s point cards at the end (null otherwise)" for s in range(4)},
     "tie": "individual variants: two or more seats tied for the most point cards (a shared win)",
     "limbo_left": "individual variants: point cards still in limbo at the end (they go to nobody, F13)",
     "discarded": "individual variants: point cards discarded by the tie rule 'discard'",
@@ -342,10 +345,22 @@ class Fubnub(Game):
         called = tables["hands"].filter(pl.col("caller") >= 0).with_columns(
             x=pl.lit(0), win=pl.col("winner") == pl.col("caller") % 2)
         ct = rate_table(called, ["x"], "win").row(0, named=True)
-        return (f"Team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games; the first dealer's team wins {pct(fd)}; "
-                f"the calling team wins the point card in {pct(ct)} of {ct['n']:,} played hands.")
+        cards_ = rate_table(called, ["point_card"], "win").sort("rate")
+        lo_card, hi_card = cards_.row(0, named=True), cards_.row(cards_.height - 1, named=True)
+        seat = (f"Seats do not detectably favour a team: team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games."
+                if t0["lo"] <= 0.5 <= t0["hi"] else f"Team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games.")
+        deal = f"The first dealer's team wins {pct(fd)}"
+        deal += (f", {N.points(fd['rate'] - 0.5, sign=False)} above an even game." if fd["lo"] > 0.5 else
+                 f", {N.points(0.5 - fd['rate'], sign=False)} below an even game." if fd["hi"] < 0.5 else
+                 ", no detectable edge.")
+        card = (f"The calling team wins the point card in {pct(ct)} of {ct['n']:,} played hands; by point card "
+                f"from {N.pct(lo_card['rate'])} ({lo_card['point_card']}) to {N.pct(hi_card['rate'])} "
+                f"({hi_card['point_card']}).")
+        return f"{seat} {deal} {card}"
 
     def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
+        if setup.variant == "full_deck":
+            return figures_full_deck(tables)
         if setup.variant not in TEAM_VARIANTS:
             return []
         from cardsim.report import figures as F
@@ -353,23 +368,27 @@ class Fubnub(Game):
         played = tables["hands"].filter(~pl.col("misdeal")).with_columns(
             calling_tricks=pl.when(pl.col("caller") % 2 == 0).then(pl.col("tricks_s0") + pl.col("tricks_s2"))
             .otherwise(pl.col("tricks_s1") + pl.col("tricks_s3"))).collect()
-        dist = played.group_by("calling_tricks").len().sort("calling_tricks").with_columns(
-            share=pl.col("len") / pl.col("len").sum())
-        tricks = F.histogram(played["calling_tricks"], "Tricks won by the calling team per hand", "tricks (of 5)")
+        dist = played.group_by("calling_tricks").len("hands").sort("calling_tricks").with_columns(
+            share=pl.col("hands") / pl.col("hands").sum())
+        tricks = F.histogram(played["calling_tricks"], "Tricks won by the calling team per hand", "tricks (of 5)",
+                             ylabel="played hands")
         rel = pl.concat([
             played.select(position=pl.lit(i), win=pl.col("winner") == ((pl.col("dealer") + i) % 4) % 2)
             for i in (1, 2, 3, 4)
         ])
         by_pos = rate_table(rel, ["position"], "win")
-        pos_fig = F.rate_bars(by_pos, "position", "Point-card win rate by seat position relative to the dealer",
-                              "position (1 = dealer's left, 4 = dealer)", ref=0.5)
+        pos_fig = F.rate_dots(by_pos, "position", "Point-card win rate by seat position relative to the dealer",
+                              "position (1 = dealer's left, 4 = dealer)", ref=0.5, ref_label="even",
+                              ylabel="point-card win rate (95% interval)")
         caller = played.with_columns(caller_pos=((pl.col("caller") - pl.col("dealer") + 3) % 4 + 1),
                                      win=pl.col("winner") == pl.col("caller") % 2)
         by_caller = rate_table(caller, ["caller_pos"], "win")
-        caller_fig = F.rate_bars(by_caller, "caller_pos", "Calling team's point-card win rate by caller position",
-                                 "caller position (1 = dealer's left, 4 = dealer)", ref=0.5)
+        caller_fig = F.rate_dots(by_caller, "caller_pos", "Calling team's point-card win rate by caller position",
+                                 "caller position (1 = dealer's left, 4 = dealer)", ref=0.5, ref_label="even",
+                                 ylabel="point-card win rate (95% interval)")
         by_card = rate_table(caller, ["point_card"], "win")
-        card_fig = F.rate_bars(by_card, "point_card", "Calling team's win rate by point card", "point card", ref=0.5)
+        card_fig = F.rate_dots(by_card, "point_card", "Calling team's win rate by point card", "point card", ref=0.5,
+                               ref_label="even", ylabel="point-card win rate (95% interval)")
         card_fig.axes[0].tick_params(axis="x", labelrotation=45)
         return [
             ("Tricks won by the calling team",
@@ -751,15 +770,21 @@ def summarize_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tu
 
 
 def headline_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+    """Lucky Ghost (F12) in words: the team's win rate and what each player gains over its ghost partner."""
     parts = []
     for title, frame in summarize_ghost(tables, setup):
         if title.startswith("Gain"):
             for r in frame.iter_rows(named=True):
-                parts.append(f"seat {r['seat']} takes {r['gain_mean']:+.2f} tricks a hand over its ghost partner "
-                             f"(95% CI {r['gain_lo']:+.2f} to {r['gain_hi']:+.2f}, n = {r['gain_n']:,})")
+                m, lo, hi = r["gain_mean"], r["gain_lo"], r["gain_hi"]
+                more = "more" if m >= 0 else "fewer"
+                gain = N.num_ci(abs(m), *sorted((abs(lo), abs(hi))), "tricks") if lo * hi > 0 else \
+                    N.num_ci(m, lo, hi, "tricks")
+                parts.append(f"seat {r['seat']} takes {gain} {more} a hand than its ghost partner")
     games = tables["games"].filter(pl.col("winner") >= 0).collect()
     t0 = rate_table(games.with_columns(x=pl.lit(0), win=pl.col("winner") == 0), ["x"], "win").row(0, named=True)
-    return (f"Lucky Ghost with {setup.players} player(s): team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games"
+    who = f"{setup.players} player{'s' if setup.players > 1 else ''} and {4 - setup.players} ghost" + \
+        ("s" if 4 - setup.players > 1 else "")
+    return (f"With {who}, team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games"
             + ("; " + "; ".join(parts) if parts else "") + ".")
 
 
@@ -819,11 +844,78 @@ def summarize_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tu
 
 
 def headline_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+    """Battle Royal, Solo, Full Deck (F13-F15) in words: sole wins by seat against the fair share, ties,
+    and (Full Deck) how often the Turtle ends the game."""
     frames = dict(summarize_royal(tables, setup))
     wins = next(f for t, f in frames.items() if t.startswith("Game win rate"))
     outcomes = next(f for t, f in frames.items() if t.startswith("Games:"))
     tie = outcomes.filter(pl.col("outcome") == "tie").row(0, named=True)
-    seats = "; ".join(f"seat {r['seat']}{' (ghost)' if r['role'] == 'ghost' else ''} {pct(r)}"
-                      for r in wins.iter_rows(named=True))
-    return (f"{setup.variant.replace('_', ' ').title()} with {setup.players} player(s): sole game wins by seat: "
-            f"{seats}; games tied at the top: {pct(tie)} of {tie['n']:,}.")
+    n = tie["n"]
+    ties = f"{pct(tie)} of the {n:,} games end in a tie for the most point cards"
+    turtle = ""
+    if setup.variant == "full_deck":
+        t = outcomes.filter(pl.col("outcome") == "turtle_ended").row(0, named=True)
+        turtle = f" The Turtle ends {pct(t)} of games early." + action_card_answer(tables)
+    rows = list(wins.iter_rows(named=True))
+    if setup.variant == "solo":
+        player, ghosts = rows[0], rows[1:]
+        g = sorted(r["rate"] for r in ghosts)
+        return (f"The solo player (seat 0) beats the three ghosts outright in {pct(player)} of {n:,} games; "
+                f"a ghost wins alone in {N.pct(g[0])} to {N.pct(g[-1])}, and {pct(tie)} end in a tie for the "
+                f"most point cards.")
+    fair = (1 - tie["rate"]) / len(rows)
+    off = [r for r in rows if not r["lo"] <= fair <= r["hi"]]
+    seats = ", ".join(f"seat {r['seat']} {N.pct(r['rate'])}" for r in rows)
+    verdict = ("no seat differs detectably from the fair share of sole wins, " + N.pct(fair) if not off else
+               "; ".join(f"seat {r['seat']} wins alone {pct(r)} against a fair share of {N.pct(fair)}" for r in off))
+    return (f"With {setup.players} players each for themselves, the sole winner by seat: {seats} "
+            f"({verdict}); {ties}.{turtle}")
+
+
+def revealer_table(tables: Mapping[str, pl.LazyFrame]) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """Full Deck (F15): the revealer's point-card win rate in the hand, by action card (the summary's
+    table), and the same rate over every reveal but the Turtle's (which ends the game unplayed)."""
+    revealed = tables["hands"].filter(pl.col("action_card").is_not_null()).with_columns(
+        revealer_won=pl.col("winner") == pl.col("revealer")).collect()
+    by_card = rate_table(revealed, ["action_card"], "revealer_won")
+    played = revealed.filter(pl.col("action_card") != "Turtle").with_columns(x=pl.lit(0))
+    return by_card, rate_table(played, ["x"], "revealer_won").row(0, named=True)
+
+
+def action_card_answer(tables: Mapping[str, pl.LazyFrame]) -> str:
+    """Which action cards help (or hurt) their revealer win the hand's point card, in words."""
+    by_card, base = revealer_table(tables)
+    cards_ = by_card.filter(pl.col("action_card") != "Turtle")
+    if cards_.height == 0 or not N.finite(base["rate"]):
+        return ""
+    above = cards_.filter(pl.col("lo") > base["rate"]).sort("rate", descending=True)
+    below = cards_.filter(pl.col("hi") < base["rate"]).sort("rate")
+    said = f" After any action card its revealer wins the hand's point card {pct(base)}"
+    if above.height:
+        r = above.row(0, named=True)
+        said += f"; {r['action_card']} helps most, {pct(r)}"
+    if below.height:
+        r = below.row(0, named=True)
+        said += f"; {r['action_card']} hurts most, {pct(r)}"
+    if not above.height and not below.height:
+        said += "; no card moves it detectably"
+    return said + "."
+
+
+def figures_full_deck(tables: Mapping[str, pl.LazyFrame]) -> list[tuple[str, list, list]]:
+    """Full Deck (F15): each action card's effect on its revealer's chance to win the hand's point card."""
+    from cardsim.report import figures as F
+
+    by_card, base = revealer_table(tables)
+    plot = by_card.filter(pl.col("action_card") != "Turtle").sort("rate")
+    if plot.height == 0:
+        return []
+    b = base["rate"]
+    fig = F.forest([str(c) for c in plot["action_card"].to_list()], (plot["rate"] - b).to_list(),
+                   (plot["lo"] - b).to_list(), (plot["hi"] - b).to_list(),
+                   "Revealer's point-card win rate minus its rate after any card",
+                   "difference in the revealer's point-card win rate (95% Wilson interval)", percent=True)
+    return [("Action cards",
+             [(f"Which action cards help the player who reveals them win the hand's point card: each card's "
+               f"rate against the {N.pct(b)} after any card (the Turtle ends the game unplayed)", fig)],
+             [("The revealer's point-card win rate in the hand, by action card", by_card)])]

@@ -1,4 +1,4 @@
-"""FUBNUB built-in policies and their dispatchers (RULES.md "Reference policies").
+"""FUBNUB built-in policies and their dispatchers (docs/rules, "Reference policies").
 
 Decision points and their arguments (also the plug-in interface, see
 ``cardsim games fubnub``):
@@ -56,13 +56,13 @@ POLICIES = (
     PolicySpec("random", RANDOM, "uniform over the legal actions at every decision"),
     PolicySpec(
         "greedy", GREEDY,
-        "RULES.md reference: play with 2+ of the top 8; dealer swaps the lowest card(s) not in the "
+        "reference policy (docs/rules): play with 2+ of the top 8; dealer swaps the lowest card(s) not in the "
         "top 12; always plays its highest card. Modes: steals from the player with most point cards, "
         "picks the player with fewest, keeps its highest card on Do Over",
     ),
     PolicySpec(
         "partner", PARTNER,
-        "RULES.md reference: as greedy, but plays its lowest card when the partner is winning the "
+        "reference policy (docs/rules): as greedy, but plays its lowest card when the partner is winning the "
         "trick or when no card in hand beats the winning card (modes: as greedy)",
     ),
     PolicySpec(
@@ -99,7 +99,7 @@ def cheapest_winner(hand, n, pos, target_pos):
 
 @njit(_nrt=False, inline="always")
 def swap_lowest(hand, pos, nswaps, top, out):
-    """Greedy swap (RULES.md greedy): the lowest (index 4), then the second lowest card
+    """Greedy swap (reference greedy): the lowest (index 4), then the second lowest card
     (index 3) of the dealt hand, each swapped when it is not in the top ``top``."""
     out[0] = -1
     out[1] = -1
@@ -111,7 +111,7 @@ def swap_lowest(hand, pos, nswaps, top, out):
 
 @njit(_nrt=False, inline="always")
 def partner_card(hand, n, pos, tseat, winner, partner, wpos):
-    """RULES.md partner: the lowest card when the partner is winning the trick or when
+    """The reference partner: the lowest card when the partner is winning the trick or when
     no card in hand beats the winning card (at position ``wpos``, 99 before the lead); otherwise
     the highest. Without a partner (individual play) it is branch-free: the choice is then noise
     to a branch predictor (a Battle Royal hand 242 -> 223 ns), and the card code indexes ``pos``

@@ -1,4 +1,4 @@
-"""The FUBNUB kernel: whole games, start to end (RULES.md F1-F15).
+"""The FUBNUB kernel: whole games, start to end (F1-F15).
 
 This is the game's kernel module: every function here that calls a
 ``decide_*`` dispatcher is rebuilt for plug-in policies

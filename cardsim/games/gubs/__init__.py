@@ -1,1 +1,1 @@
-"""Gubs: A Game of Wit and Luck (RULES.md G1-G5)."""
+"""Gubs: A Game of Wit and Luck (G1-G5)."""

@@ -1,17 +1,17 @@
 """Gubs cards: the catalogue as data, small-int codes and the kernel's state layout.
 
 Cards are small ints inside (one code per card *name*; copies of a name are
-interchangeable), names outside. The catalogue (RULES.md G1) carries, per
+interchangeable), names outside. The catalogue (G1) carries, per
 name, its type, count, effect id and ``source``:
 
 - ``"sheet"``: the effect is printed in the rule sheets (seeds 002/003, card texts);
 - ``"faq"``: the effect is settled by the FAQ (seed 003);
-- ``"RULES.md"``: the effect comes from RULES.md's table (G1) without a sheet text;
-- ``"assumed"``: not found in any public source; RULES.md's reading (after the
+- ``"reference"``: the effect comes from the rules reference's table (G1) without a sheet text;
+- ``"assumed"``: not found in any public source; the rules reference reading (after the
   public GUBS_agent engine) is used and a knob or the count knobs can change it.
 
-Counts all come from RULES.md G1 (GUBS_agent's catalogue, agreeing with
-reviews): ``count_source = "RULES.md"``. A scenario changes counts with the
+Counts all come from G1 (GUBS_agent's catalogue, agreeing with
+reviews): ``count_source = "reference"``. A scenario changes counts with the
 ``remove_cards`` / ``add_cards`` knobs (each entry removes or adds one copy).
 """
 
@@ -46,14 +46,14 @@ class CardSpec:
     effect: str
     source: str
     text: str
-    count_source: str = "RULES.md"
+    count_source: str = "reference"
 
     @property
     def type_name(self) -> str:
         return TYPE_NAMES[self.type]
 
 
-_S, _F, _R, _A = "sheet", "faq", "RULES.md", "assumed"
+_S, _F, _R, _A = "sheet", "faq", "reference", "assumed"
 
 CATALOGUE: tuple[CardSpec, ...] = (
     CardSpec(GUB, "Gub", T_GUB, 13, "gub", _S,

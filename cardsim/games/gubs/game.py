@@ -1,4 +1,4 @@
-"""Gubs' face: variants, knobs, tables, trace decoding and summaries (RULES.md G1-G5)."""
+"""Gubs' face: variants, knobs, tables, trace decoding and summaries (G1-G5)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from cardsim.games.gubs import engine as E
 from cardsim.games.gubs import rules as R
 from cardsim.games.gubs.policies import POLICIES
 from cardsim.policies import kernel_namespace
+from cardsim.report import numbers as N
 from cardsim.stats import mean_exprs, rate_difference, rate_table, wilson_exprs
 
 DECISIONS = {
@@ -95,7 +96,7 @@ class Gubs(Game):
         Knob("ring_exact", True, "a Ring traps exactly its number of Free Gubs (the Single Ring text "
              "says exactly one); false: up to that number", kind="bool"),
         Knob("cure_takes", "any", "what Age-Old Cure takes from the discard pile: any card but the "
-             "Elder and Events (RULES.md), or only a Gub (GUBS_agent)", kind="choice",
+             "Elder and Events (the rules reference), or only a Gub (GUBS_agent)", kind="choice",
              choices=CHOICES["cure_takes"]),
         Knob("plague_redraw", "same", "new hands after the Gargok Plague: as many cards as the hand "
              "had, three, or none (GUBS_agent)", kind="choice", choices=CHOICES["plague_redraw"]),
@@ -248,16 +249,22 @@ class Gubs(Game):
     def summarize(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
         return summarize(tables, setup.players)
 
+    def length_unit(self, setup: Setup) -> str:
+        return "turns"
+
     def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
         first = rate_table(oc.filter(pl.col("seat") == 0).with_columns(x=pl.lit(0)), ["x"], "win").row(0, named=True)
         impact = card_impact(tables["cards"], oc).filter(pl.col("n_drew") >= 30).sort("diff", descending=True)
         top, low = impact.row(0, named=True), impact.row(impact.height - 1, named=True)
-        return (f"With {setup.players} players the starting seat wins {100 * first['rate']:.1f}% (95% CI "
-                f"{100 * first['lo']:.1f}-{100 * first['hi']:.1f}%; fair share {100 / setup.players:.1f}%) of "
-                f"{first['n']:,} finished games. Drawing {top['card']} goes with the largest gain in win rate "
-                f"({100 * top['diff']:+.1f} points), drawing {low['card']} with the largest loss "
-                f"({100 * low['diff']:+.1f}).")
+        fair = 1 / setup.players
+        edge = ("no detectable edge over" if first["lo"] <= fair <= first["hi"] else
+                f"{N.points(abs(first['rate'] - fair), sign=False)} {'above' if first['rate'] > fair else 'below'}")
+        return (f"With {setup.players} players the starting seat wins {N.pct_ci(first['rate'], first['lo'], first['hi'])} "
+                f"of {first['n']:,} finished games: {edge} the fair share of {N.pct(fair)}. Seats that draw "
+                f"{top['card']} win {N.points(top['diff'], sign=False)} more often than seats that do not (the largest gain), "
+                f"seats that draw {low['card']} {N.points(abs(low['diff']), sign=False)} less often (the largest "
+                f"loss); a card's association with winning, not its isolated effect.")
 
     def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
         from cardsim.report import figures as F
@@ -267,7 +274,7 @@ class Gubs(Game):
         half = (((t["drew_hi"] - t["drew_lo"]) / 2) ** 2 + ((t["not_hi"] - t["not_lo"]) / 2) ** 2).sqrt()
         fig = F.forest(t["card"].to_list(), t["diff"].to_list(), (t["diff"] - half).to_list(),
                        (t["diff"] + half).to_list(), "Card impact: win rate of seats that drew it minus the rest",
-                       "difference in win rate (approximate 95% interval)")
+                       "difference in win rate (approximate 95% interval)", percent=True)
         return [("Card power ranking",
                  [("Win rate of seats that drew each card minus seats that did not (a card's association "
                    "with winning, not its isolated effect)", fig)],

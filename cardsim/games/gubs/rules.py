@@ -1,4 +1,4 @@
-"""The Gubs kernel: whole games, turn by turn (RULES.md G1-G5, seeds 002/003).
+"""The Gubs kernel: whole games, turn by turn (G1-G5, docs/rules/gubs.md).
 
 This is the game's kernel module: every jitted function that asks a policy (through
 the ``decide_*`` dispatchers) lives here, so :func:`cardsim.policies.kernel_namespace`

@@ -1,4 +1,4 @@
-"""Bad, Bad, Turtle cards as plain data (RULES.md T1, T2); no numba, no side effects.
+"""Bad, Bad, Turtle cards as plain data (T1, T2); no numba, no side effects.
 
 Card codes (small ints inside, names outside, STYLE habit 3):
 
@@ -23,7 +23,7 @@ RANKS = (1, 2, 3, 4, 5, 6)
 N_NUMBER = 24
 ACTION_BASE = 24
 
-#: The 31 action cards, one each (T2), in RULES.md T2 order; the index is the
+#: The 31 action cards, one each (T2), in T2 order; the index is the
 #: stable action code. ``source``: where the card's name and text come from.
 ACTION_CARDS: tuple[tuple[str, str], ...] = (
     ("Clean Up", "sheet"),
@@ -58,8 +58,8 @@ ACTION_CARDS: tuple[tuple[str, str], ...] = (
     ("Stack Swap Right", "sheet"),
     ("Turtle", "sheet"),
 )
-#: one copy of each action card: RULES.md T2 (the sheet says "thirty-one (31) action cards")
-ACTION_COUNT_SOURCE = "RULES.md"
+#: one copy of each action card: T2 (the sheet says "thirty-one (31) action cards")
+ACTION_COUNT_SOURCE = "reference (T2)"
 ACTION_NAMES: tuple[str, ...] = tuple(n for n, _ in ACTION_CARDS)
 N_ACTION = len(ACTION_CARDS)
 N_CARDS = N_NUMBER + N_ACTION  # 55 (T1)

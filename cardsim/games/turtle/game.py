@@ -1,4 +1,4 @@
-"""Bad, Bad, Turtle's face: variants, knobs, tables, trace decoding and summaries (RULES.md T1-T10)."""
+"""Bad, Bad, Turtle's face: variants, knobs, tables, trace decoding and summaries (T1-T10)."""
 
 from __future__ import annotations
 
@@ -373,6 +373,14 @@ class Turtle(Game):
     def summarize(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
         return summarize(tables, setup)
 
+    def columns_for(self, variant: str, players: int) -> dict[str, list[str]]:
+        """``out_s<k>`` and ``reveals_s<k>`` exist for the seats at the table only."""
+        seats = {f"{c}_s{k}" for c in ("out", "reveals") for k in range(players, 8)}
+        return {t: [c for c in cols if c not in seats] for t, cols in self.columns.items()}
+
+    def length_unit(self, setup: Setup) -> str:
+        return "turns"
+
     def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         return headline(tables, setup)
 
@@ -670,40 +678,43 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
 
 
 def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
-    """One sentence: the best seat's win rate against the fair share, game length and how games end."""
+    """In words: the best seat's win rate against the fair share, game length and how games end."""
+    from cardsim.report import numbers as N
+
     games = tables["games"].collect()
     n = games.height
     if n == 0:
         return "No games played."
     finished = games.filter(pl.col("winner") >= 0)
     ends = {k: int((games["ended_by"] == k).sum()) for k in ENDED}
-    turns = games["turns"].mean()
-    tail = (f"Games last {turns:.1f} turns on average; {100 * ends['turtle'] / n:.1f}% end with the Turtle, "
-            f"{100 * ends['last_player'] / n:.1f}% with the last player standing, {ends['cap']:,} of {n:,} "
-            f"were cut at max_turns.")
+    turns = games.select(mean_exprs("turns")).row(0, named=True)
+    cut = "none was cut at the turn cap" if ends["cap"] == 0 else \
+        f"{ends['cap']:,} ({N.pct(ends['cap'] / n)}) were cut at the turn cap (T9)"
+    tail = (f"A game lasts {N.num_ci(turns['mean'], turns['lo'], turns['hi'], 'turns')}; "
+            f"{N.pct(ends['turtle'] / n)} end with the Turtle, {N.pct(ends['last_player'] / n)} with the last "
+            f"player standing, and {cut}.")
     if finished.height == 0:
         return tail
     rates = [rate_table(finished.with_columns(x=pl.lit(0), win=pl.col("winner") == k), ["x"], "win").row(0, named=True)
              for k in range(setup.players)]
     best = max(range(setup.players), key=lambda k: rates[k]["rate"])
-    names = [s.plugin or s.name for s in setup.seats]
+    names = [s.plugin.rsplit("/", 1)[-1] if s.plugin else s.name for s in setup.seats]
     r = rates[best]
-    others = ", ".join(f"seat {k} {100 * rates[k]['rate']:.1f}%" for k in range(setup.players) if k != best)
-    return (f"Seat {best} ({names[best]}) wins {100 * r['rate']:.1f}% (95% {100 * r['lo']:.1f}-{100 * r['hi']:.1f}%) "
-            f"of {finished.height:,} finished games ({others}; fair {100 / setup.players:.1f}%). " + tail)
+    fair = 1 / setup.players
+    others = ", ".join(f"seat {k} {N.pct(rates[k]['rate'])}" for k in range(setup.players) if k != best)
+    edge = "no detectable edge over" if r["lo"] <= fair <= r["hi"] else \
+        f"{N.points(r['rate'] - fair, sign=False)} above"
+    return (f"Seat {best} ({names[best]}) wins most often, {N.pct_ci(r['rate'], r['lo'], r['hi'])} of "
+            f"{finished.height:,} finished games: {edge} the fair share of {N.pct(fair)} ({others}). " + tail)
 
 
 def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
-    """Report sections: game length, and (full variant) each action card's lift on its revealer's win rate."""
+    """Report sections (the game length is the report's own section): in the full variant, each
+    action card's lift on its revealer's win rate."""
     from cardsim.report import figures as F
 
     games = tables["games"].collect()
     out: list[tuple[str, list, list]] = []
-    hist = F.histogram(games["turns"], "Turns per game", "turns (skipped and Second Chance turns included)")
-    ends = games.group_by("ended_by").agg(pl.len().alias("games")).with_columns(
-        pl.col("ended_by").cast(pl.String)).sort("ended_by")
-    out.append(("Game length", [("How many turns a game lasts (T9 cap: max_turns)", hist)],
-                [("How games end", ends)]))
     if setup.variant == "full" and games.height:
         finished = games.filter(pl.col("winner") >= 0)
         reveals = tables["reveals"].collect()
@@ -715,10 +726,11 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
             fig = F.forest([str(c) for c in plot["card"].to_list()], plot["lift"].to_list(),
                            (plot["win_lo"] - base).to_list(), (plot["win_hi"] - base).to_list(),
                            "Revealer's win rate minus the win rate behind a number card",
-                           "difference in win rate (95% Wilson interval)")
+                           "difference in win rate (95% Wilson interval)", percent=True)
             figs.append(("Which action cards help the player who reveals them: lift over the "
-                          f"{base:.3f} win rate behind a revealed number card (Turtle and gecko in the table)", fig))
-        out.append(("Action cards", figs, [("Per action card", t)]))
+                          f"{100 * base:.1f}% win rate behind a revealed number card (Turtle and gecko in the table)",
+                          fig))
+        out.append(("Action cards", figs, [("Per action card", t.sort("lift", descending=True))]))
     return out
 
 

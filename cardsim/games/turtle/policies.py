@@ -1,4 +1,4 @@
-"""Bad, Bad, Turtle built-in policies and their dispatchers (RULES.md "Reference policies").
+"""Bad, Bad, Turtle built-in policies and their dispatchers (docs/rules, "Reference policies").
 
 The turn itself (T4) leaves no choice; the cards do. Decision points (also
 the plug-in interface, see ``cardsim games turtle``), each
@@ -74,7 +74,7 @@ POLICIES = (
     PolicySpec("random", RANDOM, "uniform over the legal actions at every decision (held cards included)"),
     PolicySpec(
         "eager", EAGER,
-        "RULES.md reference: Pick a Player and Shield's target go to the next player still in the game; "
+        "reference policy (docs/rules): Pick a Player and Shield's target go to the next player still in the game; "
         "Never Happened overrules an Eliminated about to hit the holder, else Shield forces it onto the next "
         "player; No Way discards a Turtle revealed by another player; always performs",
     ),
@@ -140,7 +140,7 @@ def threat_target(obs, seat):
     return obs[OBS_NEXT]
 
 
-# -- eager (RULES.md) ------------------------------------------------------------------
+# -- eager (the rules reference) ------------------------------------------------------------------
 @kjit
 def eager_respond(seat, obs, legal):
     """Reads ``obs[OBS_CARD]``, ``obs[OBS_VICTIM]`` and ``obs[OBS_NEXT]`` only: the kernel fills no

@@ -1,4 +1,4 @@
-"""The Bad, Bad, Turtle kernel: whole games, start to end (RULES.md T1-T10).
+"""The Bad, Bad, Turtle kernel: whole games, start to end (T1-T10).
 
 This is the game's kernel module: every function here that calls a
 ``decide_*`` dispatcher (directly or not) is rebuilt for plug-in policies

@@ -1,0 +1,196 @@
+"""Reports read as answers (issue 17): numbers in plain words, tables that fit, no duplicated
+tables, no timestamp (``make demo`` leaves ``git status`` clean), pages checked in a browser."""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from cardsim import api
+from cardsim import report as rep
+from cardsim.output import Output, render, text_table
+from cardsim.report import check as chk
+from cardsim.report import numbers as N
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = """
+[scenario]
+name = "small"
+game = "fubnub"
+games = 400
+seed = 2
+question = "Does anything favour a team in 400 games?"
+
+[seats]
+policy = "partner"
+
+[rules]
+point_cards = 5
+"""
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    d = tmp_path_factory.mktemp("small")
+    (d / "small.toml").write_text(SMALL)
+    return api.run(d / "small.toml", runs=d / "runs")
+
+
+# -- numbers ----------------------------------------------------------------------------------
+def test_numbers_in_words():
+    assert N.count(5028.0) == "5,028"
+    assert N.pct(0.5028) == "50.3%" and N.pct(0.0002) == "0.02%" and N.pct(0.0) == "0.0%"
+    assert N.pct_ci(0.5028, 0.493, 0.5126) == "50.3% (95% CI 49.3-51.3%)"
+    assert N.num_ci(7.73, 6.6, 8.9, "turns") == "7.7 turns (95% CI 6.6-8.9)"
+    assert N.num_ci(-8.0123, -8.5904, -7.4342, "turns") == "-8.0 turns (95% CI -8.6 to -7.4)"
+    assert N.num_ci(12.446, 12.4078, 12.4842) == "12.45 (95% CI 12.41-12.48)"
+    assert N.points(0.028) == "+2.8 percentage points"
+    for bad in (math.nan, None, math.inf):
+        assert N.pct(bad) == N.num(bad) == N.count(bad) == N.MISSING
+
+
+def test_columns_formatted_alike():
+    f = pl.DataFrame({"seat": [0, 1], "n": [10000, 10000], "k": [5028.0, 4972.0], "rate": [0.5028, 0.4972],
+                      "lo": [0.493, 0.4874], "hi": [0.5126, 0.507], "mean": [12.446, 3.5]})
+    cells = N.cells(f)
+    assert cells["k"] == ["5,028", "4,972"]          # counts as integers, not "5028.0000"
+    assert cells["n"] == ["10,000", "10,000"]
+    assert cells["rate"] == ["50.3%", "49.7%"] and cells["lo"] == ["49.3%", "48.7%"]
+    assert cells["mean"] == ["12.4", "3.5"]
+    nan = pl.DataFrame({"x": [math.nan, 0.25]})
+    assert N.cells(nan)["x"][0] == N.MISSING
+
+
+def test_report_tables_merge_intervals_and_turn_wide_rows_on_their_side():
+    f = pl.DataFrame({"arm": ["a", "b"], "n": [100, 100], "mean": [43.47, 35.46], "se": [0.26, 0.16],
+                      "lo": [42.968, 35.139], "hi": [43.975, 35.78]})
+    headers, rows, _ = rep.display(f)
+    assert headers == ["arm", "n", "mean", "se", "95% CI"]
+    assert rows[0] == ["a", "100", "43.47", "0.260", "42.97-43.98"]
+    d = pl.DataFrame({"diff": [-8.01], "lo": [-8.59], "hi": [-7.43]})
+    assert rep.display(d)[1][0] == ["-8.0", "-8.6 to -7.4"]
+    wide = pl.DataFrame({f"c{i}": [i] for i in range(8)})
+    assert "<table class='kv'>" in rep.html_table(wide)
+
+
+def test_metric_rows_keep_their_own_units():
+    f = pl.DataFrame({"metric": ["unfinished rate", "duration", "dealer advantage"], "value": [0.0, 12.446, 0.0275],
+                      "lo": [0.0, 12.408, 0.0177], "hi": [0.0004, 12.484, 0.0373], "n": [10000] * 3})
+    _headers, rows, _ = rep.display(f)
+    assert rows[0][1:3] == ["0.0%", "0.0%-0.04%"]
+    assert rows[1][1:3] == ["12.45", "12.41-12.48"] and rows[2][1] == "2.8%"
+
+
+# -- terminal tables ---------------------------------------------------------------------------
+def test_wide_table_fits_80_columns_without_splitting_numbers():
+    cols = {"seat0.call_need": [1, 2, 3, 4], "seat2.call_need": [1, 2, 3, 4], "games": [500] * 4}
+    for s in range(4):
+        cols |= {f"winrate_s{s}": [0.386, 0.524, 0.652, 0.642], f"lo_s{s}": [0.344, 0.48, 0.609, 0.599],
+                 f"hi_s{s}": [0.429, 0.567, 0.692, 0.683]}
+    cols |= {"length_mean": [12.252, 12.438, 12.65, 12.49], "length_se": [0.0905, 0.0865, 0.0836, 0.0834],
+             "unfinished": [0.0] * 4}
+    frame = pl.DataFrame(cols)
+    text = render(Output("answer", [("Sweep", frame)]), width=80)
+    lines = text.splitlines()
+    assert max(map(len, lines)) <= 80
+    for value in ("38.6%", "65.2%", "12.25", "0.0905"):
+        assert value in text  # whole, on one line
+    assert text.count("seat0.call_need") >= 2  # the key columns repeat in every block
+    assert "0.3860" not in text and "12.\n" not in text
+
+
+def test_terminal_counts_are_integers():
+    frame = pl.DataFrame({"team": [0, 1], "n": [10000, 10000], "k": [5028.0, 4972.0]})
+    assert "5,028" in text_table(frame) and "5028.0" not in text_table(frame)
+
+
+# -- the run report ----------------------------------------------------------------------------
+def test_run_report_reads_as_an_answer(small, tmp_path):
+    out = rep.write(small, tmp_path)
+    md = (out / "report.md").read_text()
+    html = (out / "index.html").read_text()
+    assert "games per game" not in md and "made" not in md.split("## Run")[1].split("##")[0]
+    assert re.search(r"\*\*Answer\.\*\* .*% \(95% CI", md)
+    assert "A game lasts" in md and "hands (95% CI" in md
+    assert not re.search(r"\d\.0000\b", md)  # no "5028.0000"
+    assert "nan" not in md.lower().replace("natural", "")
+    for heading in (r"^## (.+)$", r"^\*\*(.+)\*\*$"):
+        titles = re.findall(heading, md, re.M)
+        assert len(titles) == len(set(titles)), titles
+    assert chk.check_html(out / "index.html") == []
+    assert html.count("<figure>") >= 3
+
+
+def test_no_table_is_shown_twice(small, tmp_path):
+    report = rep.build(small)
+    frames = [f for s in report.sections for _t, f in s.tables]
+    for i, a in enumerate(frames):
+        for b in frames[i + 1:]:
+            assert not (a.shape == b.shape and a.columns == b.columns and a.equals(b))
+
+
+def test_writing_a_report_twice_gives_the_same_bytes(small, tmp_path):
+    a = rep.write(small, tmp_path / "a")
+    b = rep.write(small, tmp_path / "b")
+    files = sorted(p.name for p in a.iterdir())
+    assert files == sorted(p.name for p in b.iterdir()) and "index.html" in files
+    for name in files:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def strip_images(html: str) -> str:
+    return re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "data:image/png;base64,...", html)
+
+
+@pytest.mark.slow
+def test_make_demo_leaves_git_status_clean(tmp_path):
+    """``make demo`` writes exactly the committed demo report (its figures depend only on the
+    matplotlib version; the text and the tables must match byte for byte)."""
+    res = api.run(ROOT / "scenarios" / "fubnub.toml", runs=tmp_path / "runs")
+    out = rep.write(res, tmp_path / "reports")
+    committed = ROOT / "reports" / "fubnub"
+    again = "the committed demo report is stale: run `make demo` and commit reports/fubnub"
+    assert (out / "report.md").read_text() == (committed / "report.md").read_text(), again
+    assert strip_images((out / "index.html").read_text()) == strip_images((committed / "index.html").read_text()), again
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in committed.iterdir()), again
+
+
+# -- the browser check -------------------------------------------------------------------------
+def _png(color="white", size=(200, 120)) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", size, color).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def test_html_check_finds_blank_and_broken_figures(tmp_path):
+    import base64
+
+    page = tmp_path / "index.html"
+    good = rep.Report("x", "T", "Q?", "An answer long enough.", {}, "", [
+        rep.Section("S", figures=[("blank", _png()), ("broken", _png("red")[:60])])])
+    good.write(tmp_path)
+    page = tmp_path / "x" / "index.html"
+    problems = chk.check_html(page)
+    assert any("figure 1 is blank" in p for p in problems) and any("figure 2 does not decode" in p for p in problems)
+    page.write_text(page.read_text().replace("An answer long enough.", ""))
+    assert "no answer" in chk.check_html(page)
+    assert base64  # imported for the reader: figures are base64 PNGs
+
+
+@pytest.mark.skipif(chk.find_browser() is None, reason="no Chromium: the browser check runs in make report")
+def test_report_in_headless_chromium(small, tmp_path):
+    out = rep.write(small, tmp_path / "reports")
+    assert chk.check(out / "index.html", tmp_path / "shots", chk.find_browser()) == []
+    assert (tmp_path / "shots" / "small.png").stat().st_size > 10_000
+    blank = tmp_path / "blank" / "index.html"
+    blank.parent.mkdir()
+    blank.write_text("<!DOCTYPE html><html><body></body></html>")
+    problems = chk.check(blank, tmp_path / "shots", chk.find_browser())
+    assert any("screenshot" in p and "blank" in p for p in problems), problems

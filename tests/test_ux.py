@@ -1,0 +1,298 @@
+"""A user's day at the command line (issue 17): version, completion, help, progress, Ctrl-C,
+folders that cannot be written, corrupt run directories and plug-in runs reported from elsewhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cardsim import __version__, api
+from cardsim.cli import app
+from tests.test_fubnub_rules import PLUGIN
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
+SCENARIO = """
+[scenario]
+name = "ux"
+game = "fubnub"
+games = {games}
+seed = 4
+chunk = {chunk}
+
+[seats]
+policies = ["partner", "greedy", "tactician", "partner"]
+"""
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def one_error_line(r, needle: str) -> str:
+    """Exit code 2 and one ``error:`` line (after the run directory's notice, when a run had started)."""
+    assert r.exit_code == 2, r.output
+    lines = [line for line in r.output.splitlines() if line.strip() and " run directory " not in line]
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
+    assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def scenario(tmp_path: Path, games: int = 3000, chunk: int = 1000, name: str = "s.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(SCENARIO.format(games=games, chunk=chunk))
+    return p
+
+
+# -- version, completion, help ----------------------------------------------------------------
+def test_version():
+    r = invoke("--version")
+    assert r.exit_code == 0 and r.output.strip() == f"cardsim {__version__}"
+
+
+def test_shell_completion_script():
+    r = invoke("--show-completion", "bash")
+    assert r.exit_code == 0 and "complete" in r.output and "cardsim" in r.output
+
+
+@pytest.mark.parametrize(("command", "words"), [
+    ("compare", "[compare] section"), ("sweep", "[sweep] section"), ("rate", "[ratings] section"),
+])
+def test_help_keeps_bracketed_words(command, words):
+    # typer's rich markup used to eat "[compare]", leaving "with a  section"
+    r = invoke(command, "--help")
+    assert r.exit_code == 0
+    assert words in " ".join(r.output.split())
+
+
+def test_command_list_is_not_cut():
+    r = invoke("--help")
+    commands = r.output.split("Commands:")[1]
+    assert r.exit_code == 0 and "..." not in commands
+
+
+# -- progress and the run directory on stderr -------------------------------------------------
+def test_progress_on_a_terminal_stderr_when_stdout_is_a_file(tmp_path):
+    """stdout to a file, stderr a terminal: the answer goes to the file, the run directory and the
+    progress bar to the terminal."""
+    scen = scenario(tmp_path)
+    master, slave = pty.openpty()
+    with open(tmp_path / "out.txt", "w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "cardsim.cli", "run", str(scen), "--runs", str(tmp_path / "runs")],
+                                cwd=ROOT, env=ENV, stdout=out, stderr=slave)
+    os.close(slave)
+    err = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        err += chunk
+    assert proc.wait() == 0
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", err.decode(errors="replace"))
+    assert "ux: run directory" in text
+    assert "3000/3000" in text  # the bar reached its end
+    answer = (tmp_path / "out.txt").read_text()
+    assert answer.startswith("ux: 3,000 games") and "3000/3000" not in answer
+
+
+def test_run_directory_printed_at_the_start(tmp_path):
+    r = invoke("run", scenario(tmp_path), "--runs", tmp_path / "runs")
+    assert r.exit_code == 0
+    first = r.output.splitlines()[0]
+    assert first.startswith("ux: run directory ") and str(tmp_path / "runs") in first
+
+
+# -- Ctrl-C -----------------------------------------------------------------------------------
+def test_ctrl_c_says_what_was_kept_and_resume_is_exact(tmp_path):
+    scen = scenario(tmp_path, games=400_000, chunk=2000)
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "cardsim.cli", "run", str(scen), "--out", str(out), "--threads", "1"],
+                            cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        try:
+            if len(json.loads((out / "manifest.json").read_text())["done"]) >= 2:
+                break
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            pass
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and stdout == ""
+    last = stderr.strip().splitlines()[-1]
+    m = re.fullmatch(r"interrupted: ([\d,]+) of 400,000 games are kept in (.+); run the same command again to "
+                     r"resume \(finished chunks are not played again\)", last)
+    assert m, last
+    kept = int(m.group(1).replace(",", ""))
+    assert kept == sum(json.loads((out / "manifest.json").read_text())["done"].values()) > 0
+    assert m.group(2) == str(out)
+    # resuming a shorter run from the kept chunks gives the tables of an uninterrupted one
+    resumed = api.run(scen, out=out, games=kept)
+    ref = api.run(scen, out=tmp_path / "ref", games=kept)
+    for t in ("hands", "games"):
+        assert resumed.tables[t].collect().sort("game").equals(ref.tables[t].collect().sort("game")), t
+
+
+# -- folders that cannot be written -----------------------------------------------------------
+@pytest.fixture
+def read_only(tmp_path, monkeypatch):
+    """A folder nobody may write to. As root, chmod does not stop writes: refuse them in tempfile,
+    os.mkdir and open instead, as a read-only mount would."""
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    if os.access(folder, os.W_OK):
+        def refuse(path) -> bool:
+            return str(path).startswith(str(folder))
+
+        real_mkstemp, real_mkdir = tempfile.mkstemp, os.mkdir
+
+        def mkstemp(*args, dir=None, **kw):
+            if dir is not None and refuse(dir):
+                raise PermissionError(13, "Permission denied", str(dir))
+            return real_mkstemp(*args, dir=dir, **kw)
+
+        def mkdir(path, *args, **kw):
+            if refuse(path):
+                raise PermissionError(13, "Permission denied", str(path))
+            return real_mkdir(path, *args, **kw)
+
+        monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+        monkeypatch.setattr(os, "mkdir", mkdir)
+    yield folder
+    folder.chmod(0o700)
+
+
+def test_read_only_runs_and_out_give_one_line(tmp_path, read_only):
+    scen = scenario(tmp_path)
+    one_error_line(invoke("run", scen, "--runs", read_only / "runs"), "--runs")
+    one_error_line(invoke("run", scen, "--out", read_only), "--out")
+    one_error_line(invoke("compare", ROOT / "scenarios" / "fubnub_swap_worth.toml", "--runs", read_only), "--runs")
+    run_dir = tmp_path / "run"
+    assert invoke("run", scen, "--out", run_dir).exit_code == 0
+    before = sorted(p.name for p in (run_dir / "hands").iterdir())
+    one_error_line(invoke("report", run_dir, "--out", read_only), "--out")
+    one_error_line(invoke("report", scen, "--out", read_only, "--runs", tmp_path / "runs"), "--out")
+    assert sorted(p.name for p in (run_dir / "hands").iterdir()) == before  # nothing lost
+
+
+def test_a_write_error_during_a_run_gives_one_line(tmp_path, monkeypatch):
+    # the folder checks pass, then the disk fills up while parts are written
+    from cardsim import results
+
+    def full(path, frame):
+        raise OSError(28, "No space left on device", str(path))
+
+    scen = scenario(tmp_path)
+    monkeypatch.setattr(results, "atomic_write_parquet", full)
+    line = one_error_line(invoke("run", scen, "--out", tmp_path / "run", "--threads", "1"), "No space left on device")
+    assert "nothing already computed is lost" in line
+
+
+# -- corrupt run directories ------------------------------------------------------------------
+def test_truncated_part_gives_one_line_and_run_replays_it(tmp_path):
+    scen = scenario(tmp_path)
+    run_dir = tmp_path / "run"
+    assert invoke("run", scen, "--out", run_dir).exit_code == 0
+    part = run_dir / "hands" / "part-000001.parquet"
+    data = part.read_bytes()
+    part.write_bytes(data[: len(data) // 2])
+    line = one_error_line(invoke("report", run_dir, "--out", tmp_path / "reports"), "part-000001.parquet")
+    assert "truncated" in line and "cardsim run" in line
+    assert invoke("run", scen, "--out", run_dir).exit_code == 0  # plays that chunk again
+    assert invoke("report", run_dir, "--out", tmp_path / "reports").exit_code == 0
+
+
+def test_unfinished_chunk_gives_one_line(tmp_path):
+    scen = scenario(tmp_path)
+    run_dir = tmp_path / "run"
+    assert invoke("run", scen, "--out", run_dir).exit_code == 0
+    m = json.loads((run_dir / "manifest.json").read_text())
+    del m["done"]["1"]
+    (run_dir / "manifest.json").write_text(json.dumps(m))
+    one_error_line(invoke("report", run_dir, "--out", tmp_path / "reports"), "chunk 1 (games 1,000-1,999) is not finished")
+
+
+def test_report_of_a_plugin_run_from_another_folder(tmp_path, monkeypatch):
+    home = tmp_path / "study"
+    home.mkdir()
+    (home / "mine.py").write_text(PLUGIN)
+    (home / "s.toml").write_text(SCENARIO.format(games=400, chunk=200).replace('"greedy"', '"mine.py:cautious"'))
+    monkeypatch.chdir(home)
+    r = invoke("run", "s.toml", "--runs", "runs")
+    assert r.exit_code == 0, r.output
+    run_dir = next((home / "runs").iterdir())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    r = invoke("report", run_dir, "--out", "reports")
+    assert r.exit_code == 0, r.output
+    assert (elsewhere / "reports" / "ux" / "index.html").exists()
+    assert api.open_run(run_dir).scenario.setup.seats[1].plugin == f"{home / 'mine.py'}:cautious"
+
+
+# -- cardsim games lists the real columns -----------------------------------------------------
+def _variants_and_players():
+    from cardsim.games import game_names, get_game
+
+    for name in game_names():
+        g = get_game(name)
+        for v in g.variants:
+            for players in sorted({v.min_players, v.max_players}):
+                yield name, v.name, players
+
+
+@pytest.mark.parametrize(("game", "variant", "players"), list(_variants_and_players()))
+def test_columns_listed_are_the_columns_written(game, variant, players):
+    from cardsim.games import get_game
+    from cardsim.scenario import build_setup
+
+    g = get_game(game)
+    frames = g.simulate_chunk(build_setup(g, variant, players, None, {}), 1, 0, 3)
+    assert {t: f.columns for t, f in frames.items()} == g.columns_for(variant, players)
+
+
+def test_games_prints_every_column():
+    r = invoke("games", "fubnub")
+    assert r.exit_code == 0
+    assert "hands (27 columns): game, hand, dealer" in r.output and "tricks_s0..tricks_s3" in r.output
+    assert "score_t0, score_t1" in r.output
+    r = invoke("games", "turtle")
+    assert "games (13-25 columns by players)" in r.output and "out_s0..out_s7" in r.output
+
+
+# -- pandas keeps integers ---------------------------------------------------------------------
+def test_to_pandas_keeps_nullable_integers(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    s = tmp_path / "royal.toml"
+    s.write_text('[scenario]\nname = "royal"\ngame = "fubnub"\nvariant = "battle_royal"\ngames = 50\n'
+                 '[seats]\npolicy = "partner"\n')
+    res = api.run(s, runs=tmp_path / "runs")
+    games = res.to_pandas("games")
+    # team columns are null in an individual variant: they stay integer columns, not float64
+    assert str(games["points_t0"].dtype) in ("Int8", "Int16", "Int32", "Int64")
+    assert games["points_t0"].isna().all()
+    assert str(games["points_s0"].dtype).startswith("Int") and games["points_s0"].notna().all()
+    assert str(games["tie"].dtype) == "boolean"
+    assert games.shape[0] == 50
+    plain = res.tables["games"].collect().to_pandas()
+    assert plain["points_t0"].dtype == "float64"  # what polars' own to_pandas does
+    assert pd.api.types.is_integer_dtype(res.to_pandas("hands")["tricks_s0"])
+    with pytest.raises(Exception, match="no table 'nope'"):
+        res.to_pandas("nope")
