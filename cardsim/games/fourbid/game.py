@@ -18,7 +18,7 @@ from cardsim.games.fourbid.baseline import minimal
 from cardsim.games.fourbid.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.report import numbers as N
-from cardsim.stats import mean_exprs, mean_table, rate_table, wilson_exprs
+from cardsim.stats import mean_exprs, mean_table, rate_table
 
 SEATS = range(4)
 ARGS = "seat, hand, nh, cnt, pts, pub, cset, cval, params, rng"

@@ -18,7 +18,7 @@ from cardsim.games.fubnub import rules as R
 from cardsim.games.fubnub.policies import GREEDY, POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.report import numbers as N
-from cardsim.stats import collect, collect_all, mean_exprs, mean_query, rate_query, rate_table, wilson_exprs
+from cardsim.stats import collect_all, mean_exprs, mean_query, rate_query, rate_table, wilson_exprs
 
 
 def pct(row: Mapping[str, Any]) -> str:
