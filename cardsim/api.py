@@ -172,3 +172,58 @@ def rate(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str
 
     s = load(scenario)
     return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
+
+
+def _evaluator(s: sc.Scenario, chunk: int, threads: int | None, backend: Backend | None):
+    from cardsim.studies.evaluate import Evaluator
+
+    return Evaluator(s.game, chunk=chunk, threads=threads, backend=backend)
+
+
+def search(scenario: str | Path | sc.Scenario, budget: int | None = None, seed: int | None = None,
+           runs: str | Path | None = "runs", threads: int | None = None, progress: Progress | None = None,
+           backend: Backend | None = None):
+    """Search the ``[search]`` section's parameters; returns a :class:`cardsim.studies.search.SearchResult`.
+
+    ``budget`` (games) overrides ``search.budget``; the search's journal lives in
+    ``runs/<name>-search-<hash>/`` (``runs=None``: in memory), so calling ``search`` again after
+    a kill resumes it, and after it finished costs only the held-out re-play. ``progress(done,
+    total)`` follows the search's games. ``backend`` (a Dask backend) plays the games on a cluster;
+    by default the scenario's ``backend`` / ``scheduler`` keys decide."""
+    from cardsim.studies import search as srch
+
+    s = load(scenario, seed=seed)
+    p = srch.plan(s)
+    own = backend is None
+    if own:
+        backend = make_backend(s)
+    ev = _evaluator(s, p.chunk, threads, backend)
+    try:
+        return srch.run(s, ev, runs=runs, progress=progress, budget=budget)
+    finally:
+        ev.close()
+        if own and backend is not None:
+            backend.close()
+
+
+def meta(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None,
+         runs: str | Path | None = "runs", threads: int | None = None, progress: Progress | None = None,
+         backend: Backend | None = None):
+    """Empirical game analysis of the ``[meta]`` section; returns a :class:`cardsim.studies.meta.MetaResult`.
+
+    ``games`` overrides ``meta.deals`` (deals per profile). Best-response searches keep their
+    journals under ``runs`` as ``search`` does."""
+    from cardsim.studies import meta as mt
+
+    s = load(scenario, seed=seed)
+    p = mt.plan(s)
+    own = backend is None
+    if own:
+        backend = make_backend(s)
+    ev = _evaluator(s, p.chunk, threads, backend)
+    try:
+        return mt.run(s, ev, runs=runs, progress=progress, deals=games)
+    finally:
+        ev.close()
+        if own and backend is not None:
+            backend.close()

@@ -283,6 +283,72 @@ def rate(
     _study("ratings", scenario, games, runs, threads, fmt)
 
 
+def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, runs: Path, threads: int | None,
+                 backend: str | None, workers: int | None, scheduler: str | None, fmt: OutFormat) -> None:
+    """``search`` and ``meta``: in-memory evaluation on local threads or a Dask cluster."""
+    from cardsim import api
+    from cardsim.studies import meta as mt
+    from cardsim.studies import search as srch
+
+    s = api.load(scenario, seed=seed)
+    be = api.make_backend(s, backend, workers, scheduler)
+    bar, update = _progress(f"{s.name}: {'search games' if kind == 'search' else 'profiles'}")
+    try:
+        with bar:
+            if kind == "search":
+                res = api.search(s, budget=size, runs=runs, threads=threads, progress=update, backend=be)
+            else:
+                res = api.meta(s, games=size, runs=runs, threads=threads, progress=update, backend=be)
+    finally:
+        if be is not None:
+            be.close()
+    emit((srch if kind == "search" else mt).output(res), fmt)
+
+
+BACKEND = typer.Option(help="local (threads, default) or dask")
+WORKERS = typer.Option(min=1, help="workers of a local Dask cluster")
+SCHEDULER = typer.Option(help="address of a Dask scheduler, e.g. tcp://host:8786")
+
+
+@app.command()
+@user_errors
+def search(
+    scenario: Annotated[Path, typer.Argument(help="scenario with a search section")],
+    budget: Annotated[int | None, typer.Option("--budget", "-n", min=1, help="games the search may play "
+                                               "(overrides search.budget)")] = None,
+    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
+    runs: Annotated[Path, typer.Option(help="parent of the search folder (its journal makes it resumable)")]
+    = Path("runs"),
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")] = None,
+    backend: Annotated[str | None, BACKEND] = None,
+    workers: Annotated[int | None, WORKERS] = None,
+    scheduler: Annotated[str | None, SCHEDULER] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
+) -> None:
+    """Search a policy's parameters or the rules for the best objective, raced on the same deals,
+    and check the winner on held-out deals."""
+    _scale_study("search", scenario, budget, seed, runs, threads, backend, workers, scheduler, fmt)
+
+
+@app.command()
+@user_errors
+def meta(
+    scenario: Annotated[Path, typer.Argument(help="scenario with a meta section")],
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="deals per profile "
+                                              "(overrides meta.deals)")] = None,
+    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
+    runs: Annotated[Path, typer.Option(help="parent of the best-response searches' folders")] = Path("runs"),
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")] = None,
+    backend: Annotated[str | None, BACKEND] = None,
+    workers: Annotated[int | None, WORKERS] = None,
+    scheduler: Annotated[str | None, SCHEDULER] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
+) -> None:
+    """Empirical game analysis: payoff table, Nash mixture, alpha-rank, exploitability and iterated
+    best response over a population of strategies."""
+    _scale_study("meta", scenario, games, seed, runs, threads, backend, workers, scheduler, fmt)
+
+
 # -- report -----------------------------------------------------------------------
 @app.command()
 @user_errors
@@ -301,11 +367,15 @@ def report(
         path = rep.write(api.open_run(source), out)
     else:
         s = api.load(source, games)
-        kind = next((k for k in ("compare", "sweep", "ratings") if k in s.raw), None)
+        kind = next((k for k in ("compare", "sweep", "ratings", "search", "meta") if k in s.raw), None)
         bar, update = _progress(f"{s.name}: games")
         with bar:
             if kind is None:
                 path = rep.write(api.run(s, runs=runs, threads=threads, progress=update), out)
+            elif kind in ("search", "meta"):
+                study = api.search if kind == "search" else api.meta
+                res = study(s, runs=runs, threads=threads, progress=update)
+                path = rep.build_study(s, kind, res).write(out)
             else:
                 study = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate}[kind]
                 res = study(s, runs=runs, threads=threads, progress=update)
