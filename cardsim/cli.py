@@ -286,10 +286,11 @@ def rate(
 def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, runs: Path, threads: int | None,
                  backend: str | None, workers: int | None, scheduler: str | None, fmt: OutFormat) -> None:
     """``search`` and ``meta``: in-memory evaluation on local threads or a Dask cluster."""
-    from cardsim import api
-    from cardsim.studies import meta as mt
-    from cardsim.studies import search as srch
+    import importlib
 
+    from cardsim import api
+
+    mod = importlib.import_module(f"cardsim.studies.{kind}")
     s = api.load(scenario, seed=seed)
     be = api.make_backend(s, backend, workers, scheduler)
     bar, update = _progress(f"{s.name}: {'search games' if kind == 'search' else 'profiles'}")
@@ -302,7 +303,7 @@ def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, 
     finally:
         if be is not None:
             be.close()
-    emit((srch if kind == "search" else mt).output(res), fmt)
+    emit(mod.output(res), fmt)
 
 
 BACKEND = typer.Option(help="local (threads, default) or dask")

@@ -22,7 +22,6 @@ thread or worker count.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -167,7 +166,10 @@ class Evaluator:
 
     ``chunk`` deals make one task; ranges are cut on that grid (so results never depend on
     ``threads`` or the workers). Every chunk played is kept in memory, keyed by seating, stream
-    and deal range. ``progress(games)`` is told of every chunk played."""
+    and deal range; a chunk asked for twice while in flight is played once. :meth:`start` returns
+    at once (the caller prepares its next move while games play), :meth:`evaluate` waits.
+    ``progress(games)`` is told of every chunk played. Only the calling thread uses an
+    ``Evaluator``."""
 
     def __init__(self, game: str, chunk: int = 1000, threads: int | None = None, backend: Any = None,
                  progress: Callable[[int], None] | None = None):
@@ -178,7 +180,7 @@ class Evaluator:
         self.progress = progress
         self.cache: dict[tuple[str, int, int], Chunk] = {}
         self.timing = Timing(workers=self._slots(), remote=backend is not None)
-        self._lock = threading.Lock()
+        self._inflight: dict[tuple[str, int, int], tuple[Any, int]] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._warm: set[tuple[str, ...]] = set()
 
@@ -194,51 +196,41 @@ class Evaluator:
 
     # -- the work ----------------------------------------------------------------------
     def evaluate(self, lineups: Sequence[Lineup], key: int, start: int, count: int) -> list[np.ndarray]:
-        """Per-deal values of each lineup on deals ``[start, start + count)`` of stream ``key``
-        (``start`` and ``count`` on the chunk grid, except a last partial chunk)."""
+        """Per-deal values of each lineup on deals ``[start, start + count)`` of stream ``key``."""
+        return self.start(lineups, key, start, count).result()
+
+    def start(self, lineups: Sequence[Lineup], key: int, start: int, count: int) -> Pending:
+        """Start playing what ``lineups`` need on deals ``[start, start + count)`` (cut on the chunk
+        grid) and return at once; :meth:`Pending.result` waits for the values."""
         grid = [(s, min(self.chunk, start + count - s)) for s in range(start, start + count, self.chunk)]
         setups: dict[str, Setup] = {}
         for lu in lineups:
             for st in lu.seatings:
                 setups.setdefault(setup_key(st.setup), st.setup)
-        todo = [(k, setups[k], a, n) for k in setups for a, n in grid if (k, key, a) not in self.cache]
-        self._play(todo, key)
-        out = []
-        for lu in lineups:
-            parts = []
-            for a, _n in grid:
-                parts.append(lu.values([self.cache[(setup_key(st.setup), key, a)] for st in lu.seatings]))
-            out.append(np.concatenate(parts) if parts else np.zeros(0))
-        return out
+        wanted = [(k, key, a, n) for k in setups for a, n in grid]
+        todo = [(k, setups[k], a, n) for k, _, a, n in wanted
+                if (k, key, a) not in self.cache and (k, key, a) not in self._inflight]
+        self._submit(todo, key)
+        return Pending(self, list(lineups), key, grid, [w[:3] for w in wanted])
 
-    def forget(self, lineups: Sequence[Lineup], keep: Sequence[Lineup] = ()) -> None:
-        """Drop the cached chunks of ``lineups``' seatings, except those ``keep`` also plays."""
-        kept = {setup_key(st.setup) for lu in keep for st in lu.seatings}
-        drop = {setup_key(st.setup) for lu in lineups for st in lu.seatings} - kept
-        if drop:
-            with self._lock:
-                for k in [k for k in self.cache if k[0] in drop]:
-                    del self.cache[k]
-
-    def _play(self, todo: list[tuple[str, Setup, int, int]], key: int) -> None:
+    def _submit(self, todo: list[tuple[str, Setup, int, int]], key: int) -> None:
         if not todo:
             return
         if self.backend is not None:
-            self._play_dask(todo, key)
+            client = self._client(todo)
+            for k, setup, a, n in todo:
+                self._inflight[(k, key, a)] = (client.submit(play_chunk, self.game, setup, key, a, n, pure=False,
+                                                             retries=getattr(self.backend, "retries", 3)), n)
             return
         if self._pool is None and self.threads > 1:
             self._pool = ThreadPoolExecutor(self.threads)
-        if self._pool is None or len(todo) == 1:
-            for k, setup, a, n in todo:
-                self._store(k, key, a, n, *play_chunk(self.game, setup, key, a, n))
-            return
-        futures = [(k, a, n, self._pool.submit(play_chunk, self.game, setup, key, a, n)) for k, setup, a, n in todo]
-        for k, a, n, f in futures:
-            self._store(k, key, a, n, *f.result())
+        for k, setup, a, n in todo:
+            if self._pool is None:
+                self._inflight[(k, key, a)] = (_Done(play_chunk(self.game, setup, key, a, n)), n)
+            else:
+                self._inflight[(k, key, a)] = (self._pool.submit(play_chunk, self.game, setup, key, a, n), n)
 
-    def _play_dask(self, todo: list[tuple[str, Setup, int, int]], key: int) -> None:
-        from distributed import as_completed
-
+    def _client(self, todo: list[tuple[str, Setup, int, int]]):
         from cardsim.dask_backend import CacheSetup, warm_cache
 
         client = self.backend._connect()  # cardsim.dask_backend.DaskBackend starts or joins the cluster
@@ -247,22 +239,60 @@ class Evaluator:
             warm = warm_cache(self.game, todo[0][1])
             client.register_plugin(CacheSetup(str(warm)), name=CacheSetup.name)
             self._warm.add(plugins)
-        futures = {client.submit(play_chunk, self.game, setup, key, a, n, pure=False,
-                                 retries=getattr(self.backend, "retries", 3)): (k, a, n)
-                   for k, setup, a, n in todo}
-        for fut in as_completed(futures):
-            k, a, n = futures[fut]
-            self._store(k, key, a, n, *fut.result())
-            fut.release()
+        return client
 
-    def _store(self, k: str, key: int, a: int, n: int, chunk: Chunk, seconds: float, cpu: float) -> None:
-        with self._lock:
-            self.cache[(k, key, a)] = chunk
-            self.timing.play += seconds
-            self.timing.play_cpu += cpu
-            self.timing.games += n
+    def _wait(self, ck: tuple[str, int, int]) -> Chunk:
+        if ck in self.cache:
+            return self.cache[ck]
+        fut, n = self._inflight.pop(ck)
+        chunk, seconds, cpu = fut.result()
+        if hasattr(fut, "release"):
+            fut.release()
+        self.cache[ck] = chunk
+        self.timing.play += seconds
+        self.timing.play_cpu += cpu
+        self.timing.games += n
         if self.progress:
             self.progress(n)
+        return chunk
+
+    def forget(self, lineups: Sequence[Lineup], keep: Sequence[Lineup] = ()) -> None:
+        """Drop the cached chunks of ``lineups``' seatings, except those ``keep`` also plays."""
+        kept = {setup_key(st.setup) for lu in keep for st in lu.seatings}
+        drop = {setup_key(st.setup) for lu in lineups for st in lu.seatings} - kept
+        for k in [k for k in self.cache if k[0] in drop]:
+            del self.cache[k]
+
+
+class _Done:
+    """A finished result with a future's face (the single-thread path)."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
+@dataclass
+class Pending:
+    """Values being played; :meth:`result` waits for them (each lineup's per-deal values)."""
+
+    ev: Evaluator
+    lineups: list[Lineup]
+    key: int
+    grid: list[tuple[int, int]]
+    chunks: list[tuple[str, int, int]]
+
+    def result(self) -> list[np.ndarray]:
+        for ck in self.chunks:
+            self.ev._wait(ck)
+        out = []
+        for lu in self.lineups:
+            parts = [lu.values([self.ev.cache[(setup_key(st.setup), self.key, a)] for st in lu.seatings])
+                     for a, _n in self.grid]
+            out.append(np.concatenate(parts) if parts else np.zeros(0))
+        return out
 
 
 @dataclass

@@ -48,7 +48,7 @@ from cardsim.studies import space
 from cardsim.studies.evaluate import Estimate, Evaluator, Lineup, Timing, estimate, games_of, keys_for
 
 KEYS = ("params", "objective", "goal", "band", "field", "tuned", "focus", "budget", "heldout", "sampler", "rung",
-        "eta", "rungs", "chunk", "prune_z", "contrasts", "startup", "storage")
+        "eta", "rungs", "chunk", "prune_z", "contrasts", "startup", "storage", "batch")
 OBJECTIVES = ("win", "length", "length_in", "first", "dealer")
 SAMPLERS = ("tpe", "cmaes", "random", "qmc")
 GOAL_DEFAULT = {"win": "max", "length": "min", "length_in": "max", "first": "zero", "dealer": "zero"}
@@ -75,6 +75,7 @@ class Plan:
     contrasts: bool
     startup: int
     storage: str | None
+    batch: int                 # candidates proposed and raced together
     baseline: dict[str, Any]   # the base scenario's value of each parameter (None: outside the space)
 
     @property
@@ -182,8 +183,9 @@ def plan(base: sc.Scenario) -> Plan:
     storage = cfg.get("storage")
     if storage is not None and not isinstance(storage, str):
         raise ScenarioError(f"search.storage = {storage!r} must be a journal file path or a database URL")
+    batch = _int(cfg, "batch", 4, 1, 256)
     p = Plan(base, params, objective, goal, (float(band[0]), float(band[1])), fld, list(tuned), focus, budget,
-             heldout, sampler, rung, eta, rungs, chunk, float(prune_z), contrasts, startup, storage, {})
+             heldout, sampler, rung, eta, rungs, chunk, float(prune_z), contrasts, startup, storage, batch, {})
     baseline = {}
     for prm in params:
         v = space.current(base, prm)
@@ -295,6 +297,9 @@ class Race:
     def values(self, values: Mapping[str, Any], deals: int) -> np.ndarray:
         return self.ev.evaluate([self.lineup(values)], self.key, 0, deals)[0]
 
+    def start(self, values: Mapping[str, Any], deals: int):
+        return self.ev.start([self.lineup(values)], self.key, 0, deals)
+
     def paired(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Per-deal gain of ``a`` over ``b`` in objective units (linearised for a target goal)."""
         g = self.p.goal
@@ -338,39 +343,59 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", prog
         study.enqueue_trial(base_vals, user_attrs={"baseline": True})
     baseline_v = race.values({}, p.top)  # the base scenario as it is: the first incumbent
     done = [t for t in study.get_trials(deepcopy=False) if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
-    used = games_of([race.lineup({})], p.top) + sum(int(t.user_attrs.get("games", 0)) for t in done)
+    used = games_of([race.lineup({})], p.top) + sum(int(t.user_attrs.get("run", {}).get("games", 0)) for t in done)
     if progress:
         progress(min(used, p.budget), p.budget)
     dists = {prm.name: prm.distribution() for prm in p.params}
-    while used < p.budget:
-        n_done = sum(1 for t in study.get_trials(deepcopy=False) if t.state in (TrialState.COMPLETE, TrialState.PRUNED))
-        study.sampler = _sampler(p, zlib.crc32(f"{base.seed}:{n_done}".encode()))
-        study.pruner = pruner
-        trial = study.ask(dists)
-        values = dict(trial.params)
+
+    def ask_batch() -> list:
+        out = []
+        for _ in range(p.batch):
+            # re-seed from the trial's place (failed trials of a killed run do not count), so a
+            # resumed search proposes what the uninterrupted one would have
+            k = sum(1 for t in study.get_trials(deepcopy=False) if t.state not in (TrialState.FAIL, TrialState.WAITING))
+            study.sampler = _sampler(p, zlib.crc32(f"{base.seed}:{k}".encode()))
+            out.append(study.ask(dists))
+        return out
+
+    study.pruner = pruner
+    full = games_of([race.lineup({})], p.top)
+    cur = ask_batch() if used < p.budget else []
+    while cur:
         inc_vals, inc_v = _incumbent(study, race, p, baseline_v)
-        cost = 0
-        lu = race.lineup(values)
-        state, last = TrialState.COMPLETE, float("nan")
+        handles = {t.number: race.start(t.params, p.rung) for t in cur}
+        # propose the next batch while this one plays (only when the budget surely allows it)
+        nxt = ask_batch() if used + len(cur) * full < p.budget else []
+        alive, cost, last, fp = list(cur), {}, {}, {}
+        state = {t.number: TrialState.COMPLETE for t in cur}
         for k, deals in enumerate(p.steps()):
-            v = race.values(values, deals)
-            cost = games_of([lu], deals)
-            last = p.score(float(v.mean()))
-            trial.report(last, deals)
-            d = race.paired(v, inc_v[:deals])
-            e = estimate(d)
-            worse = e.n > 1 and e.mean + p.prune_z * e.se < 0
-            if k < p.rungs - 1 and (worse or trial.should_prune()):
-                state = TrialState.PRUNED
-                break
-        trial.set_user_attr("games", cost)
-        trial.set_user_attr("play", _fingerprint(v))
-        study.tell(trial, last if state == TrialState.COMPLETE else None, state=state)
+            survivors = []
+            for t in alive:  # in trial order: each decision sees the reports before it
+                v = handles[t.number].result()[0]
+                cost[t.number] = games_of([race.lineup(t.params)], deals)
+                last[t.number] = p.score(float(v.mean()))
+                fp[t.number] = _fingerprint(v)
+                t.report(last[t.number], deals)
+                e = estimate(race.paired(v, inc_v[:deals]))
+                worse = e.n > 1 and e.mean + p.prune_z * e.se < 0
+                if k == p.rungs - 1:
+                    continue
+                if worse or t.should_prune():
+                    state[t.number] = TrialState.PRUNED
+                else:
+                    handles[t.number] = race.start(t.params, p.steps()[k + 1])
+                    survivors.append(t)
+            alive = survivors
+        for t in cur:
+            t.set_user_attr("run", {"games": cost[t.number], "play": fp[t.number]})
+            study.tell(t, last[t.number] if state[t.number] == TrialState.COMPLETE else None, state=state[t.number])
+            used += cost[t.number]
         new_inc = _incumbent_params(study, p, baseline_v)
-        ev.forget([lu], keep=[race.lineup({}), race.lineup(new_inc), race.lineup(inc_vals)])
-        used += cost
+        keep = [race.lineup({}), race.lineup(new_inc), race.lineup(inc_vals)]
+        race.ev.forget([race.lineup(t.params) for t in cur], keep=keep)
         if progress:
             progress(min(used, p.budget), p.budget)
+        cur = nxt or (ask_batch() if used < p.budget else [])
     search_seconds = time.perf_counter() - t0
     res = _finish(p, study, race, keys, baseline_v, used, folder)
     res.timing.wall = time.perf_counter() - t0
@@ -419,13 +444,13 @@ def _finish(p: Plan, study, race: Race, keys: dict[str, int], baseline_v: np.nda
     runner = None  # the best finisher that plays differently from the best (other games, not only other numbers)
     same = {_fingerprint(inc_v), _fingerprint(baseline_v)}
     for t in complete:
-        if t.user_attrs.get("play") not in same:
+        if t.user_attrs.get("run", {}).get("play") not in same:
             runner = Candidate(dict(t.params), "runner-up", estimate(race.values(t.params, p.top)))
             break
     if runner is None:  # no other finisher: the pruned candidate that went furthest and plays differently
         first = {_fingerprint(inc_v[: p.rung]), _fingerprint(baseline_v[: p.rung])}
         pruned = sorted((t for t in trials if t.state == TrialState.PRUNED and t.intermediate_values
-                         and t.user_attrs.get("play") not in first | same),
+                         and t.user_attrs.get("run", {}).get("play") not in first | same),
                         key=lambda t: (-max(t.intermediate_values), -t.intermediate_values[max(t.intermediate_values)]))
         if pruned:
             runner = Candidate(dict(pruned[0].params), "runner-up (pruned)", None)
@@ -444,12 +469,11 @@ def _finish(p: Plan, study, race: Race, keys: dict[str, int], baseline_v: np.nda
     heldout_games = games_of(list(lus.values()), p.heldout)
     contrasts = _contrasts(p, race, best_c.values if inc_vals else base_vals_full(p), hv["best"], keys["heldout"])
     rows = []
-    for t in trials:
-        if t.state not in (TrialState.COMPLETE, TrialState.PRUNED):
-            continue
+    played = [t for t in trials if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
+    for i, t in enumerate(sorted(played, key=lambda t: t.number)):  # numbered without a killed run's failed trial
         iv = t.intermediate_values
         reached = max(iv) if iv else 0
-        rows.append({"trial": t.number, "state": "finished" if t.state == TrialState.COMPLETE else "pruned",
+        rows.append({"trial": i, "state": "finished" if t.state == TrialState.COMPLETE else "pruned",
                      "deals": reached, "objective": iv.get(reached, float("nan")),
                      **{prm.name: t.params.get(prm.name) for prm in p.params}})
     table = pl.DataFrame(rows) if rows else pl.DataFrame()
@@ -623,6 +647,6 @@ def output(res: SearchResult) -> Output:
         tables.append(("One step from the best (held-out, paired gain vs the best)", res.contrasts))
     if res.importance.height:
         tables.append(("Parameter importance (PED-ANOVA over the first rung)", res.importance))
-    top = res.trials.sort(["deals", "objective"], descending=True).head(10) if res.trials.height else res.trials
+    top = res.trials.sort(["deals", "objective", "trial"], descending=[True, True, False]).head(10) if res.trials.height else res.trials
     tables.append(("Top trials", top))
     return Output(headline(res), tables, notes=list(res.notes), fields=fields)
