@@ -178,9 +178,9 @@ class Evaluator:
         self.threads = threads or min(4, os.cpu_count() or 1)
         self.backend = backend  # a cardsim.dask_backend.DaskBackend, or None for local threads
         self.progress = progress
-        self.cache: dict[tuple[str, int, int], Chunk] = {}
+        self.cache: dict[tuple[str, int, int, int], Chunk] = {}
         self.timing = Timing(workers=self._slots(), remote=backend is not None)
-        self._inflight: dict[tuple[str, int, int], tuple[Any, int]] = {}
+        self._inflight: dict[tuple[str, int, int, int], tuple[Any, int]] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._warm: set[tuple[str, ...]] = set()
 
@@ -209,9 +209,9 @@ class Evaluator:
                 setups.setdefault(setup_key(st.setup), st.setup)
         wanted = [(k, key, a, n) for k in setups for a, n in grid]
         todo = [(k, setups[k], a, n) for k, _, a, n in wanted
-                if (k, key, a) not in self.cache and (k, key, a) not in self._inflight]
+                if (k, key, a, n) not in self.cache and (k, key, a, n) not in self._inflight]
         self._submit(todo, key)
-        return Pending(self, list(lineups), key, grid, [w[:3] for w in wanted])
+        return Pending(self, list(lineups), key, grid, wanted)
 
     def _submit(self, todo: list[tuple[str, Setup, int, int]], key: int) -> None:
         if not todo:
@@ -219,16 +219,16 @@ class Evaluator:
         if self.backend is not None:
             client = self._client(todo)
             for k, setup, a, n in todo:
-                self._inflight[(k, key, a)] = (client.submit(play_chunk, self.game, setup, key, a, n, pure=False,
+                self._inflight[(k, key, a, n)] = (client.submit(play_chunk, self.game, setup, key, a, n, pure=False,
                                                              retries=getattr(self.backend, "retries", 3)), n)
             return
         if self._pool is None and self.threads > 1:
             self._pool = ThreadPoolExecutor(self.threads)
         for k, setup, a, n in todo:
             if self._pool is None:
-                self._inflight[(k, key, a)] = (_Done(play_chunk(self.game, setup, key, a, n)), n)
+                self._inflight[(k, key, a, n)] = (_Done(play_chunk(self.game, setup, key, a, n)), n)
             else:
-                self._inflight[(k, key, a)] = (self._pool.submit(play_chunk, self.game, setup, key, a, n), n)
+                self._inflight[(k, key, a, n)] = (self._pool.submit(play_chunk, self.game, setup, key, a, n), n)
 
     def _client(self, todo: list[tuple[str, Setup, int, int]]):
         from cardsim.dask_backend import CacheSetup, warm_cache
@@ -241,7 +241,7 @@ class Evaluator:
             self._warm.add(plugins)
         return client
 
-    def _wait(self, ck: tuple[str, int, int]) -> Chunk:
+    def _wait(self, ck: tuple[str, int, int, int]) -> Chunk:
         if ck in self.cache:
             return self.cache[ck]
         fut, n = self._inflight.pop(ck)
@@ -282,15 +282,15 @@ class Pending:
     lineups: list[Lineup]
     key: int
     grid: list[tuple[int, int]]
-    chunks: list[tuple[str, int, int]]
+    chunks: list[tuple[str, int, int, int]]
 
     def result(self) -> list[np.ndarray]:
         for ck in self.chunks:
             self.ev._wait(ck)
         out = []
         for lu in self.lineups:
-            parts = [lu.values([self.ev.cache[(setup_key(st.setup), self.key, a)] for st in lu.seatings])
-                     for a, _n in self.grid]
+            parts = [lu.values([self.ev.cache[(setup_key(st.setup), self.key, a, n)] for st in lu.seatings])
+                     for a, n in self.grid]
             out.append(np.concatenate(parts) if parts else np.zeros(0))
         return out
 

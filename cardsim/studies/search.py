@@ -313,14 +313,15 @@ class Race:
 
 
 def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", progress: Callable[[int, int], None] |
-        None = None, budget: int | None = None) -> SearchResult:
+        None = None, budget: int | None = None, plan_: Plan | None = None) -> SearchResult:
     """Search, then re-play the winner on held-out deals. ``runs`` holds the run folder (its journal
-    makes the search resumable); ``None`` keeps everything in memory."""
+    makes the search resumable); ``None`` keeps everything in memory. ``plan_`` replaces the plan
+    of ``base``'s ``[search]`` (meta's best responses adjust its field)."""
     import optuna
     from optuna.trial import TrialState
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    p = plan(base)
+    p = plan_ or plan(base)
     if budget is not None:
         p = Plan(**{**p.__dict__, "budget": budget})
     t0, c0 = time.perf_counter(), time.process_time()

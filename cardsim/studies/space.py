@@ -190,6 +190,8 @@ class Field:
     weights: tuple[float, ...] = ()
     fixed: tuple[Any, ...] | None = None
     keep: bool = True
+    #: seats drawn together (a team plays one draw of the mix); None: every other seat alone
+    groups: tuple[tuple[int, ...], ...] | None = None
 
     def label(self) -> str:
         if self.keep:
@@ -244,14 +246,16 @@ def seatings(base: sc.Scenario, raw: dict[str, Any], tuned: list[int], field: Fi
         return [(out, 1.0)]
     res = []
     k = len(field.options)
-    for combo in itertools.combinations_with_replacement(range(k), len(others)):
-        w = math.factorial(len(others))
+    groups = field.groups or tuple((i,) for i in others)
+    for combo in itertools.combinations_with_replacement(range(k), len(groups)):
+        w = math.factorial(len(groups))
         for j in range(k):
             c = combo.count(j)
             w = w / math.factorial(c) * field.weights[j] ** c
         out = list(seats)
-        for i, j in zip(others, combo, strict=True):
-            out[i] = field.options[j]
+        for grp, j in zip(groups, combo, strict=True):
+            for i in grp:
+                out[i] = field.options[j]
         res.append((out, w))
     return res
 
