@@ -225,22 +225,32 @@ def regret(ubar, x: np.ndarray, k: int) -> float:
     return float(f.max() - x @ f)
 
 
-def nash(ubar, n: int, k: int) -> np.ndarray:
-    """A symmetric Nash mixture of the symmetric ``k``-side game with mean payoffs ``ubar``."""
+def nash(ubar, n: int, k: int, tol: float = 1e-9) -> np.ndarray:
+    """A symmetric Nash mixture of the symmetric ``k``-side game with mean payoffs ``ubar``.
+
+    Two sides: a linear program. More: replicator dynamics from the uniform mixture; if they do
+    not settle on an equilibrium (they may cycle), support enumeration, smallest supports first,
+    solving "every strategy of the support earns the same" from a few fixed starting points;
+    the first mixture no pure strategy beats by more than ``tol`` is returned (one always exists,
+    Nash 1951), else the one with the least regret."""
     if k == 2:
         return _nash_lp(ubar, n)
     x = _replicator(ubar, n, k)
-    if regret(ubar, x, k) <= 1e-9:
-        return x
     best, best_r = x, regret(ubar, x, k)
+    if best_r <= tol:
+        return x
+    rng = np.random.default_rng(0)
     for size in range(1, n + 1):
         for sup in itertools.combinations(range(n), size):
-            y = _indifferent(ubar, n, k, list(sup), x)
-            if y is not None:
+            starts = [np.full(size, 1.0 / size), x[list(sup)] + 1e-3, *rng.dirichlet(np.ones(size), 4)]
+            for s0 in starts[: 1 if size == 1 else None]:
+                y = _indifferent(ubar, n, k, list(sup), s0)
+                if y is None:
+                    continue
                 r = regret(ubar, y, k)
                 if r < best_r:
                     best, best_r = y, r
-                if r <= 1e-9:
+                if r <= tol:
                     return y
     return best
 
@@ -261,31 +271,30 @@ def _nash_lp(ubar, n: int) -> np.ndarray:
     return x / x.sum()
 
 
-def _replicator(ubar, n: int, k: int, steps: int = 20000, rate: float = 20.0) -> np.ndarray:
-    """Exponential-weights replicator dynamics from the uniform mixture, then refined on its support."""
+def _replicator(ubar, n: int, k: int, steps: int = 5000, rate: float = 1.0) -> np.ndarray:
+    """Exponential-weights replicator dynamics from the uniform mixture (payoffs are win rates, so a
+    rate of 1 moves a mixture by a few percent a step)."""
     x = np.full(n, 1.0 / n)
     for _ in range(steps):
         f = payoff(ubar, x, k)
         y = x * np.exp(rate * (f - f.max()))
         y /= y.sum()
-        if np.abs(y - x).max() < 1e-13:
-            x = y
-            break
+        if np.abs(y - x).max() < 1e-12:
+            return y
         x = y
-    sup = [i for i in range(n) if x[i] > 1e-6]
-    y = _indifferent(ubar, n, k, sup, x)
-    return y if y is not None and regret(ubar, y, k) <= regret(ubar, x, k) else x
+    return x
 
 
-def _indifferent(ubar, n: int, k: int, sup: list[int], start: np.ndarray) -> np.ndarray | None:
-    """Solve 'every strategy of the support earns the same' on that support (None if no mixture)."""
+def _indifferent(ubar, n: int, k: int, sup: list[int], s0: np.ndarray) -> np.ndarray | None:
+    """Solve 'every strategy of the support earns the same' on that support from ``s0`` (None if
+    the solver finds no mixture there)."""
     from scipy.optimize import root
 
     if len(sup) == 1:
         x = np.zeros(n)
         x[sup[0]] = 1.0
         return x
-    s0 = np.array([max(start[i], 1e-3) for i in sup])
+    s0 = np.clip(np.asarray(s0, float), 1e-3, None)
     s0 /= s0.sum()
 
     def eqs(z: np.ndarray) -> np.ndarray:
