@@ -216,3 +216,21 @@ def test_cli_search_error_is_one_line(tmp_path):
     p.write_text(to_toml(raw))
     r = CliRunner().invoke(app, ["search", str(p)])
     assert r.exit_code == 2 and r.output.strip().startswith("error: missing key search.budget")
+
+
+@pytest.mark.slow
+def test_search_on_dask_gives_the_local_result():
+    distributed = pytest.importorskip("distributed")
+    from cardsim.dask_backend import DaskBackend
+
+    cfg = {**SMALL, "params": {"seat0.first_at": [4, 7], "seat0.cost_base": [4, 12]}}
+    local = api.search(scenario(cfg), runs=None, threads=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        be = DaskBackend(scheduler=c.scheduler_address)
+        try:
+            remote = api.search(scenario(cfg), runs=None, backend=be)
+        finally:
+            be.close()
+    assert remote.best.values == local.best.values
+    assert remote.trials.equals(local.trials)
+    assert remote.gain["baseline"].mean == local.gain["baseline"].mean
