@@ -9,11 +9,11 @@ The Python API (the CLI is a thin layer over it)::
 """
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "compare", "load", "open_run", "rate", "run", "sweep"]
+__all__ = ["__version__", "compare", "load", "meta", "open_run", "rate", "run", "search", "sweep"]
 
 
 def __getattr__(name: str):  # lazy: ``import cardsim`` stays cheap
-    if name in ("run", "load", "Result", "compare", "sweep", "rate", "open_run"):
+    if name in ("run", "load", "Result", "compare", "sweep", "rate", "open_run", "search", "meta"):
         from cardsim import api
 
         return getattr(api, name)
