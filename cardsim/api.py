@@ -174,10 +174,27 @@ def rate(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str
     return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress), games)
 
 
-def _evaluator(s: sc.Scenario, chunk: int, threads: int | None, backend: Backend | None):
+def _in_memory(kind: str, scenario: str | Path | sc.Scenario, seed: int | None, threads: int | None,
+               backend: Backend | None, **kw):
+    """Run the ``search`` or ``meta`` study on an in-memory evaluator (local threads, or the given
+    or the scenario's Dask backend)."""
+    import importlib
+
     from cardsim.studies.evaluate import Evaluator
 
-    return Evaluator(s.game, chunk=chunk, threads=threads, backend=backend)
+    mod = importlib.import_module(f"cardsim.studies.{kind}")
+    s = load(scenario, seed=seed)
+    p = mod.plan(s)
+    own = backend is None
+    if own:
+        backend = make_backend(s)
+    ev = Evaluator(s.game, chunk=p.chunk, threads=threads, backend=backend)
+    try:
+        return mod.run(s, ev, **kw)
+    finally:
+        ev.close()
+        if own and backend is not None:
+            backend.close()
 
 
 def search(scenario: str | Path | sc.Scenario, budget: int | None = None, seed: int | None = None,
@@ -190,20 +207,7 @@ def search(scenario: str | Path | sc.Scenario, budget: int | None = None, seed: 
     a kill resumes it, and after it finished costs only the held-out re-play. ``progress(done,
     total)`` follows the search's games. ``backend`` (a Dask backend) plays the games on a cluster;
     by default the scenario's ``backend`` / ``scheduler`` keys decide."""
-    from cardsim.studies import search as srch
-
-    s = load(scenario, seed=seed)
-    p = srch.plan(s)
-    own = backend is None
-    if own:
-        backend = make_backend(s)
-    ev = _evaluator(s, p.chunk, threads, backend)
-    try:
-        return srch.run(s, ev, runs=runs, progress=progress, budget=budget)
-    finally:
-        ev.close()
-        if own and backend is not None:
-            backend.close()
+    return _in_memory("search", scenario, seed, threads, backend, runs=runs, progress=progress, budget=budget)
 
 
 def meta(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None,
@@ -213,17 +217,4 @@ def meta(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int
 
     ``games`` overrides ``meta.deals`` (deals per profile). Best-response searches keep their
     journals under ``runs`` as ``search`` does."""
-    from cardsim.studies import meta as mt
-
-    s = load(scenario, seed=seed)
-    p = mt.plan(s)
-    own = backend is None
-    if own:
-        backend = make_backend(s)
-    ev = _evaluator(s, p.chunk, threads, backend)
-    try:
-        return mt.run(s, ev, runs=runs, progress=progress, deals=games)
-    finally:
-        ev.close()
-        if own and backend is not None:
-            backend.close()
+    return _in_memory("meta", scenario, seed, threads, backend, runs=runs, progress=progress, deals=games)

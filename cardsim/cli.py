@@ -306,9 +306,11 @@ def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, 
     emit(mod.output(res), fmt)
 
 
-BACKEND = typer.Option(help="local (threads, default) or dask")
-WORKERS = typer.Option(min=1, help="workers of a local Dask cluster")
-SCHEDULER = typer.Option(help="address of a Dask scheduler, e.g. tcp://host:8786")
+Seed = Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")]
+Threads = Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")]
+BackendOpt = Annotated[str | None, typer.Option(help="local (threads, default) or dask")]
+Workers = Annotated[int | None, typer.Option(min=1, help="workers of a local Dask cluster")]
+Scheduler = Annotated[str | None, typer.Option(help="address of a Dask scheduler, e.g. tcp://host:8786")]
 
 
 @app.command()
@@ -317,13 +319,13 @@ def search(
     scenario: Annotated[Path, typer.Argument(help="scenario with a search section")],
     budget: Annotated[int | None, typer.Option("--budget", "-n", min=1, help="games the search may play "
                                                "(overrides search.budget)")] = None,
-    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
+    seed: Seed = None,
     runs: Annotated[Path, typer.Option(help="parent of the search folder (its journal makes it resumable)")]
     = Path("runs"),
-    threads: Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")] = None,
-    backend: Annotated[str | None, BACKEND] = None,
-    workers: Annotated[int | None, WORKERS] = None,
-    scheduler: Annotated[str | None, SCHEDULER] = None,
+    threads: Threads = None,
+    backend: BackendOpt = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
     """Search a policy's parameters or the rules for the best objective, raced on the same deals,
@@ -337,12 +339,12 @@ def meta(
     scenario: Annotated[Path, typer.Argument(help="scenario with a meta section")],
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="deals per profile "
                                               "(overrides meta.deals)")] = None,
-    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
+    seed: Seed = None,
     runs: Annotated[Path, typer.Option(help="parent of the best-response searches' folders")] = Path("runs"),
-    threads: Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")] = None,
-    backend: Annotated[str | None, BACKEND] = None,
-    workers: Annotated[int | None, WORKERS] = None,
-    scheduler: Annotated[str | None, SCHEDULER] = None,
+    threads: Threads = None,
+    backend: BackendOpt = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
     """Empirical game analysis: payoff table, Nash mixture, alpha-rank, exploitability and iterated
