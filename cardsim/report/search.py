@@ -76,7 +76,7 @@ def search_sections(res: SearchResult) -> list[Section]:
     if res.contrasts.height or res.importance.height:
         sec = Section("Which parameters matter", text=(
             "One step from the best point, one parameter at a time, on the held-out deals, paired with the best "
-            "(a gain below 0 means the step costs). Importance: PED-ANOVA (Optuna) over every trial's first-rung "
+            "(a gain below 0 means the step costs; same_games: the step changes no game). Importance: PED-ANOVA (Optuna) over every trial's first-rung "
             "objective, a global view of the space."))
         c = res.contrasts
         if c.height:
@@ -103,7 +103,10 @@ def search_sections(res: SearchResult) -> list[Section]:
     if res.trials.height:
         sec.figures.append(("Objective of every candidate", F.png_bytes(_trials_figure(res))))
         top = res.trials.sort(["deals", "objective", "trial"], descending=[True, True, False]).head(15)
-        sec.tables.append(("Top trials", top))
+        names = [prm.name for prm in p.params]
+        top = top.select("trial", "state", "deals", "objective", pl.struct(names).map_elements(
+            lambda r: srch.describe(p, r), return_dtype=pl.String).alias("params"))
+        sec.tables.append(("Top trials (the best 15 by rung reached, then objective)", top))
     out.append(sec)
     return out
 

@@ -362,6 +362,7 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", prog
     study.pruner = pruner
     full = games_of([race.lineup({})], p.top)
     cur = ask_batch() if used < p.budget else []
+    cur_played = bool(cur)
     while cur:
         inc_vals, inc_v = _incumbent(study, race, p, baseline_v)
         handles = {t.number: race.start(t.params, p.rung) for t in cur}
@@ -397,7 +398,11 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", prog
         if progress:
             progress(min(used, p.budget), p.budget)
         cur = nxt or (ask_batch() if used < p.budget else [])
-    search_seconds = time.perf_counter() - t0
+    # the search's own time, summed over the sessions that ran it (a resumed search adds to it)
+    search_seconds = float(study.user_attrs.get("seconds", 0.0))
+    if cur_played:
+        search_seconds += time.perf_counter() - t0
+        study.set_user_attr("seconds", search_seconds)
     res = _finish(p, study, race, keys, baseline_v, used, folder)
     res.timing.wall = time.perf_counter() - t0
     res.timing.cpu = time.process_time() - c0
@@ -494,7 +499,7 @@ def base_vals_full(p: Plan) -> dict[str, Any]:
 def _contrasts(p: Plan, race: Race, best: dict[str, Any], best_v: np.ndarray, key: int) -> pl.DataFrame:
     """One parameter moved one step from the best point, on the held-out deals, paired with the best."""
     cols = {"param": pl.String, "value": pl.String, "gain": pl.Float64, "lo": pl.Float64, "hi": pl.Float64,
-            "deals": pl.Int64}
+            "deals": pl.Int64, "same_games": pl.Boolean}
     if not p.contrasts or len(best) < len(p.params):
         return pl.DataFrame(schema=cols)
     pts: list[tuple[str, Any, dict[str, Any]]] = []
@@ -507,7 +512,8 @@ def _contrasts(p: Plan, race: Race, best: dict[str, Any], best_v: np.ndarray, ke
     rows = []
     for (name, v, _), vv in zip(pts, vals, strict=True):
         e = estimate(race.paired(vv, best_v))
-        rows.append({"param": name, "value": space._fmt(v), "gain": e.mean, "lo": e.lo, "hi": e.hi, "deals": e.n})
+        rows.append({"param": name, "value": space._fmt(v), "gain": e.mean, "lo": e.lo, "hi": e.hi, "deals": e.n,
+                     "same_games": bool(np.array_equal(vv, best_v))})
     return pl.DataFrame(rows, schema=cols)
 
 
@@ -548,8 +554,16 @@ def _pts(p: Plan, x: float) -> str:
     return f"{x:+.2f}"
 
 
+def short_names(p: Plan) -> dict[str, str]:
+    """Parameter names without their ``seat0.`` / ``tuned.`` / ``rules.`` prefix where that leaves
+    them distinct."""
+    short = {prm.name: prm.name.split(".", 1)[-1] for prm in p.params}
+    return short if len(set(short.values())) == len(short) else {k: k for k in short}
+
+
 def describe(p: Plan, values: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k} {space._fmt(v)}" for k, v in values.items() if v is not None)
+    names = short_names(p)
+    return ", ".join(f"{names.get(k, k)} {space._fmt(v)}" for k, v in values.items() if v is not None)
 
 
 def headline(res: SearchResult) -> str:
@@ -573,9 +587,11 @@ def headline(res: SearchResult) -> str:
                   f"{_val(p, base.heldout.hi)}) for the baseline, target {_val(p, float(p.goal))}")
     matter = ""
     if res.contrasts.height:
+        names = short_names(p)
         sig = (res.contrasts.filter(pl.col("hi") < 0).group_by("param").agg(pl.col("gain").min())
                .sort("gain")["param"].to_list())
-        flat = [prm.name for prm in p.params if prm.name not in sig]
+        flat = [names[prm.name] for prm in p.params if prm.name not in sig]
+        sig = [names[k] for k in sig]
         if sig:
             matter = f" Moving {', '.join(sig[:4])} one step from the best costs significantly"
             if flat:
