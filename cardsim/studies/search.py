@@ -412,9 +412,10 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", prog
 
 def timing_note(t: Timing, used: int, search_seconds: float) -> str:
     cpu = "" if t.remote else f", {100 * t.cpu_share:.0f}% of the CPU time"
-    return (f"search: {used:,} games in {search_seconds:,.0f} s; with the held-out re-play and contrasts "
-            f"{t.games:,} games played in {t.wall:,.0f} s; playing games took {100 * t.busy:.0f}% of the "
-            f"{t.workers} workers' wall time{cpu}")
+    took = f"in {search_seconds:,.0f} s" if search_seconds > 0 else "(played in an earlier session)"
+    return (f"search: {used:,} games {took}; this session played {t.games:,} games (held-out re-play and "
+            f"contrasts included) in {t.wall:,.0f} s, the {t.workers} workers playing {100 * t.busy:.0f}% of "
+            f"that time{cpu}")
 
 
 def _incumbent_params(study, p: Plan, baseline_v: np.ndarray) -> dict[str, Any]:
