@@ -8,8 +8,8 @@ case plays a *pool* of ``replicates x n`` deals through the same engine
 (:mod:`cardsim.studies.evaluate`), takes the pool's mean as the truth, and
 checks the interval of each disjoint block of ``n`` deals against it. The
 pool's own error is ``1 / sqrt(replicates)`` of a block's standard error,
-small beside the interval (with 400 replicates, 5% of it), and each block
-is 1 / replicates of the pool.
+small beside the interval (with 1,000 replicates, 3% of it), and each
+block is 1 / replicates of the pool.
 
 The held-out gain is this interval on deals the search never saw: the
 winner is chosen on other deals, so conditionally on the choice it is a
@@ -59,7 +59,7 @@ def _values(game: str, lineups, deals: int, seed: int) -> list[np.ndarray]:
         ev.close()
 
 
-@case("search held-out paired gain", replicates=400)
+@case("search held-out paired gain", replicates=1000)
 def heldout_gain(replicates: int, seed: int) -> list[Coverage]:
     """FOURBID, games to 72: a found bidder minus the tuned one against three collectors, in every
     seat rotation (the interval of the held-out gain and of the one-step contrasts)."""
@@ -68,12 +68,12 @@ def heldout_gain(replicates: int, seed: int) -> list[Coverage]:
     lus = [space.lineup(base, {"scenario": dict(base.raw["scenario"]), "rules": dict(base.raw["rules"]),
                                "seats": {"policies": [e, "collector", "collector", "collector"]}},
                         [0], fld, 0, "win") for e in (FOUND, TUNED)]
-    ns = (100, 1000)
+    ns = (50, 250)
     a, b = _values("fourbid", lus, replicates * max(ns), seed)
     return _blocks(a - b, ns, replicates, "search: paired gain (held-out)", "FOURBID found - tuned bidder")
 
 
-@case("meta payoff and exploitability", replicates=400)
+@case("meta payoff and exploitability", replicates=1000)
 def meta_intervals(replicates: int, seed: int) -> list[Coverage]:
     """FOURBID meta-game of collector and tuned bidder: a payoff-table entry (tuned against three
     collectors) and the exploitability of the 50/50 mixture (the best reply's per-deal gain over the
@@ -82,7 +82,7 @@ def meta_intervals(replicates: int, seed: int) -> list[Coverage]:
                          "rules": {"target": 72},
                          "meta": {"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 100}})
     p = mt.plan(base)
-    ns = (100, 1000)
+    ns = (50, 250)
     deals = replicates * max(ns)
     ev = Evaluator("fourbid", chunk=1000)
     try:
@@ -97,7 +97,7 @@ def meta_intervals(replicates: int, seed: int) -> list[Coverage]:
             + _blocks(gain, ns, replicates, "meta: exploitability (held-out)", "50/50 collector/tuned mixture"))
 
 
-@case("search rule-design objective", replicates=400)
+@case("search rule-design objective", replicates=1000)
 def rule_objective(replicates: int, seed: int) -> list[Coverage]:
     """Gubs, three `simple` players: the first-player advantage (a rule-design objective: its
     per-game value is the first seat's result minus the mean over seats)."""
@@ -105,6 +105,6 @@ def rule_objective(replicates: int, seed: int) -> list[Coverage]:
                          "seats": {"policy": "simple"}})
     lu = space.lineup(base, {"scenario": dict(base.raw["scenario"]), "rules": {},
                              "seats": {"policy": "simple"}}, [0], space.Field(), 0, "first")
-    ns = (100, 1000)
+    ns = (50, 250)
     (v,) = _values("gubs", [lu], replicates * max(ns), seed)
     return _blocks(v, ns, replicates, "search: rule-design objective", "Gubs first-player advantage, 3 players")
