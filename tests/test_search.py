@@ -26,7 +26,7 @@ TUNED = {"name": "bidder", "first_at": 5, "next_at": 3, "cost_base": 9, "cost_to
 # short games (to 24) keep the tests quick; the tactics still separate
 BASE = {"scenario": {"name": "srch", "game": "fourbid", "variant": "game", "games": 1, "seed": 3},
         "seats": {"policies": [TUNED, "collector", "collector", "collector"]},
-        "rules": {"target": 24}}
+        "rules": {"target": 24, "max_hands": 60, "turn_cap": 400}}  # caps: a hand nobody opens ends soon
 SMALL = {"budget": 12000, "rung": 100, "eta": 2, "rungs": 2, "chunk": 100, "heldout": 300, "batch": 2,
          "startup": 4}
 
@@ -128,7 +128,7 @@ def test_search_resumes_after_kill_9(tmp_path):
 def test_meta_json_gives_mix_and_exploitability(tmp_path):
     raw = json.loads(json.dumps(BASE))
     raw["meta"] = {"strategies": ["collector", {"label": "tuned", "policy": TUNED},
-                                  {"label": "cb12", "policy": {"name": "bidder", "cost_base": 12}}],
+                                  {"label": "cb12", "policy": {**TUNED, "cost_base": 12}}],
                    "deals": 150, "chunk": 150}
     p = tmp_path / "m.toml"
     p.write_text(to_toml(raw))

@@ -197,7 +197,7 @@ class Table:
     def against(self, i: int, x: np.ndarray, k: int) -> np.ndarray:
         """Per-deal value of strategy ``i`` against ``k - 1`` opponents drawn from ``x``."""
         tot = np.zeros(self.deals)
-        for m in itertools.combinations_with_replacement(np.flatnonzero(x > 0).tolist(), k - 1):
+        for m in itertools.combinations_with_replacement(np.flatnonzero(x > SUPPORT).tolist(), k - 1):
             w = multinomial(m, x)
             tot += w * self.v[tuple(sorted((*m, i)))][i]
         return tot
@@ -210,7 +210,7 @@ class Table:
 def payoff(ubar: Mapping[tuple[int, ...], Mapping[int, float]], x: np.ndarray, k: int) -> np.ndarray:
     """Expected payoff of each pure strategy against ``k - 1`` opponents drawn from ``x``."""
     n = x.size
-    sup = np.flatnonzero(x > 1e-15).tolist()
+    sup = np.flatnonzero(x > 1e-15).tolist()  # exact: the solvers need every weight
     f = np.zeros(n)
     for m in itertools.combinations_with_replacement(sup, k - 1):
         w = multinomial(m, x)
@@ -225,7 +225,20 @@ def regret(ubar, x: np.ndarray, k: int) -> float:
     return float(f.max() - x @ f)
 
 
+SUPPORT = 1e-9  # weights below this are dropped from a solved mixture
+
+
+def _clean(x: np.ndarray) -> np.ndarray:
+    y = np.where(x > SUPPORT, x, 0.0)
+    return y / y.sum()
+
+
 def nash(ubar, n: int, k: int, tol: float = 1e-9) -> np.ndarray:
+    """A symmetric Nash mixture (weights below ``SUPPORT`` dropped); see :func:`_nash`."""
+    return _clean(_nash(ubar, n, k, tol))
+
+
+def _nash(ubar, n: int, k: int, tol: float = 1e-9) -> np.ndarray:
     """A symmetric Nash mixture of the symmetric ``k``-side game with mean payoffs ``ubar``.
 
     Two sides: a linear program. More: replicator dynamics from the uniform mixture; if they do
@@ -404,7 +417,7 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
         # the response's held-out gain against the mixture, against the mixture's own value
         trial_entries = [*entries, resp]
         j = len(entries)
-        sup = np.flatnonzero(x > 1e-9).tolist()
+        sup = np.flatnonzero(x > SUPPORT).tolist()
         check.fill(trial_entries, check.needed([j, *sup], sup, k))
         gain = estimate(check.against(j, _pad(x, j + 1), k) - sum(
             x[i] * check.against(i, _pad(x, j + 1), k) for i in sup))
@@ -491,7 +504,7 @@ def _exploitability(p: Plan, table: Table, check: Table, entries: list[Any], lab
         if f[j] - own <= 1e-12:
             out[name] = Exploit("none", None)
             continue
-        sup = np.flatnonzero(mix > 1e-9).tolist()
+        sup = np.flatnonzero(mix > SUPPORT).tolist()
         check.fill(entries, check.needed(sorted({j, *sup}), sup, k))
         d = check.against(j, mix, k) - sum(mix[i] * check.against(i, mix, k) for i in sup)
         out[name] = Exploit(labels[j], estimate(d))
