@@ -261,3 +261,49 @@ def rate(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str
 
     s = load(scenario)
     return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
+
+
+def _in_memory(kind: str, scenario: str | Path | sc.Scenario, seed: int | None, threads: int | None,
+               backend: Backend | None, **kw):
+    """Run the ``search`` or ``meta`` study on an in-memory evaluator (local threads, or the given
+    or the scenario's Dask backend)."""
+    import importlib
+
+    from cardsim.studies.evaluate import Evaluator
+
+    mod = importlib.import_module(f"cardsim.studies.{kind}")
+    s = load(scenario, seed=seed)
+    p = mod.plan(s)
+    own = backend is None
+    if own:
+        backend = make_backend(s)
+    ev = Evaluator(s.game, chunk=p.chunk, threads=threads, backend=backend)
+    try:
+        return mod.run(s, ev, **kw)
+    finally:
+        ev.close()
+        if own and backend is not None:
+            backend.close()
+
+
+def search(scenario: str | Path | sc.Scenario, budget: int | None = None, seed: int | None = None,
+           runs: str | Path | None = "runs", threads: int | None = None, progress: Progress | None = None,
+           backend: Backend | None = None):
+    """Search the ``[search]`` section's parameters; returns a :class:`cardsim.studies.search.SearchResult`.
+
+    ``budget`` (games) overrides ``search.budget``; the search's journal lives in
+    ``runs/<name>-search-<hash>/`` (``runs=None``: in memory), so calling ``search`` again after
+    a kill resumes it, and after it finished costs only the held-out re-play. ``progress(done,
+    total)`` follows the search's games. ``backend`` (a Dask backend) plays the games on a cluster;
+    by default the scenario's ``backend`` / ``scheduler`` keys decide."""
+    return _in_memory("search", scenario, seed, threads, backend, runs=runs, progress=progress, budget=budget)
+
+
+def meta(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None,
+         runs: str | Path | None = "runs", threads: int | None = None, progress: Progress | None = None,
+         backend: Backend | None = None):
+    """Empirical game analysis of the ``[meta]`` section; returns a :class:`cardsim.studies.meta.MetaResult`.
+
+    ``games`` overrides ``meta.deals`` (deals per profile). Best-response searches keep their
+    journals under ``runs`` as ``search`` does."""
+    return _in_memory("meta", scenario, seed, threads, backend, runs=runs, progress=progress, deals=games)

@@ -499,6 +499,76 @@ def cards(
     _study("cards", scenario, games, runs, threads, fmt)
 
 
+def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, runs: Path, threads: int | None,
+                 backend: str | None, workers: int | None, scheduler: str | None, fmt: OutFormat) -> None:
+    """``search`` and ``meta``: in-memory evaluation on local threads or a Dask cluster."""
+    import importlib
+
+    from cardsim import api
+
+    mod = importlib.import_module(f"cardsim.studies.{kind}")
+    s = api.load(scenario, seed=seed)
+    _check_writable(runs, "--runs")
+    be = api.make_backend(s, backend, workers, scheduler)
+    bar, update = session().progress(f"{s.name}: {'search games' if kind == 'search' else 'profiles'}")
+    try:
+        with bar:
+            if kind == "search":
+                res = api.search(s, budget=size, runs=runs, threads=threads, progress=update, backend=be)
+            else:
+                res = api.meta(s, games=size, runs=runs, threads=threads, progress=update, backend=be)
+    finally:
+        if be is not None:
+            be.close()
+    emit(mod.output(res), fmt)
+
+
+Seed = Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")]
+Threads = Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")]
+BackendOpt = Annotated[str | None, typer.Option(help="local (threads, default) or dask")]
+Workers = Annotated[int | None, typer.Option(min=1, help="workers of a local Dask cluster")]
+Scheduler = Annotated[str | None, typer.Option(help="address of a Dask scheduler, e.g. tcp://host:8786")]
+
+
+@app.command()
+@user_errors
+def search(
+    scenario: Annotated[Path, typer.Argument(help="scenario with a search section")],
+    budget: Annotated[int | None, typer.Option("--budget", "-n", min=1, help="games the search may play "
+                                               "(overrides search.budget)")] = None,
+    seed: Seed = None,
+    runs: Annotated[Path, typer.Option(help="parent of the search folder (its journal makes it resumable)")]
+    = Path("runs"),
+    threads: Threads = None,
+    backend: BackendOpt = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
+) -> None:
+    """Search a policy's parameters or the rules for the best objective, raced on the same deals,
+    and check the winner on held-out deals."""
+    _scale_study("search", scenario, budget, seed, runs, threads, backend, workers, scheduler, fmt)
+
+
+@app.command()
+@user_errors
+def meta(
+    scenario: Annotated[Path, typer.Argument(help="scenario with a meta section")],
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="deals per profile "
+                                              "(overrides meta.deals)")] = None,
+    seed: Seed = None,
+    runs: Annotated[Path, typer.Option(help="parent of the best-response searches' folders")] = Path("runs"),
+    threads: Threads = None,
+    backend: BackendOpt = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
+) -> None:
+    """Empirical game analysis: payoff table, Nash mixture, alpha-rank, exploitability and iterated
+    best response over a population of strategies."""
+    _scale_study("meta", scenario, games, seed, runs, threads, backend, workers, scheduler, fmt)
+
+
 # -- report -----------------------------------------------------------------------
 @app.command()
 @user_errors
@@ -525,12 +595,16 @@ def report(
         s = api.load(source, games)
         _check_writable(out, "--out")
         _check_writable(runs, "--runs")
-        kind = next((k for k in ("compare", "sweep", "ratings", "cards") if k in s.raw), None)
+        kind = next((k for k in ("compare", "sweep", "ratings", "cards", "search", "meta") if k in s.raw), None)
         bar, update = session().progress(f"{s.name}: games")
         with bar:
             if kind is None:
                 result = api.run(s, runs=runs, threads=threads, progress=update, on_start=session().on_start)
                 path = rep.write(result, out)
+            elif kind in ("search", "meta"):
+                study = api.search if kind == "search" else api.meta
+                res = study(s, runs=runs, threads=threads, progress=update)
+                path = rep.build_study(s, kind, res).write(out)
             else:
                 study = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate, "cards": api.cards}[kind]
                 res = study(s, runs=runs, threads=threads, progress=update, on_start=session().on_start)

@@ -48,6 +48,8 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "ratings": ("policies", "mode", "reference"),
     "sweep": ("grid", "points", "metric", "best"),
     "cards": ("cards", "change", "focus", "rotate", "correction"),
+    "search": (),  # checked by cardsim.studies.search
+    "meta": (),  # checked by cardsim.studies.meta
     "report": ("title", "figures"),
 }
 MAX_GAMES = 10**10
@@ -119,7 +121,7 @@ def from_dict(raw: Mapping[str, Any], name: str = "scenario", base_dir: Path | N
                                 f"allowed: {allowed_list('[' + s + ']' for s in SECTIONS)}")
         if not isinstance(body, Mapping):
             raise ScenarioError(f"[{section}] must be a table")
-        if section == "rules":
+        if section in ("rules", "search", "meta"):
             continue
         for key in body:
             if key not in SECTIONS[section]:

@@ -190,7 +190,8 @@ def _check_bidding_order(events):
 
 
 def test_b4_last_completer_never_bids_and_opener_is_left_of_it_random_play():
-    for pols in (["random"] * 4, COLLECTORS, ["bidder"] * 4):
+    # bidders that pay for a first Indicator (the default, first_at 6, never does: four of them never bid)
+    for pols in (["random"] * 4, COLLECTORS, [{"name": "bidder", "first_at": 5}] * 4):
         ev = G.trace(setup("game", pols), root_key(21), 0, 2)
         assert _check_bidding_order(ev)
         assert any(e["event"] == "bid" for e in ev)
@@ -581,7 +582,9 @@ def test_bidder_with_collector_parameters_plays_exactly_like_collector():
 
 
 def test_bidder_parameters_change_play():
-    base = G.simulate_chunk(setup("hand", ["bidder"] + ["collector"] * 3), root_key(13), 0, 400)["hands"]
+    # first_at 5: pays for the first Indicator with five target cards (the default, 6, never does)
+    base = G.simulate_chunk(setup("hand", [{"name": "bidder", "first_at": 5}] + ["collector"] * 3),
+                            root_key(13), 0, 400)["hands"]
     never = G.simulate_chunk(setup("hand", [{"name": "bidder", "first_at": 9}] + ["collector"] * 3),
                              root_key(13), 0, 400)["hands"]
     assert (never["first_indicator"] != 0).all()

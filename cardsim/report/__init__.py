@@ -324,11 +324,13 @@ def write(result, out_dir: str | Path = "reports", title: str | None = None) -> 
 
 
 def build_study(base, kind: str, res) -> Report:
-    """The report of a comparison, sweep or rating study (``kind``: compare, sweep, ratings)."""
-    from cardsim.report.studies import SECTIONS
-    from cardsim.studies import cards, compare, rate, sweep
+    """The report of a study (``kind``: compare, sweep, ratings, cards, search, meta)."""
+    import importlib
 
-    mod = {"compare": compare, "sweep": sweep, "ratings": rate, "cards": cards}[kind]
+    from cardsim.report.search import SECTIONS as SCALE_SECTIONS
+    from cardsim.report.studies import SECTIONS
+
+    mod = importlib.import_module(f"cardsim.studies.{'rate' if kind == 'ratings' else kind}")
     game = get_game(base.game)
     setup = base.setup
     meta = {
@@ -338,5 +340,8 @@ def build_study(base, kind: str, res) -> Report:
     }
     text = base.path.read_text() if base.path is not None and base.path.exists() else json.dumps(dict(base.raw))
     title = base.raw.get("report", {}).get("title") or f"{game.title}: {base.name}"
+    sections = SCALE_SECTIONS[kind](res) if kind in SCALE_SECTIONS else [SECTIONS[kind](res)]
+    if kind in SCALE_SECTIONS:  # search and meta play in memory: no run directory, no games per run
+        meta.pop("games per run")
     return Report(base.name, title, base.question or f"What does this {kind} show?", mod.headline(res), meta, text,
-                  _dedupe([SECTIONS[kind](res)]))
+                  _dedupe(sections))

@@ -15,7 +15,7 @@ from typing import Any
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
 
-DERIVED_DROP = ("compare", "sweep", "ratings", "cards", "report")
+DERIVED_DROP = ("compare", "sweep", "ratings", "cards", "report", "search", "meta")
 
 
 def base_raw(base: sc.Scenario) -> dict[str, Any]:

@@ -1,0 +1,236 @@
+"""cardsim search and cardsim meta (issue 16): planted optima, determinism, JSON, resume, solvers, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from cardsim import api
+from cardsim.cli import app
+from cardsim.errors import ScenarioError
+from cardsim.scenario import from_dict
+from cardsim.studies import meta as mt
+from tests.conftest import ROOT
+from tests.test_hardening import to_toml
+
+TUNED = {"name": "bidder", "first_at": 5, "next_at": 3, "cost_base": 9, "cost_top": 4, "cost_ready": 0,
+         "cost_card": 0, "out_min": 0, "challenge_at": 12}
+# short games (to 24) keep the tests quick; the tactics still separate
+BASE = {"scenario": {"name": "srch", "game": "fourbid", "variant": "game", "games": 1, "seed": 3},
+        "seats": {"policies": [TUNED, "collector", "collector", "collector"]},
+        "rules": {"target": 24, "max_hands": 60, "turn_cap": 400}}  # caps: a hand nobody opens ends soon
+SMALL = {"budget": 12000, "rung": 100, "eta": 2, "rungs": 2, "chunk": 100, "heldout": 300, "batch": 2,
+         "startup": 4}
+
+
+def scenario(search=None, meta=None, **scen):
+    raw = json.loads(json.dumps(BASE))
+    raw["scenario"].update(scen)
+    if search is not None:
+        raw["search"] = search
+    if meta is not None:
+        raw["meta"] = meta
+    return from_dict(raw)
+
+
+def test_planted_policy_is_found_and_beats_the_baseline_held_out():
+    """Seat 0 may play random, collector or the tuned bidder against three collectors: the tuned
+    bidder wins most (the FOURBID reference result); the search must pick it and show its gain
+    over the baseline (collector) on held-out deals."""
+    s = scenario({**SMALL, "params": {"seat0.policy": {"values": ["random", "collector", "bidder"]}}})
+    raw = dict(s.raw)
+    raw["seats"] = {"policies": ["collector"] * 4}
+    res = api.search(from_dict(raw), runs=None, threads=2)
+    assert res.best.values == {"seat0.policy": "bidder"}
+    assert res.gain["baseline"].lo > 0
+    assert res.runner_up is not None
+    assert res.runner_up.values in ({"seat0.policy": "random"}, {"seat0.policy": "collector"})
+
+
+def test_planted_rule_value_is_recovered():
+    """Rule design: find the target whose mean game length (hands) is the length measured at target
+    60 on other deals. Length grows with the target, so the planted optimum is 60."""
+    from cardsim.studies import search as srch
+    from cardsim.studies.evaluate import Evaluator, keys_for
+
+    cfg = {**SMALL, "params": {"rules.target": {"values": [12, 24, 36, 60, 96, 140]}}, "objective": "length"}
+    ev = Evaluator("fourbid", chunk=500, threads=2)
+    lu = srch.plan(scenario({**cfg, "goal": 0.0})).lineup({"rules.target": 60})
+    goal = float(ev.evaluate([lu], keys_for(99)["heldout"], 0, 1000)[0].mean())
+    ev.close()
+    res = api.search(scenario({**cfg, "goal": goal}), runs=None, threads=2)
+    assert res.best.values == {"rules.target": 60}
+
+
+def test_same_seed_same_result_whatever_the_threads():
+    cfg = {**SMALL, "params": {"seat0.first_at": [4, 7], "seat0.cost_base": [4, 12]}}
+    a = api.search(scenario(cfg), runs=None, threads=1)
+    b = api.search(scenario(cfg), runs=None, threads=3)
+    assert a.best.values == b.best.values
+    assert a.gain["baseline"].mean == b.gain["baseline"].mean
+    assert a.trials.equals(b.trials)
+
+
+def test_search_json_has_best_baseline_heldout(tmp_path):
+    raw = json.loads(json.dumps(BASE))
+    raw["search"] = {**SMALL, "params": {"seat0.first_at": [4, 7], "seat0.next_at": [2, 5]}}
+    p = tmp_path / "s.toml"
+    p.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, ["search", str(p), "--runs", str(tmp_path / "runs"), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["best"]["name"] == "bidder" and set(TUNED) <= set(out["best"])
+    assert isinstance(out["best"]["first_at"], int)
+    assert out["baseline"] == TUNED
+    for k in ("diff", "lo", "hi", "games"):
+        assert k in out["heldout"]
+    assert out["heldout"]["lo"] <= out["heldout"]["diff"] <= out["heldout"]["hi"]
+    assert "Held-out gain (paired, 95% CI)" in out["tables"]
+
+
+def test_search_resumes_after_kill_9(tmp_path):
+    raw = json.loads(json.dumps(BASE))
+    raw["search"] = {**SMALL, "budget": 60000, "params": {"seat0.first_at": [4, 7], "seat0.cost_base": [4, 12]}}
+    scen = tmp_path / "k.toml"
+    scen.write_text(to_toml(raw))
+    runs = tmp_path / "runs"
+    env = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
+    proc = subprocess.Popen([sys.executable, "-m", "cardsim.cli", "search", str(scen), "--runs", str(runs),
+                             "--threads", "1"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    told = 0
+    while time.time() < deadline and proc.poll() is None:
+        logs = list(runs.glob("*/journal.log"))
+        told = logs[0].read_text().count('"state":1') + logs[0].read_text().count('"state":2') if logs else 0
+        if told >= 4:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert told >= 4, "the search should have finished a few trials before the kill"
+    resumed = api.search(scen, runs=runs, threads=2)
+    reference = api.search(scen, runs=tmp_path / "ref", threads=2)
+    assert resumed.best.values == reference.best.values
+    assert resumed.games == reference.games
+    assert resumed.trials.equals(reference.trials)
+    assert resumed.gain["baseline"].mean == reference.gain["baseline"].mean
+
+
+def test_meta_json_gives_mix_and_exploitability(tmp_path):
+    raw = json.loads(json.dumps(BASE))
+    raw["meta"] = {"strategies": ["collector", {"label": "tuned", "policy": TUNED},
+                                  {"label": "cb12", "policy": {**TUNED, "cost_base": 12}}],
+                   "deals": 150, "chunk": 150}
+    p = tmp_path / "m.toml"
+    p.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, ["meta", str(p), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert set(out["mix"]) == {"collector", "tuned", "cb12"}
+    assert abs(sum(out["mix"].values()) - 1) < 1e-9
+    assert "Nash mixture" in out["exploitability"]
+    ex = out["exploitability"]["collector"]  # the tuned bidder crushes a field of collectors
+    assert ex["by"] in ("tuned", "cb12") and ex["lo"] > 0.3 and ex["lo"] <= ex["gain"] <= ex["hi"]
+
+
+# -- the meta-game solvers on games with known answers -------------------------------------------
+def two_side(a):
+    n = len(a)
+    return {tuple(sorted((i, j))): {i: a[i][j], j: a[j][i]} for i in range(n) for j in range(n)}
+
+
+def test_rock_paper_scissors_mix_and_alpharank_are_uniform():
+    a = [[0.5, 0.0, 1.0], [1.0, 0.5, 0.0], [0.0, 1.0, 0.5]]  # win rates: rock, paper, scissors
+    x = mt.nash(two_side(a), 3, 2)
+    assert np.allclose(x, 1 / 3, atol=1e-6)
+    assert np.allclose(mt.alpharank(two_side(a), 3, 2), 1 / 3, atol=1e-6)
+
+
+def test_dominant_strategy_takes_everything():
+    a = [[0.5, 0.3, 0.2], [0.7, 0.5, 0.4], [0.8, 0.6, 0.5]]
+    assert np.allclose(mt.nash(two_side(a), 3, 2), [0, 0, 1], atol=1e-6)
+    assert mt.alpharank(two_side(a), 3, 2)[2] > 0.99
+
+
+def test_three_player_hawk_dove_mix():
+    """Three sides, two strategies: a hawk facing h other hawks gets 1 - h / 2, a dove (1 - h') / 3
+    -ish; the symmetric equilibrium makes both earn the same, which the solver must find."""
+    def u(prof, s):
+        h = prof.count(0) - (1 if s == 0 else 0)
+        return (0.6 - 0.3 * h) if s == 0 else 0.35 - 0.05 * h
+    ubar = {p: {s: u(p, s) for s in set(p)} for p in mt.profiles(2, 3)}
+    x = mt.nash(ubar, 2, 3)
+    f = mt.payoff(ubar, x, 3)
+    assert 0 < x[0] < 1 and abs(f[0] - f[1]) < 1e-9 and mt.regret(ubar, x, 3) < 1e-9
+
+
+# -- validation: one line naming the key and what is allowed -------------------------------------
+@pytest.mark.parametrize(("search", "needle"), [
+    ({"params": {"seat0.first_at": [4, 7]}}, "missing key search.budget"),
+    ({**SMALL, "params": {}}, "search.params must be a table"),
+    ({**SMALL, "params": {"seat0.first_at": [7, 4]}}, "low < high"),
+    ({**SMALL, "params": {"seat0.first_at": [4]}}, "[low, high]"),
+    ({**SMALL, "params": {"seat0.first_at": {"values": [4]}}}, "at least two distinct values"),
+    ({**SMALL, "params": {"seat0.nope": [1, 3]}}, "nope"),
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "objective": "fun"}, "allowed: win, length"),
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "sampler": "tp"}, "did you mean 'tpe'"),
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "budget": 10}, "below one candidate's full race"),
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "field": ["collector"]}, "the field has 3 seats"),
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "tuned": [9]}, "search.tuned"),
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "budgte": 1}, "did you mean 'budget'"),
+])
+def test_bad_search_sections_name_the_key(search, needle):
+    with pytest.raises(ScenarioError) as e:
+        from cardsim.studies import search as srch
+
+        srch.plan(scenario(search))
+    assert needle in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(("meta", "needle"), [
+    ({"strategies": ["collector"]}, "at least two strategies"),
+    ({"strategies": ["collector", "colector"]}, "colector"),
+    ({"strategies": ["collector", "collector"]}, "same label"),
+    ({"strategies": ["collector", "random"], "rounds": 1}, "needs a [meta.search] table"),
+    ({"strategies": ["collector", "random"], "deals": 0}, "meta.deals"),
+])
+def test_bad_meta_sections_name_the_key(meta, needle):
+    with pytest.raises(ScenarioError) as e:
+        mt.plan(scenario(meta=meta))
+    assert needle in str(e.value)
+
+
+def test_cli_search_error_is_one_line(tmp_path):
+    raw = json.loads(json.dumps(BASE))
+    raw["search"] = {"params": {"seat0.first_at": [4, 7]}}
+    p = tmp_path / "s.toml"
+    p.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, ["search", str(p)])
+    assert r.exit_code == 2 and r.output.strip().startswith("error: missing key search.budget")
+
+
+@pytest.mark.slow
+def test_search_on_dask_gives_the_local_result():
+    distributed = pytest.importorskip("distributed")
+    from cardsim.dask_backend import DaskBackend
+
+    cfg = {**SMALL, "params": {"seat0.first_at": [4, 7], "seat0.cost_base": [4, 12]}}
+    local = api.search(scenario(cfg), runs=None, threads=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        be = DaskBackend(scheduler=c.scheduler_address)
+        try:
+            remote = api.search(scenario(cfg), runs=None, backend=be)
+        finally:
+            be.close()
+    assert remote.best.values == local.best.values
+    assert remote.trials.equals(local.trials)
+    assert remote.gain["baseline"].mean == local.gain["baseline"].mean
