@@ -11,7 +11,11 @@ phases (on this project's machine a kernel's own speed moves by up to half
 within seconds). So the full and the minimal kernel run back to back in
 :data:`PAIRS` pairs, and the full/minimal figure is the median of the pairs'
 ratios, each taken from two timings a fraction of a second apart; the range
-of the pairs' ratios is reported beside it.
+of the pairs' ratios is reported beside it. The kernel with its tables
+(``simulate_chunk``) runs in the same rounds, right after the kernel alone,
+and "with tables / kernel" is likewise the median of each round's ratio
+(one timing on its own read 0.63-0.71 for a chunk whose tables cost a tenth
+of its kernel: the first large table build of a process is the slowest).
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ class BenchResult:
     minimal: float
     #: full/minimal of each back-to-back pair, in order of measurement
     ratios: tuple[float, ...] = ()
+    #: (with tables)/full of each round, in order of measurement
+    table_ratios: tuple[float, ...] = ()
 
     @property
     def vs_interpreted(self) -> float:
@@ -59,6 +65,13 @@ class BenchResult:
         if self.ratios:
             return median(self.ratios)
         return self.full / self.minimal
+
+    @property
+    def tables_vs_full(self) -> float:
+        """The median of the rounds' (with tables)/full ratios."""
+        if self.table_ratios:
+            return median(self.table_ratios)
+        return self.tables / self.full
 
 
 def _rate(fn, count: int, reps: int = 3) -> float:
@@ -101,15 +114,17 @@ def bench(game_name: str, count: int | None = None, interp_count: int | None = N
     game.bench_chunk(setup, key, 0, 2)  # compile (or load the cache)
     game.minimal_chunk(setup, key, 0, 2)
     game.simulate_chunk(setup, key, 0, 2)
-    full, minimal = [], []
-    for r in range(PAIRS):  # back to back, so the machine's speed of the moment hits both alike
+    full, tables, minimal = [], [], []
+    for r in range(PAIRS):  # back to back, so the machine's speed of the moment hits all alike
         full.append(_timed(lambda s, n: game.bench_chunk(setup, key, s, n), r * count, count))
+        tables.append(_timed(lambda s, n: game.simulate_chunk(setup, key, s, n)[game.unit_table].height,
+                             r * count, count))
         minimal.append(_timed(lambda s, n: game.minimal_chunk(setup, key, s, n), r * count,
                               count * game.minimal_scale))
-    tables = kernel_rate(game_name, count, reps=1, tables=True, variant=setup.variant)
     interp = interpreted_rate(game_name, interp_count, setup.variant)
-    return BenchResult(game.name, setup.variant, game.unit, median(full), tables, interp, median(minimal),
-                       tuple(f / m for f, m in zip(full, minimal, strict=True)))
+    return BenchResult(game.name, setup.variant, game.unit, median(full), median(tables), interp, median(minimal),
+                       tuple(f / m for f, m in zip(full, minimal, strict=True)),
+                       tuple(t / f for t, f in zip(tables, full, strict=True)))
 
 
 @dataclass
