@@ -79,6 +79,9 @@ def test_bench_ratio_is_the_median_of_the_pairs():
     r = BenchResult("g", "v", "hand", full=2.0, tables=1.0, interpreted=0.01, minimal=4.0, ratios=(0.6, 0.3, 0.5))
     assert r.vs_minimal == 0.5 and median([3, 1, 2, 4]) == 2.5
     assert BenchResult("g", "v", "hand", 2.0, 1.0, 0.01, 4.0).vs_minimal == 0.5
+    # with tables / kernel: the median of the rounds' ratios too (issue 19's 0.8 bar)
+    r = BenchResult("g", "v", "hand", 2.0, 1.0, 0.01, 4.0, table_ratios=(0.9, 0.4, 0.85))
+    assert r.tables_vs_full == 0.85 and BenchResult("g", "v", "hand", 2.0, 1.0, 0.01, 4.0).tables_vs_full == 0.5
 
 
 BAD = [
