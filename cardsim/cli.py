@@ -291,7 +291,7 @@ def run(
     threads: Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")] = None,
     debug: Annotated[bool, typer.Option(help="check card conservation at every step (slow)")] = False,
     until: Annotated[str | None, typer.Option(help="stop when an estimate is this precise, e.g. 'winrate_s0 +-0.002' "
-                                                   "(anytime-valid; --games is the cap)")] = None,
+                                                   "(95% Wilson, looked at after every chunk; --games is the cap)")] = None,
     balance: Annotated[bool, typer.Option(help="also print the balance metrics")] = False,
     backend: Annotated[str | None, typer.Option(help="local (threads, default) or dask")] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="workers of a local Dask cluster")] = None,
@@ -478,7 +478,7 @@ def rate(
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """Rate policies (round robin or gauntlet, Bradley-Terry).
+    """Rate policies (round robin or gauntlet; Luce model, clustered by deal).
 
     Plays the scenario's [ratings] section and prints each policy's strength with its 95%
     interval and the pairwise win rates.
