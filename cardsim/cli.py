@@ -87,7 +87,7 @@ def user_errors(fn):
             _fail(exc, f"cannot write {where}: {exc.strerror}; nothing already computed is lost "
                        f"(choose a folder you can write to with --out / --runs)")
         except KeyboardInterrupt:
-            typer.echo(f"interrupted: {session().kept()}", err=True)
+            typer.echo(f"interrupted: {session.kept()}", err=True)
             raise typer.Exit(130) from None
         except Exception as exc:
             from cardsim.plugin_errors import explain
@@ -348,8 +348,11 @@ def trace(
     rule: Annotated[list[str] | None, typer.Option("--rule", "-r", help="knob as name=value (repeat)")] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="text for people, jsonl for programs")] = Format.text,
 ) -> None:
-    """Print games move by move, from the same kernel as the fast runs; each game starts with a
-    header event naming everything needed to play it again (cardsim.tracing.replay)."""
+    """Print games move by move.
+
+    From the same kernel as the fast runs; each game starts with a header event naming everything
+    needed to play it again (cardsim.tracing.replay).
+    """
     from cardsim.games import get_game
     from cardsim.scenario import build_setup
     from cardsim.tracing import describe
@@ -478,9 +481,9 @@ def rate(
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """Rate policies (round robin or gauntlet; Luce model, clustered by deal).
+    """Rate policies (round robin or gauntlet).
 
-    Plays the scenario's [ratings] section and prints each policy's strength with its 95%
+    A Luce model (Bradley-Terry when two sides meet), clustered by deal. Plays the scenario's [ratings] section and prints each policy's strength with its 95%
     interval and the pairwise win rates.
     """
     _study("ratings", scenario, games, runs, threads, fmt)
@@ -495,7 +498,11 @@ def cards(
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """Causal effect of each card: the same seeds with the card removed (or its count changed)."""
+    """Measure each card's effect on the same deals.
+
+    The scenario's [cards] section: every game played again on the same seeds with the card
+    removed (or its count changed), paired, with Holm or BH across cards.
+    """
     _study("cards", scenario, games, runs, threads, fmt)
 
 
@@ -545,8 +552,11 @@ def search(
     scheduler: Scheduler = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """Search a policy's parameters or the rules for the best objective, raced on the same deals,
-    and check the winner on held-out deals."""
+    """Search a policy's parameters or the rules.
+
+    The scenario's [search] section: candidates raced on the same deals (Optuna proposes them), the
+    winner re-played on held-out deals against the baseline and the runner-up.
+    """
     _scale_study("search", scenario, budget, seed, runs, threads, backend, workers, scheduler, fmt)
 
 
@@ -564,8 +574,11 @@ def meta(
     scheduler: Scheduler = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """Empirical game analysis: payoff table, Nash mixture, alpha-rank, exploitability and iterated
-    best response over a population of strategies."""
+    """Solve the meta-game of a population of strategies.
+
+    The scenario's [meta] section: the payoff table, Nash mixture, alpha-rank, exploitability and
+    iterated best response.
+    """
     _scale_study("meta", scenario, games, seed, runs, threads, backend, workers, scheduler, fmt)
 
 
