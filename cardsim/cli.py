@@ -540,7 +540,7 @@ Scheduler = Annotated[str | None, typer.Option(help="address of a Dask scheduler
 @app.command()
 @user_errors
 def search(
-    scenario: Annotated[Path, typer.Argument(help="scenario with a search section")],
+    scenario: Annotated[Path, typer.Argument(help="scenario with a [search] section")],
     budget: Annotated[int | None, typer.Option("--budget", "-n", min=1, help="games the search may play "
                                                "(overrides search.budget)")] = None,
     seed: Seed = None,
@@ -563,7 +563,7 @@ def search(
 @app.command()
 @user_errors
 def meta(
-    scenario: Annotated[Path, typer.Argument(help="scenario with a meta section")],
+    scenario: Annotated[Path, typer.Argument(help="scenario with a [meta] section")],
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="deals per profile "
                                               "(overrides meta.deals)")] = None,
     seed: Seed = None,
