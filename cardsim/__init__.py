@@ -9,11 +9,11 @@ The Python API (the CLI is a thin layer over it)::
 """
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "compare", "load", "meta", "open_run", "rate", "run", "search", "sweep", "to_pandas"]
+__all__ = ["__version__", "cards", "compare", "load", "meta", "open_run", "rate", "run", "search", "sweep", "to_pandas"]
 
 
 def __getattr__(name: str):  # lazy: ``import cardsim`` stays cheap
-    if name in ("run", "load", "Result", "compare", "sweep", "rate", "open_run", "search", "meta", "to_pandas"):
+    if name in ("run", "load", "Result", "cards", "compare", "sweep", "rate", "open_run", "search", "meta", "to_pandas"):
         from cardsim import api
 
         return getattr(api, name)

@@ -55,7 +55,9 @@ def base() -> Path:
 def _module_file(name: str, root: Path) -> Path | None:
     """The file of cardsim module ``name`` (dotted) under package folder ``root``, if any."""
     parts = name.split(".")
-    if parts[0] != "cardsim":
+    if parts[0] != "cardsim" or len(parts) == 1:
+        # the package's own __init__ holds the version and the lazy API only (its ``from cardsim
+        # import api`` runs on first use): following it would tie every kernel to every module
         return None
     stem = root.joinpath(*parts[1:])
     for cand in (stem.with_suffix(".py"), stem / "__init__.py"):

@@ -87,7 +87,7 @@ def user_errors(fn):
             _fail(exc, f"cannot write {where}: {exc.strerror}; nothing already computed is lost "
                        f"(choose a folder you can write to with --out / --runs)")
         except KeyboardInterrupt:
-            typer.echo(f"interrupted: {session().kept()}", err=True)
+            typer.echo(f"interrupted: {session.kept()}", err=True)
             raise typer.Exit(130) from None
         except Exception as exc:
             from cardsim.plugin_errors import explain
@@ -291,7 +291,7 @@ def run(
     threads: Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")] = None,
     debug: Annotated[bool, typer.Option(help="check card conservation at every step (slow)")] = False,
     until: Annotated[str | None, typer.Option(help="stop when an estimate is this precise, e.g. 'winrate_s0 +-0.002' "
-                                                   "(anytime-valid; --games is the cap)")] = None,
+                                                   "(95% Wilson, looked at after every chunk; --games is the cap)")] = None,
     balance: Annotated[bool, typer.Option(help="also print the balance metrics")] = False,
     backend: Annotated[str | None, typer.Option(help="local (threads, default) or dask")] = None,
     workers: Annotated[int | None, typer.Option(min=1, help="workers of a local Dask cluster")] = None,
@@ -348,8 +348,11 @@ def trace(
     rule: Annotated[list[str] | None, typer.Option("--rule", "-r", help="knob as name=value (repeat)")] = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="text for people, jsonl for programs")] = Format.text,
 ) -> None:
-    """Print games move by move, from the same kernel as the fast runs; each game starts with a
-    header event naming everything needed to play it again (cardsim.tracing.replay)."""
+    """Print games move by move.
+
+    From the same kernel as the fast runs; each game starts with a header event naming everything
+    needed to play it again (cardsim.tracing.replay).
+    """
     from cardsim.games import get_game
     from cardsim.scenario import build_setup
     from cardsim.tracing import describe
@@ -480,9 +483,9 @@ def rate(
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """Rate policies (round robin or gauntlet, Bradley-Terry).
+    """Rate policies (round robin or gauntlet).
 
-    Plays the scenario's [ratings] section and prints each policy's strength with its 95%
+    A Luce model (Bradley-Terry when two sides meet), clustered by deal. Plays the scenario's [ratings] section and prints each policy's strength with its 95%
     interval and the pairwise win rates.
     """
     _study("ratings", scenario, games, runs, threads, fmt)
@@ -497,7 +500,11 @@ def cards(
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """Causal effect of each card: the same seeds with the card removed (or its count changed)."""
+    """Measure each card's effect on the same deals.
+
+    The scenario's [cards] section: every game played again on the same seeds with the card
+    removed (or its count changed), paired, with Holm or BH across cards.
+    """
     _study("cards", scenario, games, runs, threads, fmt)
 
 
@@ -535,7 +542,7 @@ Scheduler = Annotated[str | None, typer.Option(help="address of a Dask scheduler
 @app.command()
 @user_errors
 def search(
-    scenario: Annotated[Path, typer.Argument(help="scenario with a search section")],
+    scenario: Annotated[Path, typer.Argument(help="scenario with a [search] section")],
     budget: Annotated[int | None, typer.Option("--budget", "-n", min=1, help="games the search may play "
                                                "(overrides search.budget)")] = None,
     seed: Seed = None,
@@ -547,15 +554,18 @@ def search(
     scheduler: Scheduler = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """Search a policy's parameters or the rules for the best objective, raced on the same deals,
-    and check the winner on held-out deals."""
+    """Search a policy's parameters or the rules.
+
+    The scenario's [search] section: candidates raced on the same deals (Optuna proposes them), the
+    winner re-played on held-out deals against the baseline and the runner-up.
+    """
     _scale_study("search", scenario, budget, seed, runs, threads, backend, workers, scheduler, fmt)
 
 
 @app.command()
 @user_errors
 def meta(
-    scenario: Annotated[Path, typer.Argument(help="scenario with a meta section")],
+    scenario: Annotated[Path, typer.Argument(help="scenario with a [meta] section")],
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="deals per profile "
                                               "(overrides meta.deals)")] = None,
     seed: Seed = None,
@@ -566,8 +576,11 @@ def meta(
     scheduler: Scheduler = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
-    """Empirical game analysis: payoff table, Nash mixture, alpha-rank, exploitability and iterated
-    best response over a population of strategies."""
+    """Solve the meta-game of a population of strategies.
+
+    The scenario's [meta] section: the payoff table, Nash mixture, alpha-rank, exploitability and
+    iterated best response.
+    """
     _scale_study("meta", scenario, games, seed, runs, threads, backend, workers, scheduler, fmt)
 
 

@@ -94,5 +94,5 @@ def test_a_dask_run_leaves_nothing_in_the_temporary_directory(tmp_path):
                         "--runs", str(tmp_path / "runs")], env=dict(os.environ, TMPDIR=str(tmp)),
                        capture_output=True, text=True, timeout=1200)
     assert r.returncode == 0, r.stderr
-    assert "3000 games of fubnub" in r.stdout
+    assert "3,000 games of fubnub" in r.stdout
     assert sorted(p.name for p in tmp.iterdir()) == []

@@ -94,7 +94,8 @@ def test_b2_deal_4_each_from_the_dealers_left_and_play_starts_left_of_the_dealer
     # seat 1 (dealer's left) plays first; the discard pile is empty, so it takes the deck's top and
     # discards its lowest non-target card (target Set3): Set4 3. Seat 2 (target Set7: 2 cards, 9
     # points beat Set6's 3) leaves Set4 3, takes Set7 6 and discards Set6 1.
-    assert brief(ev[5:9]) == [("acquire", 1, "deck", "Set8 6"), ("discard", 1, "Set4 3"),
+    play = [e for e in ev if e["event"] != "deck"]  # the deck after the deal is its own event
+    assert brief(play[5:9]) == [("acquire", 1, "deck", "Set8 6"), ("discard", 1, "Set4 3"),
                               ("acquire", 2, "deck", "Set7 6"), ("discard", 2, "Set6 1")]
 
 

@@ -138,7 +138,7 @@ def traced_games(args: list[str]) -> list[list[dict]]:
     r = runner.invoke(app, ["trace", *args, "--format", "jsonl"])
     assert r.exit_code == 0, r.output
     games: list[list[dict]] = []
-    for line in r.output.splitlines():
+    for line in r.stdout.splitlines():  # stderr may say it is compiling
         e = json.loads(line)
         if e["event"] == "header":
             games.append([])

@@ -902,8 +902,9 @@ def test_headline_and_report_figures():
     lazy = {k: v.lazy() for k, v in GAME.simulate_chunk(s, root_key(13), 0, 400).items()}
     assert GAME.headline(lazy, s).startswith("Seat ")
     sections = GAME.figures(lazy, s)
-    assert [title for title, _, _ in sections] == ["Game length", "Action cards"]
-    cards_frame = sections[1][2][0][1]
+    # the game length is the report's own section (one section, not two)
+    assert [title for title, _, _ in sections] == ["Action cards"]
+    cards_frame = sections[0][2][0][1]
     assert cards_frame.height == 31 and "lift" in cards_frame.columns
 
 

@@ -13,7 +13,7 @@ PAGES = {"traces": (traces.render, Path("docs/traces.md"))}
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     args = [a for a in argv if a != "--check"]
-    if not args or args[0] not in PAGES:
+    if not args or args[0] not in PAGES or any(a.startswith("-") for a in args):
         print(f"usage: python -m cardsim.docs {{{','.join(PAGES)}}} [--check] [PATH]", file=sys.stderr)
         return 2
     render, default = PAGES[args[0]]

@@ -297,7 +297,8 @@ class Pending:
 
 @dataclass
 class Estimate:
-    """A mean of per-deal values with its 95% interval (deals are the clusters)."""
+    """A mean of per-deal values with its 95% interval (deals are the clusters; Student's t with
+    n - 1 degrees of freedom, the normal quantile for large n)."""
 
     mean: float
     se: float
@@ -306,17 +307,18 @@ class Estimate:
     hi: float = field(init=False)
 
     def __post_init__(self) -> None:
-        from cardsim.stats import Z95
+        from cardsim.stats import Z95, t95
 
-        self.lo = self.mean - Z95 * self.se
-        self.hi = self.mean + Z95 * self.se
+        z = t95(self.n - 1) if self.n > 1 else Z95
+        self.lo = self.mean - z * self.se
+        self.hi = self.mean + z * self.se
 
     def row(self, prefix: str = "") -> dict[str, float]:
         return {f"{prefix}mean" if prefix else "mean": self.mean, f"{prefix}lo": self.lo, f"{prefix}hi": self.hi}
 
 
 def estimate(values: np.ndarray) -> Estimate:
-    """Mean of per-deal values (or per-deal paired differences) +- 1.96 SE: every value of a deal
+    """Mean of per-deal values (or per-deal paired differences) +- t(n-1) SE: every value of a deal
     (its seat rotations, its seats) is already folded into one number, so deals are independent."""
     from cardsim.stats import mean_se
 
