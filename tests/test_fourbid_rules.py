@@ -790,3 +790,13 @@ def test_trace_survives_buffer_growth():
     ev = G.trace(s, root_key(2), 0, 1)
     hands = [e for e in ev if e["event"] == "hand"]
     assert [e["hand"] for e in hands] == list(range(len(hands))) and len(hands) > 16
+
+
+def test_a_table_where_nobody_opens_is_refused_unless_its_caps_are_small():
+    # B6: a hand starts when a seat plays its first Indicator; the bidder defaults (first_at 6, found
+    # against collectors) never do, so four of them would play every hand to turn_cap
+    with pytest.raises(ScenarioError, match=r"no seat ever plays a hand's first Indicator.*first_at <= 5"):
+        build_setup(G, "game", None, ["bidder"] * 4)
+    build_setup(G, "game", None, ["bidder"] * 3 + ["collector"])
+    build_setup(G, "game", None, ["bidder"] * 3 + [{"name": "bidder", "first_at": 5}])
+    build_setup(G, "game", None, ["bidder"] * 4, {"max_hands": 100, "turn_cap": 400})

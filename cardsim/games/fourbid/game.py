@@ -132,6 +132,7 @@ class Fourbid(Game):
                 f"rules.max_games = {setup.knob('max_games')} is below rules.tournament_wins = "
                 f"{setup.knob('tournament_wins')}: no tournament could finish"
             )
+        _check_someone_opens(setup)
 
     # -- the kernel call -------------------------------------------------------------
     def knob_vector(self, setup: Setup) -> np.ndarray:
@@ -312,6 +313,33 @@ class Fourbid(Game):
 
 
 GAME = Fourbid()
+
+
+#: turns a table may play at most in one game before it is refused as a table that never starts a hand
+NEVER_OPENS_LIMIT = 1_000_000
+
+
+def _check_someone_opens(setup: Setup) -> None:
+    """Refuse a table where no seat ever plays a hand's first Indicator (B6): every seat a ``bidder``
+    whose ``first_at`` exceeds the OceanLife cards it holds when it decides (the 4 dealt, B2, and the
+    one just acquired; the shipped defaults are such a bidder, found against collectors, who do open). Every hand would then run to ``turn_cap`` and every game
+    to ``max_hands``; with caps that small games stay cheap (the meta-game plays such profiles)."""
+    names = [s.name for s in setup.seats]
+    if any(n != "bidder" for n in names):
+        return
+    first = [dict(zip(s.param_names, s.params, strict=True)).get("first_at", 0.0) for s in setup.seats]
+    most = cards.DEALT + 1
+    if min(first) <= most:
+        return
+    hands, turns = setup.knobs.get("max_hands", 1), setup.knobs.get("turn_cap", 1)
+    if hands * turns <= NEVER_OPENS_LIMIT:
+        return
+    raise ScenarioError(
+        f"no seat ever plays a hand's first Indicator: every seat is a bidder with first_at > {most} (the "
+        f"OceanLife cards it holds when it decides; the bidder defaults, found against collectors, never open), so "
+        f"every hand would run to rules.turn_cap = {turns:,} and every game to rules.max_hands = {hands:,}. "
+        f"Give a seat first_at <= {most} or another policy (e.g. collector), or lower "
+        f"rules.max_hands x rules.turn_cap to at most {NEVER_OPENS_LIMIT:,} to study such a table")
 
 
 def _grow(a: np.ndarray, used: int) -> np.ndarray:
