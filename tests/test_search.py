@@ -129,7 +129,7 @@ def test_meta_json_gives_mix_and_exploitability(tmp_path):
     raw = json.loads(json.dumps(BASE))
     raw["meta"] = {"strategies": ["collector", {"label": "tuned", "policy": TUNED},
                                   {"label": "cb12", "policy": {**TUNED, "cost_base": 12}}],
-                   "deals": 150, "chunk": 150}
+                   "deals": 800, "chunk": 800}
     p = tmp_path / "m.toml"
     p.write_text(to_toml(raw))
     r = CliRunner().invoke(app, ["meta", str(p), "-f", "json"])
@@ -202,6 +202,8 @@ def test_bad_search_sections_name_the_key(search, needle):
     ({"strategies": ["collector", "collector"]}, "same label"),
     ({"strategies": ["collector", "random"], "rounds": 1}, "needs a [meta.search] table"),
     ({"strategies": ["collector", "random"], "deals": 0}, "meta.deals"),
+    ({"strategies": ["collector", "random"], "deals": 799}, "[800, "),
+    ({"strategies": ["collector", "random"], "heldout": 50}, "meta.heldout"),
 ])
 def test_bad_meta_sections_name_the_key(meta, needle):
     with pytest.raises(ScenarioError) as e:

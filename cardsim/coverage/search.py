@@ -80,9 +80,9 @@ def meta_intervals(replicates: int, seed: int) -> list[Coverage]:
     mixture's own value, built from every profile as ``cardsim meta`` builds it)."""
     base = sc.from_dict({"scenario": {"name": "coverage", "game": "fourbid", "variant": "game", "games": 1},
                          "rules": {"target": 72},
-                         "meta": {"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 100}})
+                         "meta": {"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 800}})
     p = mt.plan(base)
-    ns = (50, 250)
+    ns = (mt.MIN_DEALS // 2, mt.MIN_DEALS)  # cardsim meta plays at least MIN_DEALS deals per profile (why: n/2)
     deals = replicates * max(ns)
     ev = Evaluator("fourbid", chunk=1000)
     try:
