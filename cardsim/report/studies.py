@@ -9,7 +9,7 @@ import polars as pl
 from cardsim.report import Section
 from cardsim.report import figures as F
 from cardsim.stats import Z95
-from cardsim.studies.sweep import metric_columns
+from cardsim.studies.sweep import metric_columns, metric_words
 
 if TYPE_CHECKING:
     from cardsim.studies.cards import CardsResult
@@ -47,8 +47,10 @@ def sweep_section(res: SweepResult) -> Section:
         hi = (t[est] + Z95 * t[a]).to_list()
     else:
         lo, hi = t[a].to_list(), t[b].to_list()
-    sec = Section("Sweep", text=f"{len(res.plan.points)} points, each on the same deals; metric: {res.plan.metric}.")
-    ylabel = f"{res.plan.metric} (95% interval)"
+    words = metric_words(res.plan.metric)
+    sec = Section("Sweep", text=f"{len(res.plan.points)} points, each on the same deals; metric: {words} "
+                                f"({res.plan.metric} in the tables).")
+    ylabel = f"{words} (95% interval)"
     e = t[est].to_list()
     numeric = {k: all(isinstance(v, int | float) for v in t[k].to_list()) for k in res.plan.keys}
     grid = "grid" in res.plan.base.raw.get("sweep", {})
@@ -61,20 +63,20 @@ def sweep_section(res: SweepResult) -> Section:
             if others:
                 for gkey, g in t.with_row_index("_i").group_by(others, maintain_order=True):
                     lines.append((", ".join(f"{k}={v}" for k, v in zip(others, gkey, strict=True)), g["_i"].to_list()))
-            fig = F.curve(x, e, lo, hi, f"{res.plan.metric} by {key}", key, ylabel, lines or None,
+            fig = F.curve(x, e, lo, hi, f"{words.capitalize()} by {key}", key, ylabel, lines or None,
                           None if numeric[key] else [str(v) for v in xs])
-            sec.figures.append((f"{res.plan.metric} against {key}", F.png_bytes(fig)))
+            sec.figures.append((f"{words.capitalize()} against {key}", F.png_bytes(fig)))
     else:
         labels = [", ".join(f"{k}={p.get(k, '')}" for k in res.plan.keys) for p in res.plan.points]
-        fig = F.curve(list(range(len(labels))), e, lo, hi, f"{res.plan.metric} by sweep point", "point", ylabel,
+        fig = F.curve(list(range(len(labels))), e, lo, hi, f"{words.capitalize()} by sweep point", "point", ylabel,
                       ticks=labels)
-        sec.figures.append((f"{res.plan.metric} at each point", F.png_bytes(fig)))
+        sec.figures.append((f"{words.capitalize()} at each point", F.png_bytes(fig)))
     if res.best_index is not None and "vs_best" in t.columns:
         labels = [", ".join(f"{k}={p.get(k, '')}" for k in res.plan.keys) for p in res.plan.points]
         scale = 1.0 if res.plan.metric == "length" else 100.0
         fig = F.forest(labels, (t["vs_best"] * scale).to_list(), (t["vs_best_lo"] * scale).to_list(),
                        (t["vs_best_hi"] * scale).to_list(), "Each point minus the best point (same deals)",
-                       f"difference in {res.plan.metric}" + ("" if scale == 1 else " (points)")
+                       f"difference in {words}" + ("" if scale == 1 else " (points)")
                        + f", simultaneous 95% intervals (max-T {res.critical:.2f})")
         sec.figures.append(("Paired contrasts with the best point; intervals hold for every pair of points at once",
                             F.png_bytes(fig)))
@@ -114,7 +116,15 @@ def cards_section(res: CardsResult) -> Section:
                            xl + ", 95% intervals")
             sec.figures.append((f"Causal effect on {measure}: the same seeds with and without the card",
                                 F.png_bytes(fig)))
-    sec.tables.append(("Causal effects (paired; p_adjusted across cards)", e))
+    adjust = "Holm" if res.plan.correction == "holm" else "Benjamini-Hochberg"
+    # one table per measure: their units differ (a length in turns, an edge or a win rate in points)
+    values = ["full_deck", "changed", "effect", "lo", "hi", "lo_simultaneous", "hi_simultaneous"]
+    for measure, scale, what in (("length", 1.0, unit), ("first-player advantage", 100.0, "percentage points"),
+                                 ("focus seat win rate", 100.0, "percentage points")):
+        m = e.filter(pl.col("measure") == measure)
+        if m.height:
+            m = m.drop("measure").with_columns(*(pl.col(c) * scale for c in values if c in m.columns))
+            sec.tables.append((f"Effect on {measure} ({what}; paired; p_adjusted: {adjust} across cards)", m))
     if res.association is not None:
         sec.tables.append(res.association)
     return sec
