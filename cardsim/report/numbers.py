@@ -157,6 +157,8 @@ def column(frame: pl.DataFrame, name: str, shares: set[str] | None = None) -> li
     if not dtype.is_numeric():
         return ["" if v is None else text(v) for v in values]
     good = [v for v in values if finite(v)]
+    if name == "seed" or name.endswith("_seed"):  # an identifier, not a count: no separators
+        return ["" if v is None else str(v) for v in values]
     if _P_VALUE.match(name) and all(0 <= v <= 1 for v in good):
         return [prob(v) if v is not None else "" for v in values]
     if name in shares:

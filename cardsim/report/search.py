@@ -149,7 +149,7 @@ def meta_sections(res: MetaResult) -> list[Section]:
     ax.set_xlim(0, 1.05)
     ax.invert_yaxis()
     ax.set_xlabel("share")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the bars
     ax.set_title("Nash mixture and alpha-rank")
     sec.figures.append(("Nash mixture and alpha-rank of each strategy", F.png_bytes(fig)))
     ex = st.filter(pl.col("lo").is_not_null())
@@ -157,6 +157,7 @@ def meta_sections(res: MetaResult) -> list[Section]:
         sec.figures.append(("Exploitability with 95% intervals (held-out)", F.png_bytes(_forest(
             ex["strategy"].to_list(), ex["exploitability"].to_list(), ex["lo"].to_list(), ex["hi"].to_list(),
             "What the population's best reply gains against each", "gain (points of win rate)"))))
+    st = st.with_columns(pl.col("policy").str.replace_all(",", ", "))  # a long policy wraps at its commas
     sec.tables.append(("Strategies", _points(st, "exploitability", "exploitability").rename(
         {"nash": "nash_share", "alpharank": "alpharank_share"})))
     out.append(sec)
@@ -167,15 +168,23 @@ def meta_sections(res: MetaResult) -> list[Section]:
     for r in res.field.iter_rows(named=True):
         m[idx[r["strategy"]], idx[r["field"]]] = r["win"]
     fig, ax = plt.subplots(figsize=(1.6 + 1.1 * n, 1.2 + 0.8 * n))
-    im = ax.imshow(m, cmap="RdBu", vmin=0, vmax=min(1.0, 2.0 / len(res.plan.sides) * 2))
+    from matplotlib.colors import TwoSlopeNorm
+
+    fair = 1.0 / len(res.plan.sides)  # white at the fair share: blue above it, red below
+    norm = TwoSlopeNorm(vcenter=fair, vmin=0.0, vmax=1.0)
+    im = ax.imshow(m, cmap="RdBu", norm=norm)
     ax.set_xticks(range(n), res.labels, rotation=30, ha="right")
     ax.set_yticks(range(n), res.labels)
     ax.set_xlabel("field (every other side)")
     ax.set_ylabel("one player of")
     for i in range(n):
         for j in range(n):
-            ax.text(j, i, f"{100 * m[i, j]:.0f}%", ha="center", va="center", fontsize=8)
-    fig.colorbar(im, ax=ax, fraction=0.04)
+            dark = abs(norm(m[i, j]) - 0.5) > 0.3  # white text on the deep colours
+            ax.text(j, i, f"{100 * m[i, j]:.0f}%", ha="center", va="center", fontsize=8,
+                    color="white" if dark else "black")
+    bar = fig.colorbar(im, ax=ax, fraction=0.04)
+    bar.set_ticks([0, fair, 0.5, 1.0])
+    bar.set_ticklabels(["0%", f"{100 * fair:.0f}% (fair)", "50%", "100%"])
     ax.set_title("Win rate of one player against a field")
     sec.figures.append(("One player against a field of another strategy", F.png_bytes(fig)))
     sec.tables += [("One against a field", _rates(res.field, "win", "win")),

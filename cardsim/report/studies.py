@@ -18,14 +18,23 @@ if TYPE_CHECKING:
     from cardsim.studies.sweep import SweepResult
 
 
+def _scaled(frame: pl.DataFrame, keep: set[str]) -> pl.DataFrame:
+    """Every float column but ``keep`` times 100: shares and their differences as percentages and
+    percentage points, as the answer gives them."""
+    return frame.with_columns(*(pl.col(c) * 100 for c, t in frame.schema.items() if t.is_float() and c not in keep))
+
+
 def compare_section(res: CompareResult) -> Section:
     d = res.diffs
+    win = res.plan.metric == "win"
+    scale = 100.0 if win else 1.0
+    what = "win rate (percentage points)" if win else res.plan.metric
     kind = "anytime-valid 95% confidence sequence" if res.plan.decide else "paired 95% intervals"
-    fig = F.forest([f"{a} - {b}" for a, b in zip(d["arm"], d["vs"], strict=True)], d["diff"].to_list(),
-                   d["lo"].to_list(), d["hi"].to_list(), f"Paired differences ({kind})",
-                   f"difference in the focus seat's {res.plan.metric}")
-    arms = F.rate_bars(res.arms.rename({"mean": "rate"}), "arm", f"Focus seat's {res.plan.metric} by arm",
-                       "arm", ylabel=f"mean {res.plan.metric} (95% interval)") if res.plan.metric == "win" else None
+    fig = F.forest([f"{a} - {b}" for a, b in zip(d["arm"], d["vs"], strict=True)], (d["diff"] * scale).to_list(),
+                   (d["lo"] * scale).to_list(), (d["hi"] * scale).to_list(), f"Paired differences ({kind})",
+                   f"difference in the focus seat's {what}")
+    arms = F.rate_bars(res.arms.rename({"mean": "rate"}), "arm", "Focus seat's win rate by arm",
+                       "arm", ylabel="win rate (95% interval)") if win else None
     sec = Section("Paired comparison",
                   text=(f"Every arm played the same {res.games:,} deals"
                         + (f" in each of {len(res.plan.runs[res.plan.arms[0]])} seat rotations" if
@@ -34,8 +43,14 @@ def compare_section(res: CompareResult) -> Section:
     sec.figures.append((f"Paired differences against the first arm ({kind})", F.png_bytes(fig)))
     if arms is not None:
         sec.figures.append(("Focus seat's win rate by arm", F.png_bytes(arms)))
-    sec.tables += [("Arms", res.arms), ("Differences (paired vs unpaired intervals; p_holm: Holm-adjusted across "
-                                        "the differences)", res.diffs)]
+    arms_t, diffs_t, unit = res.arms, res.diffs, ""
+    if win:
+        arms_t = _scaled(res.arms, set())
+        diffs_t = _scaled(res.diffs, {"p", "p_holm", "variance_saved"})
+        unit = " in percentage points"
+    sec.tables += [("Arms" + (" (the focus seat's win rate, %)" if win else ""), arms_t),
+                   (f"Differences{unit} (paired vs unpaired intervals; p_holm: Holm-adjusted across the differences)",
+                    diffs_t)]
     return sec
 
 
@@ -83,7 +98,11 @@ def sweep_section(res: SweepResult) -> Section:
     sec.tables.append(("One row per point (vs_best: minus the best point, simultaneous 95% interval; p_best: "
                        "probability of being the best point)", t))
     if res.heldout is not None:
-        sec.tables.append(("The best point re-played on fresh deals (a seed the sweep never used)", res.heldout))
+        h = res.heldout
+        if res.plan.metric != "length":  # a win rate: its interval and in-sweep value as percentages too
+            seat = res.plan.metric.split("_s")[1]
+            h = h.rename({"lo": f"lo_s{seat}", "hi": f"hi_s{seat}", "in_sweep": "in_sweep_rate"})
+        sec.tables.append(("The best point re-played on fresh deals (a seed the sweep never used)", h))
     return sec
 
 

@@ -545,6 +545,11 @@ def headline(res: MetaResult) -> str:
         eq = f"the meta-game's Nash equilibrium is to play {mix[0][0]}"
     else:
         eq = "the meta-game's Nash mixture is " + ", ".join(f"{lab} {w:.0%}" for lab, w in mix)
+    searched = set(res.labels[len(res.plan.labels):])  # the responses the rounds added
+    found = [f"{lab} is {space.policy_name(res.entries[res.labels.index(lab)]).replace(',', ', ')}"
+             for lab, _w in mix if lab in searched]  # a searched strategy: say what it plays
+    if found:
+        eq += " (" + "; ".join(found) + ")"
     top = res.labels[int(np.argmax(res.alpharank))]
     ex = res.exploit["Nash mixture"]
     if ex.gain is None:
