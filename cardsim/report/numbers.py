@@ -92,6 +92,8 @@ def num(x: Any, decimals: int | None = None, unit: str = "") -> str:
     if decimals is None:
         decimals = _sig_decimals(abs(x))
     text = f"{x:,.{decimals}f}"
+    if text.startswith("-") and not text.strip("-0.,"):  # -0.0000: a tiny negative rounds to zero
+        text = text[1:]
     return f"{text} {unit}" if unit else text
 
 
@@ -155,6 +157,10 @@ def column(frame: pl.DataFrame, name: str, shares: set[str] | None = None) -> li
     if not dtype.is_numeric():
         return ["" if v is None else text(v) for v in values]
     good = [v for v in values if finite(v)]
+    if name == "seed" or name.endswith("_seed"):  # an identifier, not a count: no separators
+        return ["" if v is None else str(v) for v in values]
+    if _P_VALUE.match(name) and all(0 <= v <= 1 for v in good):
+        return [prob(v) if v is not None else "" for v in values]
     if name in shares:
         return [pct(v) if v is not None else "" for v in values]
     if dtype.is_integer() or all(float(v).is_integer() for v in good):
@@ -165,6 +171,20 @@ def column(frame: pl.DataFrame, name: str, shares: set[str] | None = None) -> li
     # enough decimals for the smallest magnitude (3 significant digits), at most 4
     d = min(4, max(_sig_decimals(max(small)), _sig_decimals(min(small), 2)))
     return [num(v, d) if v is not None else "" for v in values]
+
+
+#: columns holding a p-value or a probability (``p``, ``p_adj``, ``p_holm``, ``p_best``, ...)
+_P_VALUE = re.compile(r"^p(_\w+)?$")
+
+
+def prob(x: Any) -> str:
+    """A p-value or probability: 3 decimals, ``< 0.001`` below that (never ``0``, which reads as
+    impossible, nor ``0.0000``)."""
+    if not finite(x):
+        return MISSING
+    if x == 1 or x >= 0.001:
+        return f"{x:.3f}"
+    return "< 0.001"
 
 
 def text(v: Any) -> str:
@@ -193,7 +213,8 @@ def interval_pairs(cols: Sequence[str]) -> dict[str, tuple[str, str]]:
 
 
 def _estimates(frame: pl.DataFrame, stem: str, suffix: str = "") -> list[str]:
-    names = (f"{stem}mean", f"{stem}diff", f"{stem}value", f"{stem}theta", f"{stem}rate")
+    names = (f"{stem}mean", f"{stem}diff", f"{stem}value", f"{stem}theta", f"{stem}rate", f"{stem}effect")
+    names += (f"{stem}points",) if stem else ()  # gain_points with gain_lo / gain_hi (a search's gains)
     names += (f"mean{suffix}", f"diff{suffix}", f"winrate{suffix}") if suffix else ()
     return [c for c in names if c in frame.columns and frame.schema[c].is_numeric()]
 
@@ -238,8 +259,9 @@ def cells(frame: pl.DataFrame) -> dict[str, list[str]]:
     for lo, hi in interval_pairs(frame.columns).values():
         if lo in shares:
             continue
+        # an interval of width 0 (or a float's rounding above it: a fixed reference) sets no precision
         halves = [(b - a) / 2 for a, b in zip(frame[lo].to_list(), frame[hi].to_list(), strict=True)
-                  if finite(a) and finite(b) and b > a]
+                  if finite(a) and finite(b) and b - a > 1e-9 * max(1.0, abs(a), abs(b))]
         stem, suffix = (lo[:-2], "") if lo.endswith("lo") else ("", lo[2:])
         groups.append(([lo, hi, *_estimates(frame, stem, suffix)[:1]], halves))
     for c in frame.columns:

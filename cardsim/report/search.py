@@ -23,6 +23,18 @@ def _pct_axis(ax, axis: str = "x") -> None:
     (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(fmt)
 
 
+def _points(frame: pl.DataFrame, est: str, name: str) -> pl.DataFrame:
+    """A difference of two win rates (``est``, ``lo``, ``hi``) in percentage points, as the answer
+    sentence gives it: columns ``<name>_points`` and ``<name>_lo`` / ``<name>_hi`` (one "95% CI")."""
+    return frame.with_columns(*(pl.col(c) * 100 for c in (est, "lo", "hi"))).rename(
+        {est: f"{name}_points", "lo": f"{name}_lo", "hi": f"{name}_hi"})
+
+
+def _rates(frame: pl.DataFrame, est: str, name: str) -> pl.DataFrame:
+    """A win rate (``est``, ``lo``, ``hi``) shown as percentages: ``<name>_rate``, ``<name>_lo`` / ``_hi``."""
+    return frame.rename({est: f"{name}_rate", "lo": f"{name}_lo", "hi": f"{name}_hi"})
+
+
 def _trials_figure(res: SearchResult):
     t = res.trials
     p = res.plan
@@ -71,7 +83,13 @@ def search_sections(res: SearchResult) -> list[Section]:
     sec.figures.append(("Held-out gain of the best found (paired 95% intervals)", F.png_bytes(_forest(
         h["comparison"].to_list(), h["gain"].to_list(), h["lo"].to_list(), h["hi"].to_list(),
         "Held-out gain of the best found (95% CI)", f"gain ({unit})"))))
-    sec.tables += [("Gains", g), ("Candidates", srch.heldout_table(res)), ("Parameters", srch.params_table(res))]
+    cand, prm = srch.heldout_table(res), srch.params_table(res)
+    if unit == "points":
+        g = _points(g, "gain", "gain")
+        cand = _rates(cand, "heldout", "heldout").rename({"in_search": "in_search_rate"})
+    if (prm["param"] == prm["keys"]).all():  # one key each: the column repeats the name
+        prm = prm.drop("keys")
+    sec.tables += [("Gains", g), ("Candidates", cand), ("Parameters", prm)]
     out.append(sec)
     if res.contrasts.height or res.importance.height:
         sec = Section("Which parameters matter", text=(
@@ -84,7 +102,7 @@ def search_sections(res: SearchResult) -> list[Section]:
             sec.figures.append(("One step from the best (paired, 95% intervals)", F.png_bytes(_forest(
                 labels, c["gain"].to_list(), c["lo"].to_list(), c["hi"].to_list(),
                 "Moving one parameter one step from the best", f"gain vs the best ({unit})"))))
-            sec.tables.append(("One step from the best", c))
+            sec.tables.append(("One step from the best", _points(c, "gain", "gain") if unit == "points" else c))
         if res.importance.height:
             fig, ax = plt.subplots(figsize=(6.4, 0.6 + 0.4 * res.importance.height))
             imp = res.importance.sort("importance")
@@ -131,7 +149,7 @@ def meta_sections(res: MetaResult) -> list[Section]:
     ax.set_xlim(0, 1.05)
     ax.invert_yaxis()
     ax.set_xlabel("share")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the bars
     ax.set_title("Nash mixture and alpha-rank")
     sec.figures.append(("Nash mixture and alpha-rank of each strategy", F.png_bytes(fig)))
     ex = st.filter(pl.col("lo").is_not_null())
@@ -139,7 +157,9 @@ def meta_sections(res: MetaResult) -> list[Section]:
         sec.figures.append(("Exploitability with 95% intervals (held-out)", F.png_bytes(_forest(
             ex["strategy"].to_list(), ex["exploitability"].to_list(), ex["lo"].to_list(), ex["hi"].to_list(),
             "What the population's best reply gains against each", "gain (points of win rate)"))))
-    sec.tables.append(("Strategies", st))
+    st = st.with_columns(pl.col("policy").str.replace_all(",", ", "))  # a long policy wraps at its commas
+    sec.tables.append(("Strategies", _points(st, "exploitability", "exploitability").rename(
+        {"nash": "nash_share", "alpharank": "alpharank_share"})))
     out.append(sec)
     sec = Section("Payoffs", text=("Win rate of one player of a strategy when every other side plays another "
                                    "(the fair share is 1 / sides); the full table has every profile."))
@@ -148,25 +168,34 @@ def meta_sections(res: MetaResult) -> list[Section]:
     for r in res.field.iter_rows(named=True):
         m[idx[r["strategy"]], idx[r["field"]]] = r["win"]
     fig, ax = plt.subplots(figsize=(1.6 + 1.1 * n, 1.2 + 0.8 * n))
-    im = ax.imshow(m, cmap="RdBu", vmin=0, vmax=min(1.0, 2.0 / len(res.plan.sides) * 2))
+    from matplotlib.colors import TwoSlopeNorm
+
+    fair = 1.0 / len(res.plan.sides)  # white at the fair share: blue above it, red below
+    norm = TwoSlopeNorm(vcenter=fair, vmin=0.0, vmax=1.0)
+    im = ax.imshow(m, cmap="RdBu", norm=norm)
     ax.set_xticks(range(n), res.labels, rotation=30, ha="right")
     ax.set_yticks(range(n), res.labels)
     ax.set_xlabel("field (every other side)")
     ax.set_ylabel("one player of")
     for i in range(n):
         for j in range(n):
-            ax.text(j, i, f"{100 * m[i, j]:.0f}%", ha="center", va="center", fontsize=8)
-    fig.colorbar(im, ax=ax, fraction=0.04)
+            dark = abs(norm(m[i, j]) - 0.5) > 0.3  # white text on the deep colours
+            ax.text(j, i, f"{100 * m[i, j]:.0f}%", ha="center", va="center", fontsize=8,
+                    color="white" if dark else "black")
+    bar = fig.colorbar(im, ax=ax, fraction=0.04)
+    bar.set_ticks([0, fair, 0.5, 1.0])
+    bar.set_ticklabels(["0%", f"{100 * fair:.0f}% (fair)", "50%", "100%"])
     ax.set_title("Win rate of one player against a field")
     sec.figures.append(("One player against a field of another strategy", F.png_bytes(fig)))
-    sec.tables += [("One against a field", res.field), ("Every profile", res.table)]
+    sec.tables += [("One against a field", _rates(res.field, "win", "win")),
+                   ("Every profile", _rates(res.table, "win", "win"))]
     out.append(sec)
     if res.rounds:
         out.append(Section("Iterated best response", text=(
             f"Each round searches a best response to the current Nash mixture (cardsim search), checks its gain "
             f"against the mixture on held-out deals, and adds it when the gain's lower 95% bound exceeds the margin "
             f"({100 * res.plan.margin:.1f} points). " + " ".join(res.notes)),
-            tables=[("Rounds", mt.rounds_table(res))]))
+            tables=[("Rounds", _points(mt.rounds_table(res), "gain", "gain"))]))
     return out
 
 

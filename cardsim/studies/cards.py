@@ -270,7 +270,8 @@ def headline(res: CardsResult) -> str:
                              f"(95% CI {span(r['lo'], r['hi'], 100, 'points')})")
             else:
                 parts.append(f"no card moves {label} beyond chance")
-    return "; ".join(parts) + f" (the same {res.games:,} seeds in every deck)."
+    text = "; ".join(parts) + f" (the same {res.games:,} seeds in every deck)."
+    return text[0].upper() + text[1:]
 
 
 def output(res: CardsResult) -> Output:

@@ -549,6 +549,11 @@ def headline(res: MetaResult) -> str:
         eq = f"the meta-game's Nash equilibrium is to play {mix[0][0]}"
     else:
         eq = "the meta-game's Nash mixture is " + ", ".join(f"{lab} {w:.0%}" for lab, w in mix)
+    searched = set(res.labels[len(res.plan.labels):])  # the responses the rounds added
+    found = [f"{lab} is {space.policy_name(res.entries[res.labels.index(lab)]).replace(',', ', ')}"
+             for lab, _w in mix if lab in searched]  # a searched strategy: say what it plays
+    if found:
+        eq += " (" + "; ".join(found) + ")"
     top = res.labels[int(np.argmax(res.alpharank))]
     ex = res.exploit["Nash mixture"]
     if ex.gain is None:
@@ -556,14 +561,14 @@ def headline(res: MetaResult) -> str:
     else:
         g = ex.gain
         sure = (f"the best reply in the population ({ex.by}) gains {_pts(g.mean)} against it on held-out deals "
-                f"(95% CI {_pts(g.lo)} to {_pts(g.hi)})")
+                f"(95% CI {100 * g.lo:+.1f} to {_pts(g.hi)})")
     conv = ""
     if res.rounds:
         last = res.rounds[-1]
         g = last.gain
         if not last.added:
             conv = (f" Iterated best response stopped after {len(res.rounds)} round(s): the searched response gains "
-                    f"{_pts(g.mean)} (95% CI {_pts(g.lo)} to {_pts(g.hi)}) against the mixture, "
+                    f"{_pts(g.mean)} (95% CI {100 * g.lo:+.1f} to {_pts(g.hi)}) against the mixture, "
                     + ("less than the margin with confidence." if g.hi < res.plan.margin else
                        f"not more than the {100 * res.plan.margin:.1f}-point margin with confidence."))
         else:

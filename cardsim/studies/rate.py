@@ -417,7 +417,8 @@ def analyse(p: Plan, obs: Observations, games: int) -> RatingResult:
         est = mean_ci(obs.share[m], obs.deal[m])
         rows.append({"a": p.names[a], "b": p.names[b], "tables": len(ts), "games": int(m.sum()),
                      "deals": int(np.unique(obs.deal[m]).size), "a_win_rate": est.value,
-                     "lo": max(0.0, est.lo), "hi": min(1.0, est.hi), "predicted": pred.get(pair, math.nan)})
+                     "a_win_lo": max(0.0, est.lo), "a_win_hi": min(1.0, est.hi),
+                     "predicted_rate": pred.get(pair, math.nan)})
     pairs = pl.DataFrame(rows)
     fit_t = pl.DataFrame([{"model": _model_name(obs), "pairs": len(p.pairs), "free_strengths": int(
         sum(1 for i, s in enumerate(f.status) if s == "fitted" and i != p.reference)),
@@ -443,9 +444,9 @@ def _warnings(p: Plan, f: Fit, pairs: pl.DataFrame, obs: Observations) -> list[s
     def beats(x: str, y: str) -> bool:
         r = rate.get((x, y))
         if r is not None:
-            return r["lo"] > 0.5
+            return r["a_win_lo"] > 0.5
         r = rate.get((y, x))
-        return r is not None and r["hi"] < 0.5
+        return r is not None and r["a_win_hi"] < 0.5
 
     names = p.names
     for i in range(len(names)):
@@ -458,13 +459,13 @@ def _warnings(p: Plan, f: Fit, pairs: pl.DataFrame, obs: Observations) -> list[s
                                "rank them.")
     if f.df > 0 and f.p < 0.01:
         def z(r: dict) -> float:  # the pair's departure from the model, in binomial standard errors
-            q = r["predicted"]
+            q = r["predicted_rate"]
             return abs(r["a_win_rate"] - q) / math.sqrt(q * (1 - q) / r["games"]) if 0 < q < 1 else -1.0
 
         worst = max(pairs.iter_rows(named=True), key=z)
         out.append(f"The strengths do not fit the results (goodness of fit p = {f.p:.2g}; deviance {f.deviance:,.0f} "
                    f"on {f.df} df): e.g. {worst['a']} wins {100 * worst['a_win_rate']:.1f}% of games against "
-                   f"{worst['b']}, where the strengths predict {100 * worst['predicted']:.1f}%. Read the pairwise "
+                   f"{worst['b']}, where the strengths predict {100 * worst['predicted_rate']:.1f}%. Read the pairwise "
                    "table, not only the ranking.")
     if obs.dropped:
         out.append(f"{obs.dropped:,} finished games were won by no rated seat (a ghost won) and are left out.")

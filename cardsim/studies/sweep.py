@@ -229,6 +229,11 @@ def _fmt(res: SweepResult, x: float, signed: bool = False) -> str:
     return f"{100 * x:+.1f}" if signed else f"{100 * x:.1f}%"
 
 
+def metric_words(metric: str) -> str:
+    """``winrate_s0`` -> ``seat 0's win rate``, ``length`` -> ``the game length``: the metric in words."""
+    return "the game length" if metric == "length" else f"seat {metric.split('_s')[1]}'s win rate"
+
+
 def headline(res: SweepResult) -> str:
     est, a, b = metric_columns(res)
     t = res.table
@@ -242,20 +247,22 @@ def headline(res: SweepResult) -> str:
         if b == "se":
             parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: {r[est]:.1f} (95% CI "
                      f"{r[est] - 1.96 * r[a]:.1f}-{r[est] + 1.96 * r[a]:.1f})" for r in t.iter_rows(named=True)]
-            return f"{res.plan.metric} at each point: " + "; ".join(parts) + "."
+            return f"{metric_words(res.plan.metric).capitalize()} at each point: " + "; ".join(parts) + "."
         # the fair share changes with the player count: compare each point with its own
         parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: {100 * r[est]:.1f}% (95% CI "
                  f"{100 * r[a]:.1f}-{100 * r[b]:.1f}%; fair {100 * r['fair']:.1f}%)" for r in t.iter_rows(named=True)]
-        return f"{res.plan.metric} against the fair share at each point: " + "; ".join(parts) + "."
+        return (f"{metric_words(res.plan.metric).capitalize()} against the fair share at each point: "
+                + "; ".join(parts) + ".")
     best = t.row(res.best_index, named=True)
     desc = _describe(res.plan, res.best_index)
     word = "highest" if res.plan.best == "max" else "lowest"
     tied = [i for i, r in enumerate(t.iter_rows(named=True)) if i != res.best_index and r["vs_best_lo"] <= 0 <= r["vs_best_hi"]]
-    parts = [f"{res.plan.metric} is {word} at {desc}: {_fmt(res, best[est])} in the sweep"]
+    parts = [f"{metric_words(res.plan.metric).capitalize()} is {word} at {desc}: {_fmt(res, best[est])} in the sweep"]
     if res.heldout is not None:
         h = res.heldout.row(0, named=True)
+        lo, hi = _fmt(res, h["lo"]), _fmt(res, h["hi"])
         parts[0] += (f", {_fmt(res, h[res.plan.metric])} on {h['games']:,} fresh deals (95% CI "
-                     f"{_fmt(res, h['lo'])}-{_fmt(res, h['hi'])})")
+                     f"{lo.rstrip('%')}-{hi})")
     pb = best["p_best"]
     chance = "above 99%" if pb > 0.99 else f"about {100 * pb:.0f}%"
     parts[0] += f"; the chance it is truly the best point is {chance}"
