@@ -185,7 +185,7 @@ DECISION_NAMES = ("draw", "play", "respond", "pick")
 
 
 # -- trace ------------------------------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def emit(ctl, ev, evn, kind, seat, a, b, c, d, e):
     """Append one trace row (game, kind, seat, a..e) when tracing; count past the capacity."""
     if ctl[C_TRACE] == 0:
@@ -212,14 +212,14 @@ def emit_deck(ctl, ev, evn, kind, deck, n):
              deck_card(deck, n, j + 2), deck_card(deck, n, j + 3), deck_card(deck, n, j + 4))
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def seat_at(a, d, n):
     """Seat ``d`` places after ``a`` (0 <= d < n): ``seat_at(a, d, n)`` without a division."""
     o = a + d
     return o - n if o >= n else o
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def is_event(card):
     t = CARD_TYPE[card]
     return t == T_EVENT or t == T_LETTER
@@ -302,7 +302,7 @@ def refresh(pub):
     pub[P_RINGED_ALL] = ra
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def slot_delta(pub, i, d):
     """Add (``d`` = 1) or take away (``d`` = -1) slot ``i``'s part of the per-seat summaries,
     as :func:`refresh` counts it. Every change to a slot is bracketed by the two, so the
@@ -430,7 +430,7 @@ def check(pub, hand, deck, priv, cnt, tmp, ctl, err):
 
 
 # -- small moves --------------------------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def hand_add(pub, hand, s, card, k):
     """``k`` >= 1 copies of ``card`` into seat ``s``'s hand."""
     hand[U(s), U(card)] += k
@@ -438,7 +438,7 @@ def hand_add(pub, hand, s, card, k):
     hand[HMASK, U(s)] |= 1 << card
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def hand_take(pub, hand, s, card):
     """One copy of ``card`` leaves seat ``s``'s hand."""
     v = hand[U(s), U(card)] - 1
@@ -513,7 +513,7 @@ def ring_clear(pub, r):
     pub[U(P_RN + r)] = 0
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def find_slot(pub, side, cls):
     """First slot on ``side`` of class ``cls``: 0 a Free Gub, 1 a Gub under a Sud Spout."""
     for i in range(pub[P_HI]):
@@ -592,7 +592,7 @@ def deck_insert_random(deck, pub, priv, card, rng, ctl, ev, evn, src, seat, plac
     return n - pos
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def draw_top(deck, pub):
     n = pub[P_DECKN] - 1
     pub[P_DECKN] = n
@@ -716,7 +716,7 @@ def setup_game(n, cnt, kn, stack, pub, hand, deck, priv, st, drng, scr, ctl, ev,
 
 
 # -- legal plays ----------------------------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def add(acts, n, op, card, tseat, tslot, aux):
     acts[U(n), 0] = op
     acts[U(n), 1] = card
@@ -954,7 +954,7 @@ def stolen_bars(pub, hand, i, victim, kn, ctl, ev, evn):
         bars_away(pub, hand, i, 0, -1, ctl, ev, evn)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def target_slot(a, op, ts, tsl, aux, pub):
     """The slot a play of seat ``a`` acts on: ``tsl`` when its row names one, else for a play
     on one Gub of a side (``tslot = -1``: such Gubs are alike) the first such Gub: a Free Gub

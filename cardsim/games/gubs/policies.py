@@ -133,7 +133,7 @@ def card_value(k):
 
 
 # -- shared helpers ------------------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def leader(pub, seat):
     """The opponent with the highest score; ties to the first from ``seat``'s left."""
     n = pub[P_NP]
@@ -235,28 +235,28 @@ def my_loss(seat, ann, pub):
 
 
 # -- random --------------------------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def random_draw(seat, peek, pub, hand, params, rng):
     return randint(rng, 2)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def random_play(seat, acts, nacts, pub, hand, params, rng):
     return randint(rng, nacts)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def random_respond(seat, ann, opts, nopts, pub, hand, params, rng):
     return randint(rng, nopts)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def random_pick(seat, purpose, opts, nopts, pub, hand, params, rng):
     return randint(rng, nopts)
 
 
 # -- simple ----------------------------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def simple_value(seat, ld, op, card, ts, tsl, aux, pub):
     """Priority of one play for ``simple`` (0: never)."""
     if card == CRICKET:
@@ -303,7 +303,7 @@ def simple_value(seat, ld, op, card, ts, tsl, aux, pub):
     return 0
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def simple_play(seat, acts, nacts, pub, hand, params, rng):
     ld = leader(pub, seat)
     best = 0

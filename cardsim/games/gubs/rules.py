@@ -406,7 +406,7 @@ def drawn_event(a, c, sb, rb, pb, wb, ob, one):
     debug_check(sb, rb, wb, ob)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def scout_peek(a, pub, deck, priv):
     """The top card when seat ``a`` saw it with a Scout and the deck was not reordered since."""
     sn = priv[U(V_SCOUT_N + a)]
