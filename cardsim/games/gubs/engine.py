@@ -343,7 +343,7 @@ def slot_delta(pub, i, d):
         pub[P_RINGED_ALL] += d
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def ring_delta(pub, r, d):
     """:func:`slot_delta` for Ring ``r``."""
     s = pub[U(P_RSIDE + r)]
@@ -448,7 +448,7 @@ def hand_take(pub, hand, s, card):
         hand[HMASK, U(s)] &= ~(1 << card)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def hand_mask(hand, s):
     """Seat ``s``'s mask of the card kinds it holds, counted afresh (bit k: ``hand[s, k] > 0``)."""
     m = 0
@@ -476,7 +476,7 @@ def slot_new(pub, side, elder):
     raise AssertionError("Gubs slot table full")
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def slot_reset(pub, i):
     pub[U(P_SIDE + i)] = -1
     pub[U(P_ELD + i)] = 0
@@ -486,7 +486,7 @@ def slot_reset(pub, i):
     pub[U(P_BV + i)] = 0
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def slot_clear(pub, i):
     """Slot ``i`` leaves play (whatever sat on it has already gone)."""
     slot_delta(pub, i, -1)
@@ -497,7 +497,7 @@ def slot_clear(pub, i):
     pub[P_HI] = hi
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def slot_set(pub, off, i, v):
     """Set field ``off`` (P_TRAP, P_BM, P_BT, P_BV, P_SIDE) of slot ``i`` to ``v``, keeping the summaries."""
     slot_delta(pub, i, -1)
@@ -753,7 +753,7 @@ def protected_reps(pub, reps):
     return k
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def ring_fits(pub, aux, n):
     for s in range(n):
         if ((aux >> (2 * s)) & 3) > pub[U(P_FREE + s)]:

@@ -194,7 +194,7 @@ def ask(r, card, ctx, a, shown, ann, opts, nopt, pids, params, prng, pub, hand, 
     return c
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def debug_check(sb, rb, wb, ob):
     ctl = ob[0]
     if ctl[C_DEBUG] != 0:
