@@ -170,8 +170,9 @@ D_DRAW, D_PLAY, D_RESPOND, D_PICK = 0, 1, 2, 3
 BAR_BITS = (1 << MUSHROOM) | (1 << TOAD) | (1 << MOTH)
 RING_BITS = (1 << RING1) | (1 << RING2) | (1 << RING3)
 #: unsigned index: ``pub[U(P_FREE + s)]`` skips the wrap-around code numba emits for a
-#: signed index it cannot prove non-negative (convert the whole index: uint64 + int64 is float64)
-U = np.uint64
+#: signed index it cannot prove non-negative (convert the whole index: uint64 + int64 is float64);
+#: interpreted (NUMBA_DISABLE_JIT=1) it is a plain int, as a numpy call per index costs 2x there
+U = int if DISABLED else np.uint64
 HT_BITS = ((1 << (CURE + 1)) - 1) ^ ((1 << LURE) - 1)  # the Hazards and Tools, LURE..CURE
 REP_BITS = (1 << MUSHROOM) | (1 << TOAD) | (1 << THIEF) | (1 << SPEAR) | (1 << CRICKET)
 
