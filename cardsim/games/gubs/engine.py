@@ -169,6 +169,10 @@ D_DRAW, D_PLAY, D_RESPOND, D_PICK = 0, 1, 2, 3
 #: card-kind masks for :func:`legal_plays` (bit k: card code k)
 BAR_BITS = (1 << MUSHROOM) | (1 << TOAD) | (1 << MOTH)
 RING_BITS = (1 << RING1) | (1 << RING2) | (1 << RING3)
+#: unsigned index: ``pub[U(P_FREE + s)]`` skips the wrap-around code numba emits for a
+#: signed index it cannot prove non-negative (convert the whole index: uint64 + int64 is float64);
+#: interpreted (NUMBA_DISABLE_JIT=1) it is a plain int, as a numpy call per index costs 2x there
+U = int if DISABLED else np.uint64
 HT_BITS = ((1 << (CURE + 1)) - 1) ^ ((1 << LURE) - 1)  # the Hazards and Tools, LURE..CURE
 REP_BITS = (1 << MUSHROOM) | (1 << TOAD) | (1 << THIEF) | (1 << SPEAR) | (1 << CRICKET)
 
@@ -182,7 +186,7 @@ DECISION_NAMES = ("draw", "play", "respond", "pick")
 
 
 # -- trace ------------------------------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def emit(ctl, ev, evn, kind, seat, a, b, c, d, e):
     """Append one trace row (game, kind, seat, a..e) when tracing; count past the capacity."""
     if ctl[C_TRACE] == 0:
@@ -209,14 +213,14 @@ def emit_deck(ctl, ev, evn, kind, deck, n):
              deck_card(deck, n, j + 2), deck_card(deck, n, j + 3), deck_card(deck, n, j + 4))
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def seat_at(a, d, n):
     """Seat ``d`` places after ``a`` (0 <= d < n): ``seat_at(a, d, n)`` without a division."""
     o = a + d
     return o - n if o >= n else o
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def is_event(card):
     t = CARD_TYPE[card]
     return t == T_EVENT or t == T_LETTER
@@ -227,55 +231,55 @@ def is_event(card):
 def refresh(pub):
     """Recompute the per-seat summaries of ``pub`` from the slot and ring tables."""
     for s in range(MAXS):
-        pub[P_SCORE + s] = 0
-        pub[P_FREE + s] = 0
-        pub[P_PROT + s] = 0
-        pub[P_SPOUTED + s] = 0
-        pub[P_RINGED + s] = 0
-        pub[P_BARS + s] = 0
-        pub[P_MUSH + s] = 0
-        pub[P_MUSHGUBS + s] = 0
-        pub[P_TOADGUBS + s] = 0
-        pub[P_RINGS_ON + s] = 0
+        pub[U(P_SCORE + s)] = 0
+        pub[U(P_FREE + s)] = 0
+        pub[U(P_PROT + s)] = 0
+        pub[U(P_SPOUTED + s)] = 0
+        pub[U(P_RINGED + s)] = 0
+        pub[U(P_BARS + s)] = 0
+        pub[U(P_MUSH + s)] = 0
+        pub[U(P_MUSHGUBS + s)] = 0
+        pub[U(P_TOADGUBS + s)] = 0
+        pub[U(P_RINGS_ON + s)] = 0
     pub[P_ELDER] = -1
     pub[P_ELDER_SLOT] = -1
     hi = 0
     for i in range(pub[P_HI]):
-        s = pub[P_SIDE + i]
+        s = pub[U(P_SIDE + i)]
         if s < 0:
             continue
         hi = i + 1
-        if pub[P_ELD + i] != 0:
+        if pub[U(P_ELD + i)] != 0:
             pub[P_ELDER] = s
             pub[P_ELDER_SLOT] = i
-            pub[P_SCORE + s] += 1
+            pub[U(P_SCORE + s)] += 1
             continue
-        tr = pub[P_TRAP + i]
+        tr = pub[U(P_TRAP + i)]
         if tr == 0:
-            pub[P_SCORE + s] += 1
-            m = pub[P_BM + i]
-            t = pub[P_BT + i]
-            b = m + t + pub[P_BV + i]
+            pub[U(P_SCORE + s)] += 1
+            m = pub[U(P_BM + i)]
+            t = pub[U(P_BT + i)]
+            b = m + t + pub[U(P_BV + i)]
             if b == 0:
-                pub[P_FREE + s] += 1
+                pub[U(P_FREE + s)] += 1
             else:
-                pub[P_PROT + s] += 1
-                pub[P_BARS + s] += b
-                pub[P_MUSH + s] += m
+                pub[U(P_PROT + s)] += 1
+                pub[U(P_BARS + s)] += b
+                pub[U(P_MUSH + s)] += m
                 if m > 0:
-                    pub[P_MUSHGUBS + s] += 1
+                    pub[U(P_MUSHGUBS + s)] += 1
                 if t > 0:
-                    pub[P_TOADGUBS + s] += 1
+                    pub[U(P_TOADGUBS + s)] += 1
         elif tr == TRAP_SPOUT:
-            pub[P_SPOUTED + s] += 1
+            pub[U(P_SPOUTED + s)] += 1
         else:
-            pub[P_RINGED + s] += 1
+            pub[U(P_RINGED + s)] += 1
     pub[P_HI] = hi
     nr = 0
     for r in range(MAX_RINGS):
-        s = pub[P_RSIDE + r]
+        s = pub[U(P_RSIDE + r)]
         if s >= 0:
-            pub[P_RINGS_ON + s] += 1
+            pub[U(P_RINGS_ON + s)] += 1
             nr += 1
     pub[P_NRINGS] = nr
     ma = 0
@@ -285,12 +289,12 @@ def refresh(pub):
     fa = 0
     ra = 0
     for s in range(MAXS):
-        ma += pub[P_MUSH + s]
-        ba += pub[P_BARS + s]
-        pa += pub[P_PROT + s]
-        sa += pub[P_SPOUTED + s]
-        fa += pub[P_FREE + s]
-        ra += pub[P_RINGED + s]
+        ma += pub[U(P_MUSH + s)]
+        ba += pub[U(P_BARS + s)]
+        pa += pub[U(P_PROT + s)]
+        sa += pub[U(P_SPOUTED + s)]
+        fa += pub[U(P_FREE + s)]
+        ra += pub[U(P_RINGED + s)]
     pub[P_MUSH_ALL] = ma
     pub[P_BAR_ALL] = ba
     pub[P_PROT_ALL] = pa
@@ -299,53 +303,53 @@ def refresh(pub):
     pub[P_RINGED_ALL] = ra
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def slot_delta(pub, i, d):
     """Add (``d`` = 1) or take away (``d`` = -1) slot ``i``'s part of the per-seat summaries,
     as :func:`refresh` counts it. Every change to a slot is bracketed by the two, so the
     summaries stay current without a full refresh after each play."""
-    s = pub[P_SIDE + i]
+    s = pub[U(P_SIDE + i)]
     if s < 0:
         return
-    if pub[P_ELD + i] != 0:
-        pub[P_SCORE + s] += d
+    if pub[U(P_ELD + i)] != 0:
+        pub[U(P_SCORE + s)] += d
         pub[P_ELDER] = s if d > 0 else -1
         pub[P_ELDER_SLOT] = i if d > 0 else -1
         return
-    tr = pub[P_TRAP + i]
+    tr = pub[U(P_TRAP + i)]
     if tr == 0:
-        pub[P_SCORE + s] += d
-        m = pub[P_BM + i]
-        t = pub[P_BT + i]
-        b = m + t + pub[P_BV + i]
+        pub[U(P_SCORE + s)] += d
+        m = pub[U(P_BM + i)]
+        t = pub[U(P_BT + i)]
+        b = m + t + pub[U(P_BV + i)]
         if b == 0:
-            pub[P_FREE + s] += d
+            pub[U(P_FREE + s)] += d
             pub[P_FREE_ALL] += d
         else:
-            pub[P_PROT + s] += d
+            pub[U(P_PROT + s)] += d
             pub[P_PROT_ALL] += d
-            pub[P_BARS + s] += d * b
+            pub[U(P_BARS + s)] += d * b
             pub[P_BAR_ALL] += d * b
-            pub[P_MUSH + s] += d * m
+            pub[U(P_MUSH + s)] += d * m
             pub[P_MUSH_ALL] += d * m
             if m > 0:
-                pub[P_MUSHGUBS + s] += d
+                pub[U(P_MUSHGUBS + s)] += d
             if t > 0:
-                pub[P_TOADGUBS + s] += d
+                pub[U(P_TOADGUBS + s)] += d
     elif tr == TRAP_SPOUT:
-        pub[P_SPOUTED + s] += d
+        pub[U(P_SPOUTED + s)] += d
         pub[P_SPOUT_ALL] += d
     else:
-        pub[P_RINGED + s] += d
+        pub[U(P_RINGED + s)] += d
         pub[P_RINGED_ALL] += d
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def ring_delta(pub, r, d):
     """:func:`slot_delta` for Ring ``r``."""
-    s = pub[P_RSIDE + r]
+    s = pub[U(P_RSIDE + r)]
     if s >= 0:
-        pub[P_RINGS_ON + s] += d
+        pub[U(P_RINGS_ON + s)] += d
         pub[P_NRINGS] += d
 
 
@@ -377,33 +381,33 @@ def conserve(pub, hand, deck, priv, cnt, tmp):
     for s in range(MAXS):
         tot = 0
         for k in range(NK):
-            if hand[s, k] < 0:
+            if hand[U(s), U(k)] < 0:
                 return -1
-            tot += hand[s, k]
-            tmp[k] += hand[s, k]
-        if tot != pub[P_HANDN + s] or (s >= n and tot != 0) or hand[HMASK, s] != hand_mask(hand, s):
+            tot += hand[U(s), U(k)]
+            tmp[k] += hand[U(s), U(k)]
+        if tot != pub[U(P_HANDN + s)] or (s >= n and tot != 0) or hand[HMASK, U(s)] != hand_mask(hand, s):
             return -1
     for k in range(NK):
-        tmp[k] += pub[P_DISC + k] + priv[V_PEND + k]
+        tmp[k] += pub[U(P_DISC + k)] + priv[U(V_PEND + k)]
     for j in range(3):
-        tmp[LETTER_G + j] += pub[P_ASIDE + j]
+        tmp[LETTER_G + j] += pub[U(P_ASIDE + j)]
     for i in range(MAX_GUBS):
-        if pub[P_SIDE + i] < 0:
+        if pub[U(P_SIDE + i)] < 0:
             continue
-        tmp[ELDER if pub[P_ELD + i] != 0 else GUB] += 1
-        tmp[MUSHROOM] += pub[P_BM + i]
-        tmp[TOAD] += pub[P_BT + i]
-        tmp[MOTH] += pub[P_BV + i]
-        tr = pub[P_TRAP + i]
+        tmp[ELDER if pub[U(P_ELD + i)] != 0 else GUB] += 1
+        tmp[MUSHROOM] += pub[U(P_BM + i)]
+        tmp[TOAD] += pub[U(P_BT + i)]
+        tmp[MOTH] += pub[U(P_BV + i)]
+        tr = pub[U(P_TRAP + i)]
         if tr == TRAP_SPOUT:
             tmp[SPOUT] += 1
         elif tr >= TRAP_RING0:
             r = tr - TRAP_RING0
-            if pub[P_RSIDE + r] != pub[P_SIDE + i]:
+            if pub[U(P_RSIDE + r)] != pub[U(P_SIDE + i)]:
                 return -1
     for r in range(MAX_RINGS):
-        if pub[P_RSIDE + r] >= 0:
-            tmp[pub[P_RKIND + r]] += 1
+        if pub[U(P_RSIDE + r)] >= 0:
+            tmp[pub[U(P_RKIND + r)]] += 1
     for k in range(NK):
         if tmp[k] != cnt[k]:
             return k + 1
@@ -427,30 +431,30 @@ def check(pub, hand, deck, priv, cnt, tmp, ctl, err):
 
 
 # -- small moves --------------------------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def hand_add(pub, hand, s, card, k):
     """``k`` >= 1 copies of ``card`` into seat ``s``'s hand."""
-    hand[s, card] += k
-    pub[P_HANDN + s] += k
-    hand[HMASK, s] |= 1 << card
+    hand[U(s), U(card)] += k
+    pub[U(P_HANDN + s)] += k
+    hand[HMASK, U(s)] |= 1 << card
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def hand_take(pub, hand, s, card):
     """One copy of ``card`` leaves seat ``s``'s hand."""
-    v = hand[s, card] - 1
-    hand[s, card] = v
-    pub[P_HANDN + s] -= 1
+    v = hand[U(s), U(card)] - 1
+    hand[U(s), U(card)] = v
+    pub[U(P_HANDN + s)] -= 1
     if v == 0:
-        hand[HMASK, s] &= ~(1 << card)
+        hand[HMASK, U(s)] &= ~(1 << card)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def hand_mask(hand, s):
     """Seat ``s``'s mask of the card kinds it holds, counted afresh (bit k: ``hand[s, k] > 0``)."""
     m = 0
     for k in range(NK):
-        if hand[s, k] > 0:
+        if hand[U(s), U(k)] > 0:
             m |= 1 << k
     return m
 
@@ -460,30 +464,30 @@ def slot_new(pub, side, elder):
     """A Gub enters play on ``side`` in the lowest free slot (a Free Gub, or the Elder); returns
     the slot. The summaries are not updated (:func:`slot_delta`, or a :func:`refresh` after set-up)."""
     for i in range(MAX_GUBS):
-        if pub[P_SIDE + i] < 0:
+        if pub[U(P_SIDE + i)] < 0:
             if i >= pub[P_HI]:
                 pub[P_HI] = i + 1
-            pub[P_SIDE + i] = side
-            pub[P_ELD + i] = 1 if elder else 0
-            pub[P_TRAP + i] = 0
-            pub[P_BM + i] = 0
-            pub[P_BT + i] = 0
-            pub[P_BV + i] = 0
+            pub[U(P_SIDE + i)] = side
+            pub[U(P_ELD + i)] = 1 if elder else 0
+            pub[U(P_TRAP + i)] = 0
+            pub[U(P_BM + i)] = 0
+            pub[U(P_BT + i)] = 0
+            pub[U(P_BV + i)] = 0
             return i
     raise AssertionError("Gubs slot table full")
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def slot_reset(pub, i):
-    pub[P_SIDE + i] = -1
-    pub[P_ELD + i] = 0
-    pub[P_TRAP + i] = 0
-    pub[P_BM + i] = 0
-    pub[P_BT + i] = 0
-    pub[P_BV + i] = 0
+    pub[U(P_SIDE + i)] = -1
+    pub[U(P_ELD + i)] = 0
+    pub[U(P_TRAP + i)] = 0
+    pub[U(P_BM + i)] = 0
+    pub[U(P_BT + i)] = 0
+    pub[U(P_BV + i)] = 0
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def slot_clear(pub, i):
     """Slot ``i`` leaves play (whatever sat on it has already gone)."""
     slot_delta(pub, i, -1)
@@ -494,7 +498,7 @@ def slot_clear(pub, i):
     pub[P_HI] = hi
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def slot_set(pub, off, i, v):
     """Set field ``off`` (P_TRAP, P_BM, P_BT, P_BV, P_SIDE) of slot ``i`` to ``v``, keeping the summaries."""
     slot_delta(pub, i, -1)
@@ -506,19 +510,19 @@ def slot_set(pub, off, i, v):
 def ring_clear(pub, r):
     """Ring ``r`` leaves play (its Gubs are no longer beneath it)."""
     ring_delta(pub, r, -1)
-    pub[P_RSIDE + r] = -1
-    pub[P_RN + r] = 0
+    pub[U(P_RSIDE + r)] = -1
+    pub[U(P_RN + r)] = 0
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def find_slot(pub, side, cls):
     """First slot on ``side`` of class ``cls``: 0 a Free Gub, 1 a Gub under a Sud Spout."""
     for i in range(pub[P_HI]):
-        if pub[P_SIDE + i] != side or pub[P_ELD + i] != 0:
+        if pub[U(P_SIDE + i)] != side or pub[U(P_ELD + i)] != 0:
             continue
-        tr = pub[P_TRAP + i]
+        tr = pub[U(P_TRAP + i)]
         if cls == 0:
-            if tr == 0 and pub[P_BM + i] + pub[P_BT + i] + pub[P_BV + i] == 0:
+            if tr == 0 and pub[U(P_BM + i)] + pub[U(P_BT + i)] + pub[U(P_BV + i)] == 0:
                 return i
         elif tr == TRAP_SPOUT:
             return i
@@ -533,8 +537,8 @@ def bar_index(card):
 @njit(_nrt=False)
 def bars_away(pub, hand, i, dest, seat, ctl, ev, evn):
     """Barricades of slot ``i`` leave it: to the discard pile (dest 0) or to ``seat``'s hand (dest 1)."""
-    side = pub[P_SIDE + i]
-    if pub[P_BM + i] + pub[P_BT + i] + pub[P_BV + i] == 0:
+    side = pub[U(P_SIDE + i)]
+    if pub[U(P_BM + i)] + pub[U(P_BT + i)] + pub[U(P_BV + i)] == 0:
         return
     slot_delta(pub, i, -1)
     for card in (MUSHROOM, TOAD, MOTH):
@@ -544,7 +548,7 @@ def bars_away(pub, hand, i, dest, seat, ctl, ev, evn):
             continue
         pub[off] = 0
         if dest == 0:
-            pub[P_DISC + card] += k
+            pub[U(P_DISC + card)] += k
             emit(ctl, ev, evn, EV_TO_DISCARD, side, card, k, FROM_PLAY, i, 0)
         else:
             hand_add(pub, hand, seat, card, k)
@@ -555,13 +559,13 @@ def bars_away(pub, hand, i, dest, seat, ctl, ev, evn):
 @njit(_nrt=False)
 def gub_to_discard(pub, hand, i, ctl, ev, evn):
     """Slot ``i`` leaves play: its Gub, Barricades and Sud Spout go to the discard pile."""
-    side = pub[P_SIDE + i]
+    side = pub[U(P_SIDE + i)]
     bars_away(pub, hand, i, 0, -1, ctl, ev, evn)
-    if pub[P_TRAP + i] == TRAP_SPOUT:
+    if pub[U(P_TRAP + i)] == TRAP_SPOUT:
         pub[P_DISC + SPOUT] += 1
         emit(ctl, ev, evn, EV_TO_DISCARD, side, SPOUT, 1, FROM_PLAY, i, 0)
-    card = ELDER if pub[P_ELD + i] != 0 else GUB
-    pub[P_DISC + card] += 1
+    card = ELDER if pub[U(P_ELD + i)] != 0 else GUB
+    pub[U(P_DISC + card)] += 1
     emit(ctl, ev, evn, EV_TO_DISCARD, side, card, 1, FROM_PLAY, i, 0)
     slot_clear(pub, i)
 
@@ -589,7 +593,7 @@ def deck_insert_random(deck, pub, priv, card, rng, ctl, ev, evn, src, seat, plac
     return n - pos
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def draw_top(deck, pub):
     n = pub[P_DECKN] - 1
     pub[P_DECKN] = n
@@ -614,7 +618,7 @@ def draw_nonevent(s, deck, pub, priv, hand, st, rng, ctl, ev, evn, kind):
             depth = deck_insert_random(deck, pub, priv, c, rng, ctl, ev, evn, FROM_DECK, s, -1)
             emit(ctl, ev, evn, EV_REDEAL, s, c, depth, 0, 0, 0)
             continue
-        st[s, c, 0] += 1
+        st[U(s), U(c), 0] += 1
         hand_add(pub, hand, s, c, 1)
         emit(ctl, ev, evn, kind, s, c, 0, 0, 0, 0)
         return c
@@ -628,17 +632,17 @@ def clear_state(n, pub, hand, priv, st):
     for i in range(V_SIZE):
         priv[i] = 0
     for s in range(MAXS):
-        hand[HMASK, s] = 0
+        hand[HMASK, U(s)] = 0
         for k in range(NK):
-            hand[s, k] = 0
-            st[s, k, 0] = 0
-            st[s, k, 1] = 0
+            hand[U(s), U(k)] = 0
+            st[U(s), U(k), 0] = 0
+            st[U(s), U(k), 1] = 0
     for i in range(MAX_GUBS):
         slot_reset(pub, i)
     for r in range(MAX_RINGS):
-        pub[P_RSIDE + r] = -1
-        pub[P_RKIND + r] = 0
-        pub[P_RN + r] = 0
+        pub[U(P_RSIDE + r)] = -1
+        pub[U(P_RKIND + r)] = 0
+        pub[U(P_RN + r)] = 0
     pub[P_NP] = n
 
 
@@ -713,13 +717,13 @@ def setup_game(n, cnt, kn, stack, pub, hand, deck, priv, st, drng, scr, ctl, ev,
 
 
 # -- legal plays ----------------------------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def add(acts, n, op, card, tseat, tslot, aux):
-    acts[n, 0] = op
-    acts[n, 1] = card
-    acts[n, 2] = tseat
-    acts[n, 3] = tslot
-    acts[n, 4] = aux
+    acts[U(n), 0] = op
+    acts[U(n), 1] = card
+    acts[U(n), 2] = tseat
+    acts[U(n), 3] = tslot
+    acts[U(n), 4] = aux
     return n + 1
 
 
@@ -730,18 +734,18 @@ def protected_reps(pub, reps):
     if pub[P_PROT_ALL] == 0:
         return 0
     for i in range(pub[P_HI]):
-        s = pub[P_SIDE + i]
-        if s < 0 or pub[P_TRAP + i] != 0 or pub[P_ELD + i] != 0:
+        s = pub[U(P_SIDE + i)]
+        if s < 0 or pub[U(P_TRAP + i)] != 0 or pub[U(P_ELD + i)] != 0:
             continue
-        m = pub[P_BM + i]
-        t = pub[P_BT + i]
-        v = pub[P_BV + i]
+        m = pub[U(P_BM + i)]
+        t = pub[U(P_BT + i)]
+        v = pub[U(P_BV + i)]
         if m + t + v == 0:
             continue
         dup = False
         for j in range(k):
             q = reps[j]
-            if pub[P_SIDE + q] == s and pub[P_BM + q] == m and pub[P_BT + q] == t and pub[P_BV + q] == v:
+            if pub[U(P_SIDE + q)] == s and pub[U(P_BM + q)] == m and pub[U(P_BT + q)] == t and pub[U(P_BV + q)] == v:
                 dup = True
                 break
         if not dup:
@@ -750,10 +754,10 @@ def protected_reps(pub, reps):
     return k
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def ring_fits(pub, aux, n):
     for s in range(n):
-        if ((aux >> (2 * s)) & 3) > pub[P_FREE + s]:
+        if ((aux >> (2 * s)) & 3) > pub[U(P_FREE + s)]:
             return False
     return True
 
@@ -765,17 +769,17 @@ def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps):
     if k == LURE:
         for d in range(1, np_):
             o = seat_at(a, d, np_)
-            if pub[P_FREE + o] > 0:
+            if pub[U(P_FREE + o)] > 0:
                 n = add(acts, n, OP_LURE, c, o, -1, 0)
     elif k == SUPERLURE:
         for d in range(1, np_):
             o = seat_at(a, d, np_)
-            if pub[P_FREE + o] + pub[P_PROT + o] > 0:
+            if pub[U(P_FREE + o)] + pub[U(P_PROT + o)] > 0:
                 n = add(acts, n, OP_SLURE, c, o, -1, 0)
     elif k == CYCLONE:
         for d in range(1, np_):
             o = seat_at(a, d, np_)
-            if pub[P_BARS + o] > 0:
+            if pub[U(P_BARS + o)] > 0:
                 n = add(acts, n, OP_CYCLONE, c, o, -1, 0)
     elif k == LIGHTNING:
         e = pub[P_ELDER]
@@ -784,19 +788,19 @@ def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps):
         if kn[K_LHAND] != 0:
             for d in range(1, np_):
                 o = seat_at(a, d, np_)
-                if pub[P_HANDN + o] > 0:
+                if pub[U(P_HANDN + o)] > 0:
                     n = add(acts, n, OP_LIGHT_HAND, c, o, -1, 0)
     elif k == THIEF:
         for d in range(1, np_):
             o = seat_at(a, d, np_)
-            if pub[P_FREE + o] > 0:
+            if pub[U(P_FREE + o)] > 0:
                 n = add(acts, n, OP_THIEF, c, o, -1, 0)
-            if pub[P_SPOUTED + o] > 0:
+            if pub[U(P_SPOUTED + o)] > 0:
                 n = add(acts, n, OP_THIEF, c, o, -1, 1)
             if kn[K_THIEF_ANY] != 0:
                 for j in range(nrep):
                     i = reps[j]
-                    if pub[P_SIDE + i] == o:
+                    if pub[U(P_SIDE + i)] == o:
                         n = add(acts, n, OP_THIEF, c, o, i, 2)
     elif k == BEETLE:
         if pub[P_MUSH_ALL] > 0:
@@ -804,28 +808,28 @@ def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps):
     elif k == SPEAR:
         if pub[P_SPOUT_ALL] > 0:
             for s in range(np_):
-                if pub[P_SPOUTED + s] > 0:
+                if pub[U(P_SPOUTED + s)] > 0:
                     n = add(acts, n, OP_SPEAR_SPOUT, c, s, -1, 0)
         for j in range(nrep):
             i = reps[j]
             for b in (MUSHROOM, TOAD, MOTH):
                 if pub[bar_index(b) + i] > 0:
-                    n = add(acts, n, OP_SPEAR_BAR, c, pub[P_SIDE + i], i, b)
+                    n = add(acts, n, OP_SPEAR_BAR, c, pub[U(P_SIDE + i)], i, b)
     elif k == FLUTE:
         if pub[P_NRINGS] > 0:
             for r in range(MAX_RINGS):
-                if pub[P_RSIDE + r] >= 0:
-                    n = add(acts, n, OP_FLUTE, c, pub[P_RSIDE + r], -1, r)
+                if pub[U(P_RSIDE + r)] >= 0:
+                    n = add(acts, n, OP_FLUTE, c, pub[U(P_RSIDE + r)], -1, r)
     elif k == SCOUT:
         if pub[P_DECKN] > 0:
             n = add(acts, n, OP_SCOUT_DECK, c, -1, -1, 0)
         for d in range(1, np_):
             o = seat_at(a, d, np_)
-            if pub[P_HANDN + o] > 0:
+            if pub[U(P_HANDN + o)] > 0:
                 n = add(acts, n, OP_SCOUT_HAND, c, o, -1, 0)
     elif k == RETREAT:
-        if (pub[P_FREE + a] + pub[P_PROT + a] + pub[P_SPOUTED + a] + pub[P_RINGED + a]
-                + pub[P_RINGS_ON + a]) > 0:
+        if (pub[U(P_FREE + a)] + pub[U(P_PROT + a)] + pub[U(P_SPOUTED + a)] + pub[U(P_RINGED + a)]
+                + pub[U(P_RINGS_ON + a)]) > 0:
             n = add(acts, n, OP_RETREAT, c, a, -1, 0)
     elif k == CURE:  # any card of the discard pile but the Elder (FAQ 5) and Events
         if kn[K_CURE_ANY] == 0:
@@ -833,7 +837,7 @@ def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps):
                 n = add(acts, n, OP_CURE, c, -1, -1, GUB)
         else:
             for q in range(FLOOD):  # the card codes below Flash Flood are the cards that are not Events
-                if pub[P_DISC + q] > 0 and q != ELDER:
+                if pub[U(P_DISC + q)] > 0 and q != ELDER:
                     n = add(acts, n, OP_CURE, c, -1, -1, q)
     return n
 
@@ -850,7 +854,7 @@ def legal_plays(a, pub, hand, kn, acts, reps):
     Barricades' plays, Sud Spout, Rings, then each Hazard and Tool held in card order, then
     each again as Cricket Song. Only the kinds held are visited (``hand[HMASK, a]``)."""
     n = add(acts, 0, OP_STOP, -1, -1, -1, 0)
-    hm = hand[HMASK, a]
+    hm = hand[HMASK, U(a)]
     np_ = pub[P_NP]
     if hm & (1 << GUB):
         n = add(acts, n, OP_GUB, GUB, a, -1, 0)
@@ -864,31 +868,31 @@ def legal_plays(a, pub, hand, kn, acts, reps):
         for b in (MUSHROOM, TOAD, MOTH):
             if hm & (1 << b) == 0:
                 continue
-            if pub[P_FREE + a] > 0:
+            if pub[U(P_FREE + a)] > 0:
                 n = add(acts, n, OP_PROTECT, b, a, -1, 0)
             if kn[K_STACK] != 0:
                 for j in range(nrep):
                     i = reps[j]
-                    if pub[P_SIDE + i] == a:
+                    if pub[U(P_SIDE + i)] == a:
                         n = add(acts, n, OP_PROTECT, b, a, i, 0)
         if hm & (1 << MUSHROOM):
             for j in range(nrep):
                 i = reps[j]
-                if pub[P_BM + i] > 0:
-                    n = add(acts, n, OP_UNMUSH, MUSHROOM, pub[P_SIDE + i], i, MUSHROOM)
+                if pub[U(P_BM + i)] > 0:
+                    n = add(acts, n, OP_UNMUSH, MUSHROOM, pub[U(P_SIDE + i)], i, MUSHROOM)
         if hm & (1 << TOAD) and kn[K_TOAD] != 0:
             for j in range(nrep):
                 i = reps[j]
                 for b in (MUSHROOM, TOAD, MOTH):
                     if pub[bar_index(b) + i] > 0:
-                        n = add(acts, n, OP_UNBAR, TOAD, pub[P_SIDE + i], i, b)
+                        n = add(acts, n, OP_UNBAR, TOAD, pub[U(P_SIDE + i)], i, b)
     # Traps
     if hm & (1 << SPOUT):
         for d in range(1, np_):
             o = seat_at(a, d, np_)
-            if pub[P_FREE + o] > 0:
+            if pub[U(P_FREE + o)] > 0:
                 n = add(acts, n, OP_SPOUT, SPOUT, o, -1, 0)
-    if hm & RING_BITS and pub[P_FREE_ALL] > pub[P_FREE + a]:
+    if hm & RING_BITS and pub[P_FREE_ALL] > pub[U(P_FREE + a)]:
         n = ring_plays(a, n, hm, np_, pub, kn, acts)
     # Hazards and Tools: the cards themselves, then Cricket Song acting as each (FAQ 3)
     ht = hm & HT_BITS
@@ -937,7 +941,7 @@ def ring_plays(a, n, hm, np_, pub, kn, acts):
 # -- effects --------------------------------------------------------------------------------
 @njit(_nrt=False)
 def move_gub(pub, i, to, op, ctl, ev, evn):
-    emit(ctl, ev, evn, EV_MOVE, pub[P_SIDE + i], i, to, op, 0, 0)
+    emit(ctl, ev, evn, EV_MOVE, pub[U(P_SIDE + i)], i, to, op, 0, 0)
     slot_set(pub, P_SIDE, i, to)
 
 
@@ -951,7 +955,7 @@ def stolen_bars(pub, hand, i, victim, kn, ctl, ev, evn):
         bars_away(pub, hand, i, 0, -1, ctl, ev, evn)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def target_slot(a, op, ts, tsl, aux, pub):
     """The slot a play of seat ``a`` acts on: ``tsl`` when its row names one, else for a play
     on one Gub of a side (``tslot = -1``: such Gubs are alike) the first such Gub: a Free Gub
@@ -974,7 +978,7 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
     was not cancelled; ``tsl`` is the play's :func:`target_slot`. The card goes where its type
     sends it: Gubs, Barricades and Traps into play, everything else (Cricket Song included) to
     the discard pile after use."""
-    priv[V_PEND + card] -= 1
+    priv[U(V_PEND + card)] -= 1
     if op == OP_GUB:  # G1: a Gub enters play Free on its owner's side
         i = slot_new(pub, a, card == ELDER)
         slot_delta(pub, i, 1)
@@ -991,10 +995,10 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
         return
     if op == OP_RING:  # trap k Free Gubs beneath the Ring on your side (seed 003)
         r = 0
-        while pub[P_RSIDE + r] >= 0:
+        while pub[U(P_RSIDE + r)] >= 0:
             r += 1
-        pub[P_RSIDE + r] = a
-        pub[P_RKIND + r] = card
+        pub[U(P_RSIDE + r)] = a
+        pub[U(P_RKIND + r)] = card
         ring_delta(pub, r, 1)
         emit(ctl, ev, evn, EV_RING_IN, a, card, r, 0, 0, 0)
         k = 0
@@ -1006,43 +1010,43 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
                 emit(ctl, ev, evn, EV_TRAPPED, s, i, card, r, a, 0)
                 move_gub(pub, i, a, op, ctl, ev, evn)
                 k += 1
-        pub[P_RN + r] = k
+        pub[U(P_RN + r)] = k
         return
-    pub[P_DISC + card] += 1  # the rest are discarded after use
+    pub[U(P_DISC + card)] += 1  # the rest are discarded after use
     if op == OP_UNMUSH:  # force a Mushroom in play to be discarded
-        slot_set(pub, P_BM, tsl, pub[P_BM + tsl] - 1)
+        slot_set(pub, P_BM, tsl, pub[U(P_BM + tsl)] - 1)
         pub[P_DISC + MUSHROOM] += 1
         emit(ctl, ev, evn, EV_TO_DISCARD, ts, MUSHROOM, 1, FROM_PLAY, tsl, 0)
     elif op == OP_UNBAR or op == OP_SPEAR_BAR:  # destroy one Barricade
         off = bar_index(aux)
         slot_set(pub, off, tsl, pub[off + tsl] - 1)
-        pub[P_DISC + aux] += 1
+        pub[U(P_DISC + aux)] += 1
         emit(ctl, ev, evn, EV_TO_DISCARD, ts, aux, 1, FROM_PLAY, tsl, 0)
     elif op == OP_LURE:  # assumed: one Free Gub of the opponent comes to your side
         move_gub(pub, tsl, a, op, ctl, ev, evn)
     elif op == OP_SLURE:  # assumed: all Free and Protected Gubs of one opponent
         for i in range(pub[P_HI]):
-            if pub[P_SIDE + i] == ts and pub[P_ELD + i] == 0 and pub[P_TRAP + i] == 0:
+            if pub[U(P_SIDE + i)] == ts and pub[U(P_ELD + i)] == 0 and pub[U(P_TRAP + i)] == 0:
                 stolen_bars(pub, hand, i, ts, kn, ctl, ev, evn)
                 move_gub(pub, i, a, op, ctl, ev, evn)
     elif op == OP_CYCLONE:  # target player's Barricades destroyed, Gubs stay
         for i in range(pub[P_HI]):
-            if pub[P_SIDE + i] == ts:
+            if pub[U(P_SIDE + i)] == ts:
                 bars_away(pub, hand, i, 0, -1, ctl, ev, evn)
     elif op == OP_LIGHT_ELDER:  # Lightning destroys the Elder (FAQ 5)
         gub_to_discard(pub, hand, tsl, ctl, ev, evn)
     elif op == OP_LIGHT_HAND:  # assumed: discard an opponent's hand
         for k in range(NK):
-            c = hand[ts, k]
+            c = hand[U(ts), U(k)]
             if c > 0:
-                hand[ts, k] = 0
-                pub[P_DISC + k] += c
+                hand[U(ts), U(k)] = 0
+                pub[U(P_DISC + k)] += c
                 emit(ctl, ev, evn, EV_TO_DISCARD, ts, k, c, FROM_HAND, 0, 0)
-        pub[P_HANDN + ts] = 0
-        hand[HMASK, ts] = 0
+        pub[U(P_HANDN + ts)] = 0
+        hand[HMASK, U(ts)] = 0
     elif op == OP_THIEF:  # steal an opponent's Gub; from a Sud Spout, the Spout is discarded (FAQ 8)
         i = tsl
-        if pub[P_TRAP + i] == TRAP_SPOUT:
+        if pub[U(P_TRAP + i)] == TRAP_SPOUT:
             slot_set(pub, P_TRAP, i, 0)
             pub[P_DISC + SPOUT] += 1
             emit(ctl, ev, evn, EV_TO_DISCARD, ts, SPOUT, 1, FROM_PLAY, i, 0)
@@ -1056,7 +1060,7 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
             emit(ctl, ev, evn, EV_TO_HAND, a, GUB, 1, FROM_PLAY, ts, i)
     elif op == OP_BEETLE:  # every Mushroom in play discarded with the Gub behind it
         for i in range(pub[P_HI]):
-            if pub[P_SIDE + i] >= 0 and pub[P_BM + i] > 0:
+            if pub[U(P_SIDE + i)] >= 0 and pub[U(P_BM + i)] > 0:
                 gub_to_discard(pub, hand, i, ctl, ev, evn)
     elif op == OP_SPEAR_SPOUT:  # the Gub stays where it sits, Free (FAQ 6)
         i = find_slot(pub, ts, 1)
@@ -1067,42 +1071,42 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
     elif op == OP_FLUTE:  # shatter a Ring: its Gubs come into play on your side
         r = aux
         for i in range(pub[P_HI]):
-            if pub[P_SIDE + i] >= 0 and pub[P_TRAP + i] == TRAP_RING0 + r:
+            if pub[U(P_SIDE + i)] >= 0 and pub[U(P_TRAP + i)] == TRAP_RING0 + r:
                 slot_set(pub, P_TRAP, i, 0)
-                emit(ctl, ev, evn, EV_FREED, pub[P_SIDE + i], i, pub[P_RKIND + r], r, 0, 0)
-                if pub[P_SIDE + i] != a:
+                emit(ctl, ev, evn, EV_FREED, pub[U(P_SIDE + i)], i, pub[U(P_RKIND + r)], r, 0, 0)
+                if pub[U(P_SIDE + i)] != a:
                     move_gub(pub, i, a, op, ctl, ev, evn)
-        pub[P_DISC + pub[P_RKIND + r]] += 1
-        emit(ctl, ev, evn, EV_TO_DISCARD, pub[P_RSIDE + r], pub[P_RKIND + r], 1, FROM_PLAY, r, 0)
+        pub[P_DISC + pub[U(P_RKIND + r)]] += 1
+        emit(ctl, ev, evn, EV_TO_DISCARD, pub[U(P_RSIDE + r)], pub[U(P_RKIND + r)], 1, FROM_PLAY, r, 0)
         ring_clear(pub, r)
     elif op == OP_SCOUT_DECK:  # assumed: look at the top 3 cards
         dn = pub[P_DECKN]
-        priv[V_SCOUT_N + a] = dn
-        priv[V_SCOUT_VER + a] = priv[V_DECK_VER]
+        priv[U(V_SCOUT_N + a)] = dn
+        priv[U(V_SCOUT_VER + a)] = priv[V_DECK_VER]
         for j in range(min(3, dn)):
             emit(ctl, ev, evn, EV_SEEN, a, deck[dn - 1 - j], j, -1, 0, 0)
     elif op == OP_SCOUT_HAND:  # assumed: look at one hand
         for k in range(NK):
-            if hand[ts, k] > 0:
-                emit(ctl, ev, evn, EV_SEEN, a, k, hand[ts, k], ts, 0, 0)
+            if hand[U(ts), U(k)] > 0:
+                emit(ctl, ev, evn, EV_SEEN, a, k, hand[U(ts), U(k)], ts, 0, 0)
     elif op == OP_RETREAT:  # every card on your side back to your hand, the Elder excepted (FAQ 10)
         for i in range(pub[P_HI]):
-            if pub[P_SIDE + i] != a or pub[P_ELD + i] != 0:
+            if pub[U(P_SIDE + i)] != a or pub[U(P_ELD + i)] != 0:
                 continue
             bars_away(pub, hand, i, 1, a, ctl, ev, evn)
-            if pub[P_TRAP + i] == TRAP_SPOUT:
+            if pub[U(P_TRAP + i)] == TRAP_SPOUT:
                 hand_add(pub, hand, a, SPOUT, 1)
                 emit(ctl, ev, evn, EV_TO_HAND, a, SPOUT, 1, FROM_PLAY, a, i)
             hand_add(pub, hand, a, GUB, 1)
             emit(ctl, ev, evn, EV_TO_HAND, a, GUB, 1, FROM_PLAY, a, i)
             slot_clear(pub, i)
         for r in range(MAX_RINGS):
-            if pub[P_RSIDE + r] == a:
-                hand_add(pub, hand, a, pub[P_RKIND + r], 1)
-                emit(ctl, ev, evn, EV_TO_HAND, a, pub[P_RKIND + r], 1, FROM_PLAY, a, r)
+            if pub[U(P_RSIDE + r)] == a:
+                hand_add(pub, hand, a, pub[U(P_RKIND + r)], 1)
+                emit(ctl, ev, evn, EV_TO_HAND, a, pub[U(P_RKIND + r)], 1, FROM_PLAY, a, r)
                 ring_clear(pub, r)
     elif op == OP_CURE:  # take a card from the discard pile (never the Elder, FAQ 5)
-        pub[P_DISC + aux] -= 1
+        pub[U(P_DISC + aux)] -= 1
         hand_add(pub, hand, a, aux, 1)
         emit(ctl, ev, evn, EV_TO_HAND, a, aux, 1, FROM_DISCARD, -1, -1)
     emit(ctl, ev, evn, EV_TO_DISCARD, a, card, 1, FROM_PEND, -1, 0)  # the card itself, after use
@@ -1113,8 +1117,8 @@ def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, 
 def flash_flood(pub, hand, ctl, ev, evn):
     """Flash Flood: every Free Gub in play is discarded (the Elder is immune, FAQ 5)."""
     for i in range(pub[P_HI]):
-        if (pub[P_SIDE + i] >= 0 and pub[P_ELD + i] == 0 and pub[P_TRAP + i] == 0
-                and pub[P_BM + i] + pub[P_BT + i] + pub[P_BV + i] == 0):
+        if (pub[U(P_SIDE + i)] >= 0 and pub[U(P_ELD + i)] == 0 and pub[U(P_TRAP + i)] == 0
+                and pub[U(P_BM + i)] + pub[U(P_BT + i)] + pub[U(P_BV + i)] == 0):
             gub_to_discard(pub, hand, i, ctl, ev, evn)
 
 
@@ -1122,12 +1126,12 @@ def flash_flood(pub, hand, ctl, ev, evn):
 def alchemy(a, pub, hand, ctl, ev, evn):
     """Dangerous Alchemy (assumed, GUBS_agent): the drawer's side is discarded, the Elder excepted."""
     for i in range(pub[P_HI]):
-        if pub[P_SIDE + i] == a and pub[P_ELD + i] == 0:
+        if pub[U(P_SIDE + i)] == a and pub[U(P_ELD + i)] == 0:
             gub_to_discard(pub, hand, i, ctl, ev, evn)
     for r in range(MAX_RINGS):
-        if pub[P_RSIDE + r] == a:
-            pub[P_DISC + pub[P_RKIND + r]] += 1
-            emit(ctl, ev, evn, EV_TO_DISCARD, a, pub[P_RKIND + r], 1, FROM_PLAY, r, 0)
+        if pub[U(P_RSIDE + r)] == a:
+            pub[P_DISC + pub[U(P_RKIND + r)]] += 1
+            emit(ctl, ev, evn, EV_TO_DISCARD, a, pub[U(P_RKIND + r)], 1, FROM_PLAY, r, 0)
             ring_clear(pub, r)
 
 
@@ -1136,12 +1140,12 @@ def wasps(pub, hand, deck, priv, rng, ctl, ev, evn):
     """Rumor of Wasps (assumed, GUBS_agent): every Toad Rider in play and the Gub behind it go
     into the deck at random; other Barricades on that Gub are discarded."""
     for i in range(pub[P_HI]):
-        if pub[P_SIDE + i] < 0 or pub[P_BT + i] == 0:
+        if pub[U(P_SIDE + i)] < 0 or pub[U(P_BT + i)] == 0:
             continue
-        t = pub[P_BT + i]
+        t = pub[U(P_BT + i)]
         slot_set(pub, P_BT, i, 0)
         bars_away(pub, hand, i, 0, -1, ctl, ev, evn)
-        s = pub[P_SIDE + i]
+        s = pub[U(P_SIDE + i)]
         for _ in range(t):
             deck_insert_random(deck, pub, priv, TOAD, rng, ctl, ev, evn, FROM_PLAY, s, i)
         deck_insert_random(deck, pub, priv, GUB, rng, ctl, ev, evn, FROM_PLAY, s, i)
@@ -1159,9 +1163,9 @@ def plague_apply(a, saved, redraw, kn, pub, hand, deck, priv, st, rng, ctl, ev, 
         redraw[s] = 0
         if saved[s] != 0:
             continue
-        redraw[s] = pub[P_HANDN + s]
+        redraw[s] = pub[U(P_HANDN + s)]
         for k in range(NK):
-            c = hand[s, k]
+            c = hand[U(s), U(k)]
             for _ in range(c):
                 if kn[K_PSHUFFLE] != 0:
                     deck[pub[P_DECKN]] = k
@@ -1169,9 +1173,9 @@ def plague_apply(a, saved, redraw, kn, pub, hand, deck, priv, st, rng, ctl, ev, 
                     emit(ctl, ev, evn, EV_TO_DECK, s, k, 0, FROM_HAND, -1, 0)
                 else:
                     deck_insert_random(deck, pub, priv, k, rng, ctl, ev, evn, FROM_HAND, s, -1)
-            hand[s, k] = 0
-        pub[P_HANDN + s] = 0
-        hand[HMASK, s] = 0
+            hand[U(s), U(k)] = 0
+        pub[U(P_HANDN + s)] = 0
+        hand[HMASK, U(s)] = 0
     if kn[K_PSHUFFLE] != 0:
         shuffle(rng, deck, pub[P_DECKN])
         priv[V_DECK_VER] += 1
@@ -1194,20 +1198,20 @@ def merchant_apply(keep, pub, hand, tmp2, ctl, ev, evn):
     n = pub[P_NP]
     for s in range(n):
         for k in range(NK):
-            tmp2[s, k] = hand[s, k]
+            tmp2[U(s), U(k)] = hand[U(s), U(k)]
         if keep[s] >= 0:
             tmp2[s, keep[s]] -= 1
     for s in range(n):
         p = (s + n - 1) % n
         tot = 0
         for k in range(NK):
-            v = tmp2[p, k] + (1 if keep[s] == k else 0)
-            hand[s, k] = v
+            v = tmp2[U(p), U(k)] + (1 if keep[s] == k else 0)
+            hand[U(s), U(k)] = v
             tot += v
-            if tmp2[p, k] > 0:
-                emit(ctl, ev, evn, EV_TO_HAND, s, k, tmp2[p, k], FROM_HAND, p, 0)
-        pub[P_HANDN + s] = tot
-        hand[HMASK, s] = hand_mask(hand, s)
+            if tmp2[U(p), U(k)] > 0:
+                emit(ctl, ev, evn, EV_TO_HAND, s, k, tmp2[U(p), U(k)], FROM_HAND, p, 0)
+        pub[U(P_HANDN + s)] = tot
+        hand[HMASK, U(s)] = hand_mask(hand, s)
 
 
 # -- the end (G5) -----------------------------------------------------------------------------
@@ -1219,12 +1223,12 @@ def final_result(pub, out):
     n = pub[P_NP]
     best = -1
     for s in range(n):
-        if pub[P_SCORE + s] > best:
-            best = pub[P_SCORE + s]
+        if pub[U(P_SCORE + s)] > best:
+            best = pub[U(P_SCORE + s)]
     mask = 0
     k = 0
     for s in range(n):
-        if pub[P_SCORE + s] == best:
+        if pub[U(P_SCORE + s)] == best:
             mask |= 1 << s
             k += 1
     tb = 0
@@ -1237,12 +1241,12 @@ def final_result(pub, out):
         else:
             fewest = 1 << 20
             for s in range(n):
-                if (mask >> s) & 1 and pub[P_HANDN + s] < fewest:
-                    fewest = pub[P_HANDN + s]
+                if (mask >> s) & 1 and pub[U(P_HANDN + s)] < fewest:
+                    fewest = pub[U(P_HANDN + s)]
             m2 = 0
             k = 0
             for s in range(n):
-                if (mask >> s) & 1 and pub[P_HANDN + s] == fewest:
+                if (mask >> s) & 1 and pub[U(P_HANDN + s)] == fewest:
                     m2 |= 1 << s
                     k += 1
             mask = m2
@@ -1296,21 +1300,21 @@ def minimal_games(key, start, count, n, cnt, kn):
                 slot_new(pub, a, c == ELDER)
             elif c == FLOOD:  # every Free Gub to the discard pile
                 for i in range(pub[P_HI]):
-                    if (pub[P_SIDE + i] >= 0 and pub[P_ELD + i] == 0 and pub[P_TRAP + i] == 0
-                            and pub[P_BM + i] + pub[P_BT + i] + pub[P_BV + i] == 0):
+                    if (pub[U(P_SIDE + i)] >= 0 and pub[U(P_ELD + i)] == 0 and pub[U(P_TRAP + i)] == 0
+                            and pub[U(P_BM + i)] + pub[U(P_BT + i)] + pub[U(P_BV + i)] == 0):
                         pub[P_DISC + GUB] += 1
                         slot_reset(pub, i)
-                pub[P_DISC + c] += 1
+                pub[U(P_DISC + c)] += 1
             elif is_event(c):
-                pub[P_DISC + c] += 1
+                pub[U(P_DISC + c)] += 1
             else:
-                hand[a, c] += 1
-                pub[P_HANDN + a] += 1
+                hand[U(a), U(c)] += 1
+                pub[U(P_HANDN + a)] += 1
             a = (a + 1) % n
         refresh(pub)
         final_result(pub, out)
         for s in range(n):
             if (out[1] >> s) & 1:
-                total += pub[P_SCORE + s]
+                total += pub[U(P_SCORE + s)]
     return total
 

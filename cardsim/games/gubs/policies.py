@@ -80,7 +80,7 @@ from cardsim.games.gubs.cards import (
     SUPERLURE,
     WASPS,
 )
-from cardsim.games.gubs.engine import seat_at
+from cardsim.games.gubs.engine import U, seat_at
 from cardsim.jit import njit
 from cardsim.rng import randint
 
@@ -133,7 +133,7 @@ def card_value(k):
 
 
 # -- shared helpers ------------------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def leader(pub, seat):
     """The opponent with the highest score; ties to the first from ``seat``'s left."""
     n = pub[P_NP]
@@ -141,8 +141,8 @@ def leader(pub, seat):
     who = (seat + 1) % n
     for d in range(1, n):
         o = seat_at(seat, d, n)
-        if pub[P_SCORE + o] > best:
-            best = pub[P_SCORE + o]
+        if pub[U(P_SCORE + o)] > best:
+            best = pub[U(P_SCORE + o)]
             who = o
     return who
 
@@ -162,10 +162,10 @@ def best_opp_score(pub, seat):
 def wins_now(pub, seat):
     """1 when ``seat`` would be the sole winner if the game ended now (G5)."""
     n = pub[P_NP]
-    me = pub[P_SCORE + seat]
+    me = pub[U(P_SCORE + seat)]
     for d in range(1, n):
         o = seat_at(seat, d, n)
-        s = pub[P_SCORE + o]
+        s = pub[U(P_SCORE + o)]
         if s > me:
             return 0
         if s == me:
@@ -173,7 +173,7 @@ def wins_now(pub, seat):
                 continue
             if pub[P_ELDER] == o:
                 return 0
-            if pub[P_HANDN + o] <= pub[P_HANDN + seat]:
+            if pub[U(P_HANDN + o)] <= pub[U(P_HANDN + seat)]:
                 return 0
     return 1
 
@@ -220,43 +220,43 @@ def my_loss(seat, ann, pub):
     if op == OP_RING:
         return float(digit(ann[6], seat))
     if op == OP_BEETLE:
-        return float(pub[P_MUSHGUBS + seat])
+        return float(pub[U(P_MUSHGUBS + seat)])
     if ts != seat:
         return 0.0
     if op == OP_LURE or op == OP_THIEF or op == OP_SPOUT or op == OP_LIGHT_ELDER:
         return 1.0
     if op == OP_SLURE:
-        return float(pub[P_FREE + seat] + pub[P_PROT + seat])
+        return float(pub[U(P_FREE + seat)] + pub[U(P_PROT + seat)])
     if op == OP_LIGHT_HAND:
-        return pub[P_HANDN + seat] / 3.0
+        return pub[U(P_HANDN + seat)] / 3.0
     if op == OP_CYCLONE:
-        return 0.5 * pub[P_BARS + seat]
+        return 0.5 * pub[U(P_BARS + seat)]
     return 0.0
 
 
 # -- random --------------------------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def random_draw(seat, peek, pub, hand, params, rng):
     return randint(rng, 2)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def random_play(seat, acts, nacts, pub, hand, params, rng):
     return randint(rng, nacts)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def random_respond(seat, ann, opts, nopts, pub, hand, params, rng):
     return randint(rng, nopts)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def random_pick(seat, purpose, opts, nopts, pub, hand, params, rng):
     return randint(rng, nopts)
 
 
 # -- simple ----------------------------------------------------------------------------
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def simple_value(seat, ld, op, card, ts, tsl, aux, pub):
     """Priority of one play for ``simple`` (0: never)."""
     if card == CRICKET:
@@ -264,7 +264,7 @@ def simple_value(seat, ld, op, card, ts, tsl, aux, pub):
     if op == OP_GUB:
         return 101 if card == ELDER else 100
     if op == OP_FLUTE:
-        return 90 + pub[P_RN + aux] if pub[P_RN + aux] > 0 else 0
+        return 90 + pub[U(P_RN + aux)] if pub[U(P_RN + aux)] > 0 else 0
     if op == OP_SPEAR_SPOUT:
         return 85 if ts == seat else 0
     if op == OP_PROTECT:
@@ -274,7 +274,7 @@ def simple_value(seat, ld, op, card, ts, tsl, aux, pub):
     if op == OP_CURE:
         return 75 if aux == GUB else 0
     if op == OP_SLURE:
-        return 70 + pub[P_FREE + ts] + pub[P_PROT + ts] if ts == ld else 0
+        return 70 + pub[U(P_FREE + ts)] + pub[U(P_PROT + ts)] if ts == ld else 0
     if op == OP_LIGHT_ELDER:
         return 69 if ts == ld else 0
     if op == OP_LURE:
@@ -297,19 +297,19 @@ def simple_value(seat, ld, op, card, ts, tsl, aux, pub):
         opp = 0
         for d in range(1, n):
             opp += pub[P_MUSHGUBS + seat_at(seat, d, n)]
-        return 50 if opp > pub[P_MUSHGUBS + seat] else 0
+        return 50 if opp > pub[U(P_MUSHGUBS + seat)] else 0
     if op == OP_LIGHT_HAND:
         return 40 if ts == ld else 0
     return 0
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def simple_play(seat, acts, nacts, pub, hand, params, rng):
     ld = leader(pub, seat)
     best = 0
     bestv = 0
     for i in range(1, nacts):
-        v = simple_value(seat, ld, acts[i, 0], acts[i, 1], acts[i, 2], acts[i, 3], acts[i, 4], pub)
+        v = simple_value(seat, ld, acts[U(i), 0], acts[U(i), 1], acts[U(i), 2], acts[U(i), 3], acts[U(i), 4], pub)
         if v > bestv:
             bestv = v
             best = i
@@ -320,17 +320,17 @@ def simple_play(seat, acts, nacts, pub, hand, params, rng):
 def simple_respond(seat, ann, opts, nopts, pub, hand, params, rng):
     ctx = ann[0]
     if ctx == CTX_PLAGUE:
-        return cheapest_answer(opts, nopts) if pub[P_HANDN + seat] > 1 else 0
+        return cheapest_answer(opts, nopts) if pub[U(P_HANDN + seat)] > 1 else 0
     if ctx == CTX_PLAY:
         return cheapest_answer(opts, nopts) if my_loss(seat, ann, pub) > 0.0 else 0
     c = ann[2]
     hit = False
     if c == FLOOD:
-        hit = pub[P_FREE + seat] > 0
+        hit = pub[U(P_FREE + seat)] > 0
     elif c == ALCHEMY:
-        hit = ann[3] == seat and pub[P_SCORE + seat] > 0
+        hit = ann[3] == seat and pub[U(P_SCORE + seat)] > 0
     elif c == WASPS:
-        hit = pub[P_TOADGUBS + seat] > 0
+        hit = pub[U(P_TOADGUBS + seat)] > 0
     elif c >= LETTER_G:
         hit = pub[P_LETTERS] == 2 and wins_now(pub, seat) == 0
     return cheapest_answer(opts, nopts) if hit else 0
@@ -361,13 +361,13 @@ def swing(seat, op, ts, tsl, aux, pub):
     if op == OP_LURE or op == OP_THIEF:
         return 2
     if op == OP_SLURE:
-        return 2 * (pub[P_FREE + ts] + pub[P_PROT + ts])
+        return 2 * (pub[U(P_FREE + ts)] + pub[U(P_PROT + ts)])
     if op == OP_RING:
         return digit(aux, 0) + digit(aux, 1) + digit(aux, 2) + digit(aux, 3) + digit(aux, 4) + digit(aux, 5)
     if op == OP_SPOUT or op == OP_LIGHT_ELDER:
         return 1
     if op == OP_FLUTE:
-        return pub[P_RN + aux]
+        return pub[U(P_RN + aux)]
     if op == OP_SPEAR_SPOUT:
         return 1 if ts == seat else 0
     return 0
@@ -386,12 +386,12 @@ def strong_value(seat, ld, op, card, ts, tsl, aux, pub, hand, params):
         elif late or hand[GUB] > params[0]:
             v = 95.0
     elif op == OP_FLUTE:
-        rn = pub[P_RN + aux]
+        rn = pub[U(P_RN + aux)]
         v = 60.0 + 10.0 * rn if rn > 0 else 0.0
     elif op == OP_SPEAR_SPOUT:
         v = 85.0 if ts == seat else 0.0
     elif op == OP_RETREAT:
-        x = pub[P_SPOUTED + seat] + pub[P_RINGED + seat]
+        x = pub[U(P_SPOUTED + seat)] + pub[U(P_RINGED + seat)]
         v = 50.0 + 10.0 * x if x > 0 else 0.0
     elif op == OP_PROTECT:
         if tsl < 0:
@@ -404,7 +404,7 @@ def strong_value(seat, ld, op, card, ts, tsl, aux, pub, hand, params):
     elif op == OP_LURE:
         v = 60.0 + 20.0 * w
     elif op == OP_SLURE:
-        v = 55.0 + 20.0 * w * (pub[P_FREE + ts] + pub[P_PROT + ts])
+        v = 55.0 + 20.0 * w * (pub[U(P_FREE + ts)] + pub[U(P_PROT + ts)])
     elif op == OP_THIEF:
         v = 60.0 + 20.0 * w + (2.0 if aux == 2 else 0.0)
     elif op == OP_RING:
@@ -419,19 +419,19 @@ def strong_value(seat, ld, op, card, ts, tsl, aux, pub, hand, params):
     elif op == OP_LIGHT_ELDER:
         v = 60.0 + 15.0 * w
     elif op == OP_CYCLONE:
-        b = pub[P_BARS + ts]
+        b = pub[U(P_BARS + ts)]
         v = 30.0 + 5.0 * b * w if b >= 2 else 0.0
     elif op == OP_BEETLE:
         n = pub[P_NP]
-        net = -2 * pub[P_MUSHGUBS + seat]
+        net = -2 * pub[U(P_MUSHGUBS + seat)]
         for d in range(1, n):
             net += pub[P_MUSHGUBS + seat_at(seat, d, n)]
         v = 40.0 + 10.0 * net if net > 0 else 0.0
     elif op == OP_UNMUSH or op == OP_UNBAR or op == OP_SPEAR_BAR:
-        if ts != seat and pub[P_BM + tsl] + pub[P_BT + tsl] + pub[P_BV + tsl] == 1:
+        if ts != seat and pub[U(P_BM + tsl)] + pub[U(P_BT + tsl)] + pub[U(P_BV + tsl)] == 1:
             v = 30.0 + 10.0 * w  # exposes an opponent's Gub
     elif op == OP_LIGHT_HAND:
-        hn = pub[P_HANDN + ts]
+        hn = pub[U(P_HANDN + ts)]
         v = 25.0 + 3.0 * hn * w if hn >= 3 else 0.0
     elif op == OP_SCOUT_DECK:
         v = 20.0 if params[8] > 0.5 and pub[P_LETTERS] >= 1 else 5.0
@@ -448,7 +448,7 @@ def strong_play(seat, acts, nacts, pub, hand, params, rng):
     best = 0
     bestv = 0.0
     for i in range(1, nacts):
-        v = strong_value(seat, ld, acts[i, 0], acts[i, 1], acts[i, 2], acts[i, 3], acts[i, 4], pub, hand, params)
+        v = strong_value(seat, ld, acts[U(i), 0], acts[U(i), 1], acts[U(i), 2], acts[U(i), 3], acts[U(i), 4], pub, hand, params)
         if v > bestv:
             bestv = v
             best = i
@@ -463,12 +463,12 @@ def strong_draw(seat, peek, pub, hand, params, rng):
             if final:
                 return wins_now(pub, seat)
             return 1
-        if peek == FLOOD and pub[P_FREE + seat] >= 2:
+        if peek == FLOOD and pub[U(P_FREE + seat)] >= 2:
             return 0
-        if peek == ALCHEMY and pub[P_SCORE + seat] >= 1:
+        if peek == ALCHEMY and pub[U(P_SCORE + seat)] >= 1:
             return 0
         return 1
-    if params[7] > 0.5 and final and pub[P_SCORE + seat] < best_opp_score(pub, seat):
+    if params[7] > 0.5 and final and pub[U(P_SCORE + seat)] < best_opp_score(pub, seat):
         return 0
     return 1
 
@@ -477,7 +477,7 @@ def strong_draw(seat, peek, pub, hand, params, rng):
 def strong_respond(seat, ann, opts, nopts, pub, hand, params, rng):
     ctx = ann[0]
     if ctx == CTX_PLAGUE:
-        return cheapest_answer(opts, nopts) if pub[P_HANDN + seat] - 1 >= params[6] else 0
+        return cheapest_answer(opts, nopts) if pub[U(P_HANDN + seat)] - 1 >= params[6] else 0
     if ctx == CTX_PLAY:
         return cheapest_answer(opts, nopts) if my_loss(seat, ann, pub) >= params[2] else 0
     c = ann[2]
@@ -490,7 +490,7 @@ def strong_respond(seat, ann, opts, nopts, pub, hand, params, rng):
             most = max(most, pub[off + seat_at(seat, d, n)])
         loss = float(pub[off + seat] - most)
     elif c == ALCHEMY:
-        loss = float(pub[P_SCORE + seat]) if ann[3] == seat else 0.0
+        loss = float(pub[U(P_SCORE + seat)]) if ann[3] == seat else 0.0
     elif c >= LETTER_G:
         if pub[P_LETTERS] == 2 and params[5] > 0.5 and wins_now(pub, seat) == 0:
             return cheapest_answer(opts, nopts)
@@ -536,7 +536,7 @@ def script_play(seat, acts, nacts, pub, hand, params, rng):
         ok = True
         for j in range(5):
             want = int(params[at + j])
-            if want != WILD and acts[i, j] != want:
+            if want != WILD and acts[U(i), U(j)] != want:
                 ok = False
                 break
         if ok:

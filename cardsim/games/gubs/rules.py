@@ -123,6 +123,7 @@ from cardsim.games.gubs.engine import (
     D_PLAY,
     D_RESPOND,
     E_POLICY,
+    U,
     alchemy,
     check,
     deck_insert_random,
@@ -188,12 +189,12 @@ def ask(r, card, ctx, a, shown, ann, opts, nopt, pids, params, prng, pub, hand, 
         return -1
     c = opts[j]
     hand_take(pub, hand, r, c)
-    pub[P_DISC + c] += 1
-    st[r, c, 1] += 1
+    pub[U(P_DISC + c)] += 1
+    st[U(r), U(c), 1] += 1
     return c
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def debug_check(sb, rb, wb, ob):
     ctl = ob[0]
     if ctl[C_DEBUG] != 0:
@@ -228,16 +229,16 @@ def window(ctx, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob, one):
         nopt = 1
         opts[0] = -1
         if ctx == CTX_PLAY:
-            if hand[r, FEATHER] > 0:
+            if hand[U(r), FEATHER] > 0:
                 opts[nopt] = FEATHER
                 nopt += 1
-            if (ascard == LURE or ascard == SUPERLURE) and hand[r, BLINDFOLD] > 0:
+            if (ascard == LURE or ascard == SUPERLURE) and hand[U(r), BLINDFOLD] > 0:
                 opts[nopt] = BLINDFOLD
                 nopt += 1
-        elif hand[r, FLOPBOAT] > 0:
+        elif hand[U(r), FLOPBOAT] > 0:
             opts[nopt] = FLOPBOAT
             nopt += 1
-        if hand[r, CRICKET] > 0:
+        if hand[U(r), CRICKET] > 0:
             opts[nopt] = CRICKET
             nopt += 1
         if nopt == 1:
@@ -266,15 +267,15 @@ def play_card(a, k, sb, rb, pb, wb, ob, one):
     erng = pb[3]
     acts = wb[0]
     ctl, ev, evn = ob[0], ob[1], ob[2]
-    op = acts[k, 0]
-    card = acts[k, 1]
-    ts = acts[k, 2]
-    tsl = acts[k, 3]
-    aux = acts[k, 4]
+    op = acts[U(k), 0]
+    card = acts[U(k), 1]
+    ts = acts[U(k), 2]
+    tsl = acts[U(k), 3]
+    aux = acts[U(k), 4]
     slot = target_slot(a, op, ts, tsl, aux, pub)
     hand_take(pub, hand, a, card)
-    priv[V_PEND + card] += 1
-    st[a, card, 1] += 1
+    priv[U(V_PEND + card)] += 1
+    st[U(a), U(card), 1] += 1
     ascard = OP_AS[op]
     if op == OP_GUB or op == OP_RING:  # the card itself
         ascard = card
@@ -282,8 +283,8 @@ def play_card(a, k, sb, rb, pb, wb, ob, one):
     if OP_WINDOW[op] != 0:
         r = window(CTX_PLAY, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob, one)
         if r >= 0:
-            priv[V_PEND + card] -= 1
-            pub[P_DISC + card] += 1
+            priv[U(V_PEND + card)] -= 1
+            pub[U(P_DISC + card)] += 1
             emit(ctl, ev, evn, EV_CANCEL, a, card, r, op, 0, 0)
             debug_check(sb, rb, wb, ob)
             return
@@ -316,10 +317,10 @@ def plague(a, sb, rb, pb, wb, ob, one):
         r = seat_at(a, d, n)
         nopt = 1
         opts[0] = -1
-        if hand[r, CURE] > 0:
+        if hand[U(r), CURE] > 0:
             opts[nopt] = CURE
             nopt += 1
-        if hand[r, CRICKET] > 0:
+        if hand[U(r), CRICKET] > 0:
             opts[nopt] = CRICKET
             nopt += 1
         if nopt == 1:
@@ -345,11 +346,11 @@ def merchant(a, sb, pb, wb, ob, one):
         keep[s] = -1
     for d in range(n):
         s = seat_at(a, d, n)
-        if pub[P_HANDN + s] == 0:
+        if pub[U(P_HANDN + s)] == 0:
             continue
         nopt = 0
         for k in range(NK):
-            if hand[s, k] > 0:
+            if hand[U(s), U(k)] > 0:
                 opts[nopt] = k
                 nopt += 1
         j = decide_pick(pid_of(pids, s, one), s, PICK_KEEP, opts, nopt, pub, hand[s], params[s], prng[s])
@@ -368,10 +369,10 @@ def drawn_event(a, c, sb, rb, pb, wb, ob, one):
     pub, hand, deck, priv = sb[0], sb[1], sb[2], sb[3]
     erng = pb[3]
     ctl, ev, evn = ob[0], ob[1], ob[2]
-    priv[V_PEND + c] += 1
+    priv[U(V_PEND + c)] += 1
     r = window(CTX_EVENT, a, OP_STOP, c, -1, -1, 0, c, sb, rb, pb, wb, ob, one)
     if r >= 0:
-        priv[V_PEND + c] -= 1
+        priv[U(V_PEND + c)] -= 1
         depth = deck_insert_random(deck, pub, priv, c, erng, ctl, ev, evn, FROM_PEND, a, -1)
         emit(ctl, ev, evn, EV_FLOP, r, c, depth, a, 0, 0)
         if c >= LETTER_G:
@@ -379,7 +380,7 @@ def drawn_event(a, c, sb, rb, pb, wb, ob, one):
         debug_check(sb, rb, wb, ob)
         return
     if c >= LETTER_G:
-        priv[V_PEND + c] -= 1
+        priv[U(V_PEND + c)] -= 1
         pub[P_ASIDE + c - LETTER_G] += 1
         pub[P_LETTERS] += 1
         emit(ctl, ev, evn, EV_LETTER, a, c, pub[P_LETTERS], 0, 0, 0)
@@ -399,18 +400,18 @@ def drawn_event(a, c, sb, rb, pb, wb, ob, one):
         merchant(a, sb, pb, wb, ob, one)
     elif c == WASPS:
         wasps(pub, hand, deck, priv, erng, ctl, ev, evn)
-    priv[V_PEND + c] -= 1
-    pub[P_DISC + c] += 1
+    priv[U(V_PEND + c)] -= 1
+    pub[U(P_DISC + c)] += 1
     emit(ctl, ev, evn, EV_TO_DISCARD, a, c, 1, FROM_PEND, -1, 0)
     debug_check(sb, rb, wb, ob)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def scout_peek(a, pub, deck, priv):
     """The top card when seat ``a`` saw it with a Scout and the deck was not reordered since."""
-    sn = priv[V_SCOUT_N + a]
+    sn = priv[U(V_SCOUT_N + a)]
     dn = pub[P_DECKN]
-    if sn > 0 and priv[V_SCOUT_VER + a] == priv[V_DECK_VER] and sn - 3 < dn <= sn and dn > 0:
+    if sn > 0 and priv[U(V_SCOUT_VER + a)] == priv[V_DECK_VER] and sn - 3 < dn <= sn and dn > 0:
         return deck[dn - 1]
     return -1
 
@@ -436,14 +437,14 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
         draw = 1
         if pub[P_DECKN] == 0:
             draw = 0
-        elif pub[P_SKIP + a] == 0:
+        elif pub[U(P_SKIP + a)] == 0:
             draw = decide_draw(pid_of(pids, a, one), a, scout_peek(a, pub, deck, priv), pub, hand[a], params[a], prng[a])
             if draw != 0 and draw != 1:
                 fail(ob, a, D_DRAW, draw, 2)
         if draw == 1:
-            pub[P_SKIP + a] = 0
+            pub[U(P_SKIP + a)] = 0
             c = draw_top(deck, pub)
-            st[a, c, 0] += 1
+            st[U(a), U(c), 0] += 1
             emit(ctl, ev, evn, EV_DRAW, a, c, pub[P_DECKN], 0, 0, 0)
             if is_event(c):
                 drawn_event(a, c, sb, rb, pb, wb, ob, one)
@@ -453,7 +454,7 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
                 hand_add(pub, hand, a, c, 1)
                 debug_check(sb, rb, wb, ob)
         else:
-            pub[P_SKIP + a] = 1
+            pub[U(P_SKIP + a)] = 1
             priv[V_SKIPS] += 1
             emit(ctl, ev, evn, EV_SKIP, a, 0, 0, 0, 0, 0)
         # FAQ 1, 4: play as many cards as you like, after an Event too (max_plays: a safety cap
@@ -474,10 +475,10 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
             play_card(a, k, sb, rb, pb, wb, ob, one)
             plays += 1
         # discard down to the hand limit (never below it)
-        while pub[P_HANDN + a] > limit:
+        while pub[U(P_HANDN + a)] > limit:
             nopt = 0
             for q in range(NK):
-                if hand[a, q] > 0:
+                if hand[U(a), U(q)] > 0:
                     opts[nopt] = q
                     nopt += 1
             j = decide_pick(pid_of(pids, a, one), a, PICK_DISCARD, opts, nopt, pub, hand[a], params[a], prng[a])
@@ -485,7 +486,7 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
                 fail(ob, a, D_PICK, j, nopt)
             q = opts[j]
             hand_take(pub, hand, a, q)
-            pub[P_DISC + q] += 1
+            pub[U(P_DISC + q)] += 1
             emit(ctl, ev, evn, EV_DISCARD, a, q, 0, 0, 0, 0)
             debug_check(sb, rb, wb, ob)
         pub[P_CUR] = seat_at(a, 1, n)
@@ -517,10 +518,10 @@ def finish(i, sb, ob, gout, tbo):
     gout[i, G_FINISHED] = 1 if done else 0
     gout[i, G_PLAYCAPS] = priv[V_PLAYCAPS]
     for s in range(MAXS):
-        gout[i, G_SCORE + s] = pub[P_SCORE + s] if s < n else -1
-        gout[i, G_HAND + s] = pub[P_HANDN + s] if s < n else -1
+        gout[i, G_SCORE + s] = pub[U(P_SCORE + s)] if s < n else -1
+        gout[i, G_HAND + s] = pub[U(P_HANDN + s)] if s < n else -1
         if s < n:
-            emit(ctl, ev, evn, EV_SCORE, s, pub[P_SCORE + s], pub[P_HANDN + s],
+            emit(ctl, ev, evn, EV_SCORE, s, pub[U(P_SCORE + s)], pub[U(P_HANDN + s)],
                  1 if pub[P_ELDER] == s else 0, 0, 0)
     emit(ctl, ev, evn, EV_END, tbo[0], tbo[1], tbo[2], pub[P_TURN], pub[P_FLOPPED], 1 if done else 0)
 
@@ -529,12 +530,12 @@ def finish(i, sb, ob, gout, tbo):
 def card_rows(i, n, st, cout, row):
     for s in range(n):
         for k in range(NK):
-            if st[s, k, 0] != 0 or st[s, k, 1] != 0:
+            if st[U(s), U(k), 0] != 0 or st[U(s), U(k), 1] != 0:
                 cout[row, C_G] = i
                 cout[row, C_SEAT] = s
                 cout[row, C_CARD] = k
-                cout[row, C_DRAWN] = st[s, k, 0]
-                cout[row, C_PLAYED] = st[s, k, 1]
+                cout[row, C_DRAWN] = st[U(s), U(k), 0]
+                cout[row, C_PLAYED] = st[U(s), U(k), 1]
                 row += 1
     return row
 
@@ -648,7 +649,7 @@ def run_table(key, g, turn_cap, pids, params, kn, cnt, pub, hand, deck, priv, st
     ob = (ctl, ev, evn, err)
     refresh(pub)
     for s in range(MAXS):
-        hand[HMASK, s] = hand_mask(hand, s)
+        hand[HMASK, U(s)] = hand_mask(hand, s)
     debug_check(sb, rb, wb, ob)
     play_turns(turn_cap, sb, rb, pb, wb, ob, ANY)
     tbo = np.zeros(3, np.int64)
