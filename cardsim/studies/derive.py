@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from cardsim import scenario as sc
-from cardsim.errors import ScenarioError
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 
 DERIVED_DROP = ("compare", "sweep", "ratings", "cards", "report", "search", "meta")
 
@@ -99,3 +99,15 @@ def apply_key(raw: dict[str, Any], players: int, key: str, value: Any, where: st
         return
     raise ScenarioError(f"{where}: unknown key {key!r}; use rules.<knob>, seat<k>.<param>, seats.<param>, "
                         f"seat<k>.policy, policy, players or variant")
+
+
+def section(base: sc.Scenario, name: str, keys: tuple[str, ...], what: str) -> Mapping[str, Any]:
+    """The scenario's ``[name]`` table, checked to exist (``what`` says what it holds) and to use
+    only ``keys``: one error line naming the key, a guess and what is allowed."""
+    cfg = base.raw.get(name)
+    if not cfg:
+        raise ScenarioError(f"{base.name}: no [{name}] section ({what})")
+    for k in cfg:
+        if k not in keys:
+            raise ScenarioError(f"unknown key {name}.{k}{did_you_mean(k, keys)}; allowed: {allowed_list(keys)}")
+    return cfg

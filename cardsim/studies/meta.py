@@ -75,12 +75,7 @@ class Plan:
 
 
 def plan(base: sc.Scenario) -> Plan:
-    cfg = base.raw.get("meta")
-    if not cfg:
-        raise ScenarioError(f"{base.name}: no [meta] section (strategies of the population)")
-    for k in cfg:
-        if k not in KEYS:
-            raise ScenarioError(f"unknown key meta.{k}{did_you_mean(k, KEYS)}; allowed: {allowed_list(KEYS)}")
+    cfg = derive.section(base, "meta", KEYS, "strategies of the population")
     strat = cfg.get("strategies")
     if not isinstance(strat, list) or len(strat) < 2:
         raise ScenarioError("meta.strategies must list at least two strategies (policies, tables "

@@ -86,12 +86,7 @@ class Plan:
 
 
 def plan(base: sc.Scenario) -> Plan:
-    cfg = base.raw.get("ratings")
-    if not cfg:
-        raise ScenarioError(f"{base.name}: no [ratings] section (policies to rate)")
-    for k in cfg:
-        if k not in ("policies", "mode", "reference"):
-            raise ScenarioError(f"unknown key ratings.{k}; allowed: policies, mode, reference")
+    cfg = derive.section(base, "ratings", ("policies", "mode", "reference"), "policies to rate")
     pols = cfg.get("policies")
     if not isinstance(pols, list) or len(pols) < 2:
         raise ScenarioError("ratings.policies must list at least two policies")

@@ -44,7 +44,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
-from cardsim.studies import space
+from cardsim.studies import derive, space
 from cardsim.studies.evaluate import Estimate, Evaluator, Lineup, Timing, estimate, games_of, keys_for
 
 KEYS = ("params", "objective", "goal", "band", "field", "tuned", "focus", "budget", "heldout", "sampler", "rung",
@@ -104,8 +104,6 @@ class Plan:
                    for k in p.keys):
             return None
         raw = space.apply(self.base, self.params, values, "best")
-        from cardsim.studies import derive
-
         return space.full_entry(self.base, derive.seat_list(raw, self.base.setup.players)[self.focus], self.focus)
 
     def rules_of(self, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -120,12 +118,7 @@ class Plan:
 
 def plan(base: sc.Scenario) -> Plan:
     """Validate ``[search]``."""
-    cfg = base.raw.get("search")
-    if not cfg:
-        raise ScenarioError(f"{base.name}: no [search] section (params to tune, an objective, a budget)")
-    for k in cfg:
-        if k not in KEYS:
-            raise ScenarioError(f"unknown key search.{k}{did_you_mean(k, KEYS)}; allowed: {allowed_list(KEYS)}")
+    cfg = derive.section(base, "search", KEYS, "params to tune, an objective, a budget")
     players = base.setup.players
     focus = _int(cfg, "focus", 0, 0, players - 1)
     tuned = cfg.get("tuned", [focus])
