@@ -138,7 +138,7 @@ def leader(pub, seat):
     """The opponent with the highest score; ties to the first from ``seat``'s left."""
     n = pub[P_NP]
     best = -1
-    who = (seat + 1) % n
+    who = seat_at(seat, 1, n)  # not (seat + 1) % n: a division at every play
     for d in range(1, n):
         o = seat_at(seat, d, n)
         if pub[U(P_SCORE + o)] > best:
