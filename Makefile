@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # compile the quick start's kernels ahead (make setup does it once): scenarios/fubnub.toml, every
-# game's default kernels and traces
+# game's default kernels, traces and minimal kernels (the bench baseline)
 warm: setup
 	$(BIN)/python -m cardsim.warm
 
