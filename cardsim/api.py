@@ -13,7 +13,7 @@ from cardsim import scenario as sc
 from cardsim.errors import RunDirError, ScenarioError
 from cardsim.games import get_game
 from cardsim.results import RunDir
-from cardsim.runner import Backend, Progress, default_run_dir, execute, plan
+from cardsim.runner import Backend, Progress, default_run_dir, execute, identity_change, plan
 
 
 @dataclass
@@ -88,7 +88,10 @@ def open_run(path: str | Path) -> Result:
         raise RunDirError(f"{rd.manifest_path}: its scenario no longer validates: {exc}") from None
     s = s.with_options(games=max(1, int(m.get("games", s.games))))
     if s.hash() != m["hash"]:
-        raise RunDirError(f"{rd.path} was made by another rules version or cardsim (hash {m['hash']}, now {s.hash()})")
+        why = (identity_change(m.get("identity", {}), s.identity())
+               or f"it was made by another rules version or cardsim (hash {m['hash']}, now {s.hash()})")
+        raise RunDirError(f"{rd.path} cannot be read as this scenario's run: {why}; run the scenario again "
+                          f"into a new --out")
     _check_parts(rd, m, s)
     return Result(s, rd)
 

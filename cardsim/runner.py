@@ -66,9 +66,8 @@ def open_run(scenario: Scenario, path: Path) -> tuple[RunDir, dict]:
     if rd.exists():
         m = rd.read_manifest()
         if m["hash"] != scenario.hash():
-            edited = changed_plugins(m.get("identity", {}), scenario.identity())
-            why = (f"its plug-in {edited} changed since (the directory holds games of the old source)" if edited
-                   else f"it holds a run of another scenario (hash {m['hash']}, this one {scenario.hash()})")
+            why = (identity_change(m.get("identity", {}), scenario.identity())
+                   or f"it holds a run of another scenario (hash {m['hash']}, this one {scenario.hash()})")
             raise RunDirError(f"{path} cannot be reused: {why}; choose another --out or delete {path}")
         if m["chunk"] != scenario.chunk:
             raise RunDirError(f"{path} was run with chunk = {m['chunk']}, this scenario has chunk = "
@@ -83,13 +82,34 @@ def open_run(scenario: Scenario, path: Path) -> tuple[RunDir, dict]:
     return rd, m
 
 
+def _canon(identity: dict) -> str:
+    """An identity as the manifest stores it (JSON), so a read one and a computed one compare."""
+    return json.dumps(identity, sort_keys=True, default=str)
+
+
+def identity_change(old: dict, new: dict) -> str:
+    """Why a run directory's identity ``old`` is not the scenario's ``new`` in plain words, when
+    one thing explains it: a plug-in edited since, or the game's rules version ('' otherwise)."""
+    edited = changed_plugins(old, new)
+    if edited:
+        return f"its plug-in {edited} changed since (the directory holds games of the old source)"
+    try:
+        was, now = old["rules_version"], new["rules_version"]
+        if was != now and _canon({**old, "rules_version": now}) == _canon(new):
+            return (f"it was played under version {was} of the game's rules, and this cardsim plays "
+                    f"version {now} (a rule was corrected)")
+    except (KeyError, TypeError):
+        pass
+    return ""
+
+
 def changed_plugins(old: dict, new: dict) -> str:
     """The plug-ins (``file.py:name``) whose source alone differs between two run identities
     (else '': the identities differ in more than plug-in sources)."""
 
     def strip(identity: dict) -> str:
         seats = [{k: v for k, v in seat.items() if k != "source"} for seat in identity["setup"]["seats"]]
-        return json.dumps({**identity, "setup": {**identity["setup"], "seats": seats}}, sort_keys=True, default=str)
+        return _canon({**identity, "setup": {**identity["setup"], "seats": seats}})
 
     try:
         if strip(old) != strip(new):

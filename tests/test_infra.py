@@ -188,6 +188,24 @@ def test_an_edited_plugin_changes_the_result(tmp_path):
     assert team0_wins(second) != team0_wins(first)
     with pytest.raises(RunDirError, match=r"plug-in duck.py:duck changed since"):
         api.run(d / "s.toml", out=first.path)
+    with pytest.raises(RunDirError, match=r"plug-in duck.py:duck changed since"):  # cardsim report RUN_DIR
+        api.open_run(first.path)
+
+
+def test_a_run_of_an_older_rules_version_says_so(tmp_path, monkeypatch):
+    from cardsim import api
+    from cardsim.errors import RunDirError
+    from cardsim.games import get_game
+
+    scen = tmp_path / "s.toml"
+    scen.write_text('[scenario]\nname = "t"\ngame = "gubs"\nplayers = 2\ngames = 20\nseed = 1\n')
+    res = api.run(scen, out=tmp_path / "run")
+    game = get_game("gubs")
+    monkeypatch.setattr(type(game), "rules_version", game.rules_version + 1)
+    for call in (lambda: api.open_run(res.path), lambda: api.run(scen, out=res.path)):
+        with pytest.raises(RunDirError, match=rf"version {game.rules_version - 1} of the game's rules, and this "
+                                              rf"cardsim plays version {game.rules_version}"):
+            call()
 
 
 def test_an_edited_helper_module_of_a_plugin_changes_the_identity(tmp_path):
