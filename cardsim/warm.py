@@ -27,11 +27,11 @@ def warm_game(game: str, scenarios: list[str]) -> tuple[str, float]:
 
     t = time.perf_counter()
     g = get_game(game)
-    setups = [sc.load(p).setup for p in scenarios] or [sc.build_setup(g)]
-    for setup in setups:
+    default = sc.build_setup(g)
+    for setup in [sc.load(p).setup for p in scenarios] or [default]:
         g.simulate_chunk(setup, root_key(0), 0, 1)
-    g.minimal_chunk(sc.build_setup(g), root_key(0), 0, 1)  # what `cardsim bench` compares with
-    g.trace(sc.build_setup(g), root_key(0), 0, 1)
+    g.minimal_chunk(default, root_key(0), 0, 1)  # what `cardsim bench` compares with
+    g.trace(default, root_key(0), 0, 1)
     return game, time.perf_counter() - t
 
 
