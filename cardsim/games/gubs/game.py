@@ -333,7 +333,7 @@ def games_frame(start: int, n: int, g: np.ndarray) -> pl.DataFrame:
     return pl.DataFrame(cols)
 
 
-_NAMES = pl.Series("card", C.CARD_NAMES, dtype=pl.String)
+_NAMES = pl.Series("card", C.CARD_NAMES, dtype=pl.Enum(list(C.CARD_NAMES)))
 _TIE_BREAKS = pl.Series("tie_break", C.TB_NAMES, dtype=pl.String)
 
 
@@ -391,7 +391,9 @@ def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.
 
 def card_impact(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
     """Per card: times drawn and played (all games) and, over finished games, the win rate
-    of seats that drew it vs seats that did not (shared wins count 1/k)."""
+    of seats that drew it vs seats that did not (shared wins count 1/k). The summary names
+    cards as text (the table stores them as an Enum, cheap to build and to write)."""
+    cards = cards.with_columns(pl.col("card").cast(pl.String))
     tot = oc.select(pl.len().alias("N"), pl.col("win").sum().alias("W")).collect()
     big_n, big_w = int(tot["N"][0]), float(tot["W"][0] or 0.0)
     counts = cards.group_by("card").agg(pl.col("drawn").cast(pl.Int64).sum().alias("drawn"),
