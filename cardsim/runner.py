@@ -138,11 +138,16 @@ def check_layout(rd: RunDir, m: dict, scenario: Scenario, key: int) -> None:
         if old != new:
             diff = sorted(set(old) ^ set(new)) or [c for c in new if old[c] != new[c]]
             col = diff[0]
-            why = (f"column {col!r} is {old.get(col, 'missing')} there and {new.get(col, 'missing')} now"
+            why = (f"column {col!r} is {_kind(old[col])} there and {_kind(new[col])} now"
                    if col in old and col in new else f"column {col!r} is only in the {'old' if col in old else 'new'} layout")
             raise RunDirError(f"{rd.path} cannot be extended: its {table!r} table was written by another cardsim "
                               f"({why}); its finished games still read, but new ones would not read with them; "
                               f"choose another --out or delete {rd.path}")
+
+
+def _kind(dtype: pl.DataType) -> str:
+    """A column type in short: Int32, String, Enum (an Enum's categories would fill lines)."""
+    return str(dtype.base_type()) if isinstance(dtype, pl.Enum) else str(dtype)
 
 
 def pending(rd: RunDir, m: dict, chunks: list[Chunk]) -> list[Chunk]:
