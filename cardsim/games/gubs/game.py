@@ -368,18 +368,15 @@ def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.
             .sort("seat").with_columns(wilson_exprs(pl.col("wins"), pl.col("n"))).collect())
     out.append(("Win rate by seat (seat 0 starts; a win shared by k counts 1/k), 95% Wilson", seat))
     g = games.collect()
-    length = g.filter(pl.col("finished")).select(
-        pl.len().alias("games"), *mean_exprs("turns", "turns_"),
-        (pl.col("turns").mean() / n).alias("rounds_mean"),
-        pl.col("letters_flopped").mean().alias("letters_flopped_mean"),
-        pl.col("interrupts").mean().alias("interrupts_mean"),
-        pl.col("skips").mean().alias("skips_mean"),
-    ).with_columns(pl.lit(int((~g["finished"]).sum())).alias("unfinished"))
-    out.append(("Game length in player turns (mean, se, 95% CI; finished games)", length))
+    fin = g.filter(pl.col("finished"))
+    length = pl.concat([fin.select(pl.lit(name).alias("per_game"), *mean_exprs(expr)) for name, expr in (
+        ("turns", pl.col("turns")), ("rounds", pl.col("turns") / n), ("letters_flopped", pl.col("letters_flopped")),
+        ("interrupts", pl.col("interrupts")), ("skipped_draws", pl.col("skips")))])
+    out.append((f"Game length and events per finished game (mean, se, 95% CI; {int((~g['finished']).sum()):,} "
+                "unfinished games left out)", length))
     tb = (g.group_by("tie_break").agg(pl.len().alias("k")).with_columns(pl.lit(g.height).alias("n"))
           .sort("tie_break").with_columns(wilson_exprs(pl.col("k"), pl.col("n"))))
     out.append(("How games were decided (G5 tie-breaks), 95% Wilson", tb))
-    fin = g.filter(pl.col("finished"))
     scores = pl.concat([fin.select(pl.lit(s).alias("seat").cast(pl.Int8), *mean_exprs(f"score_s{s}", ""))
                         for s in range(n)])
     out.append(("Final score (Free + Protected Gubs) by seat, mean and 95% CI", scores))
