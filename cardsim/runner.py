@@ -21,6 +21,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+import polars as pl
+
 from cardsim.errors import RunDirError
 from cardsim.games import get_game
 from cardsim.games.base import Setup
@@ -120,6 +122,34 @@ def changed_plugins(old: dict, new: dict) -> str:
         return ""
 
 
+def check_layout(rd: RunDir, m: dict, scenario: Scenario, key: int) -> None:
+    """Refuse to extend a run directory whose tables another cardsim wrote with other columns
+    or column types (its parts and new ones could not be read as one table): one game of this
+    cardsim's tables against the first finished part of each table."""
+    frames = get_game(scenario.game).simulate_chunk(scenario.setup, key, 0, 1)
+    done = sorted(int(c) for c in m["done"])
+    for table, frame in frames.items():
+        part = rd.part(table, done[0])
+        try:
+            old = dict(pl.read_parquet_schema(part))
+        except Exception:
+            continue  # an unreadable part is played again (pending)
+        new = dict(frame.schema)
+        if old != new:
+            diff = sorted(set(old) ^ set(new)) or [c for c in new if old[c] != new[c]]
+            col = diff[0]
+            why = (f"column {col!r} is {_kind(old[col])} there and {_kind(new[col])} now"
+                   if col in old and col in new else f"column {col!r} is only in the {'old' if col in old else 'new'} layout")
+            raise RunDirError(f"{rd.path} cannot be extended: its {table!r} table was written by another cardsim "
+                              f"({why}); its finished games still read, but new ones would not read with them; "
+                              f"choose another --out or delete {rd.path}")
+
+
+def _kind(dtype: pl.DataType) -> str:
+    """A column type in short: Int32, String, Enum (an Enum's categories would fill lines)."""
+    return str(dtype.base_type()) if isinstance(dtype, pl.Enum) else str(dtype)
+
+
 def pending(rd: RunDir, m: dict, chunks: list[Chunk]) -> list[Chunk]:
     """Chunks of the plan not finished yet (a finished chunk has its parts and its game count)."""
     done = m["done"]
@@ -137,6 +167,8 @@ def execute(scenario: Scenario, path: Path, threads: int | None = None, progress
     if progress:
         progress(finished, total)
     key = root_key(scenario.seed)
+    if todo and len(todo) < len(todo_all):
+        check_layout(rd, m, scenario, key)
     backend = backend or LocalBackend(threads)
     by_index = {c.index: c for c in todo}
     for index, _units in backend.map(scenario.game, scenario.setup, key, todo, str(rd.path), debug):

@@ -88,3 +88,33 @@ def test_manifest_records_identity(tmp_path):
     assert m["scenario"]["scenario"]["game"] == "fubnub"
     scan = pl.scan_parquet(str(res.path / "hands" / "*.parquet")).collect()
     assert scan.height == res.tables["hands"].collect().height
+
+
+def test_every_chunk_of_a_game_has_one_table_layout():
+    """check_layout compares one game's tables with a finished part: a table's columns and
+    types must not depend on which games a chunk holds (else resumes would be refused)."""
+    from cardsim.games import game_names
+    from cardsim.rng import root_key
+    from cardsim.scenario import build_setup
+
+    key = root_key(3)
+    for name in game_names():
+        game = get_game(name)
+        for v in game.variants:
+            setup = build_setup(game, v.name)
+            one = game.simulate_chunk(setup, key, 0, 1)
+            many = game.simulate_chunk(setup, key, 700, 300)
+            assert {t: dict(f.schema) for t, f in one.items()} == {t: dict(f.schema) for t, f in many.items()}, (name, v.name)
+
+
+def test_a_run_written_with_another_table_layout_is_not_extended(tmp_path):
+    """A run directory another cardsim wrote with other column types: its games still read,
+    but extending it (new parts beside old ones) is refused with the column named."""
+    api.run(scenario(games=240), out=tmp_path / "r")
+    part = tmp_path / "r" / "hands" / "part-000000.parquet"
+    pl.read_parquet(part).with_columns(pl.col("game").cast(pl.Int32)).write_parquet(part)
+    before = sorted(p.read_bytes() for p in (tmp_path / "r").rglob("*.parquet"))
+    with pytest.raises(RunDirError, match=r"cannot be extended: its 'hands' table .*column 'game' is Int32 there "
+                                          r"and Int64 now"):
+        api.run(scenario(), out=tmp_path / "r")
+    assert sorted(p.read_bytes() for p in (tmp_path / "r").rglob("*.parquet")) == before

@@ -201,14 +201,15 @@ def association(base: sc.Scenario, result: Any) -> tuple[str, pl.DataFrame] | No
     """The base run's association table (what goes with winning), labelled as such."""
     tables, setup = result.tables, base.setup
     if base.game == "turtle" and setup.variant == "full":
-        from cardsim.games.turtle.game import card_table, number_reveal_win_rate
+        from cardsim.games.turtle.game import card_lifts, card_table, number_reveal_win_rate
 
         games = tables["games"].collect()
         reveals = tables["reveals"].collect()
         fin = games.filter(pl.col("winner") >= 0)
         b = number_reveal_win_rate(fin, reveals, setup.players)
-        return (f"Association, not a causal effect: the revealing seat's win rate by card (lift over {b:.3f}, the win "
-                "rate behind a revealed number card)", card_table(reveals, games.height, b))
+        return (f"Association, not a causal effect: the revealing seat's win rate by card (lift over {100 * b:.1f}%, "
+                "the win rate behind a revealed number card, with the 95% interval of that difference clustered by game)",
+                card_table(reveals, games.height, card_lifts(fin, reveals, setup.players)))
     if base.game == "gubs":
         from cardsim.games.gubs.game import card_impact, outcomes
 

@@ -651,10 +651,12 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
         ) for s in SEATS
     ])
     # the hands of a game are one cluster: per-hand means and rates are clustered by game (deff: design effect)
-    per = mean_table(long, "net", ["seat"], prefix="net_").join(long.group_by("seat").agg(
-        pl.col("earned").mean().alias("earned_mean"), pl.col("spent").mean().alias("spent_mean")).collect(),
+    per = mean_table(long, "net", ["seat"], prefix="net_").join(
+        mean_table(long, "earned", ["seat"], prefix="earned_").select("seat", "earned_mean", "earned_lo", "earned_hi"),
+        on="seat").join(
+        mean_table(long, "spent", ["seat"], prefix="spent_").select("seat", "spent_mean", "spent_lo", "spent_hi"),
         on="seat").sort("seat")
-    out.append((f"Net points per played hand by seat ({', '.join(s.name for s in setup.seats)}): "
+    out.append((f"Net, earned and spent points per played hand by seat ({', '.join(s.name for s in setup.seats)}): "
                 "mean, se, 95% CI clustered by game", per))
     lc = long.collect()
     out.append(("Going-out rate per played hand by seat, 95% Wilson clustered by game",
@@ -663,14 +665,9 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
     if ch.height:
         out.append(("Bid-Four Challenges that won or tied, by seat, 95% Wilson",
                     rate_table(ch, ["seat"], "challenge_paid_off")))
-    length = hands.select(
-        pl.len().alias("hands"),
-        *mean_exprs("turns", "turns_"),
-        pl.col("bids").mean().alias("bids_mean"),
-        pl.col("reshuffles").mean().alias("reshuffles_mean"),
-        (pl.col("out") < 0).sum().alias("cut_hands"),
-    ).collect()
-    out.append(("Hand length: turns (mean, se, 95% CI), bidding turns, reshuffles; hands cut at the cap (B14)",
+    length = pl.concat([mean_table(hands, c).select(pl.lit(c).alias("per_hand"), pl.all()) for c in
+                        ("turns", "bids", "reshuffles")])
+    out.append(("Hand length: turns, bidding turns and reshuffles per hand (mean, se, 95% CI clustered by game)",
                 length))
     out.append(("Hands cut at the turn cap (B14), 95% Wilson clustered by game",
                 rate_table(hands.with_columns(x=pl.lit("cut")), ["x"], pl.col("out") < 0).drop("x")))

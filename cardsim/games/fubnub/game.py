@@ -690,18 +690,14 @@ def summarize(tables: Mapping[str, pl.LazyFrame]) -> list[tuple[str, pl.DataFram
         calling_team_won=pl.col("winner") == pl.col("caller") % 2,
         caller_pos=((pl.col("caller") - pl.col("dealer") + 3) % 4 + 1).cast(pl.Int8))
     # the hands of a game are one cluster: per-hand rates are clustered by game (deff: design effect)
-    t0, t1, fd, hs, length, unf, sweep, fub, by_card, by_pos = collect_all([
+    t0, t1, fd, hs, length, unf, misdeal, sweep, fub, by_card, by_pos = collect_all([
         *(rate_query(finished.with_columns(team=pl.lit(t), win=pl.col("winner") == t), ["team"], "win")
           for t in (0, 1)),
         rate_query(finished.with_columns(win=pl.col("winner") == pl.col("first_dealer") % 2), ["first_dealer"], "win"),
-        hands.select(
-            pl.len().alias("deals"),
-            pl.col("misdeal").mean().alias("misdeal_rate"),
-            (pl.col("swept").sum() / played.sum()).alias("sweep_rate"),
-            (pl.col("fubbed").sum() / played.sum()).alias("fub_rate"),
-        ),
+        hands.select(pl.len().alias("deals")),
         games.select(mean_exprs("hands", "hands_")),
         games.select(pl.col("unfinished").sum().alias("unfinished_games"), pl.len().alias("games")),
+        rate_query(hands.with_columns(event=pl.lit("misdeal")), ["event"], "misdeal"),
         *(rate_query(hands.filter(played).with_columns(event=pl.lit(e)), ["event"], c)
           for e, c in (("sweep", "swept"), ("fub", "fubbed"))),
         rate_query(called, ["point_card"], "calling_team_won"),
@@ -710,8 +706,9 @@ def summarize(tables: Mapping[str, pl.LazyFrame]) -> list[tuple[str, pl.DataFram
     return [
         ("Game win rate by team (seats 0+2 = team 0), 95% Wilson", pl.concat([t0, t1])),
         ("Game win rate of the first dealer's team, by first dealer", fd),
-        ("Hands per game (mean, se, 95% CI) and per-deal rates", pl.concat([length, hs, unf], how="horizontal")),
-        ("Sweep and fub rates per played hand, 95% Wilson clustered by game", pl.concat([sweep, fub])),
+        ("Hands per game (mean, se, 95% CI), deals and unfinished games", pl.concat([length, hs, unf], how="horizontal")),
+        ("Misdeals per deal, sweeps and fubs per played hand: rates, 95% Wilson clustered by game",
+         pl.concat([misdeal, sweep, fub])),
         ("Point-card win rate of the calling team, by point card", by_card),
         ("Calling team's win rate by caller position (1 = dealer's left ... 4 = dealer)", by_pos),
     ]

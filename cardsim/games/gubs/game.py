@@ -333,7 +333,7 @@ def games_frame(start: int, n: int, g: np.ndarray) -> pl.DataFrame:
     return pl.DataFrame(cols)
 
 
-_NAMES = pl.Series("card", C.CARD_NAMES, dtype=pl.String)
+_NAMES = pl.Series("card", C.CARD_NAMES, dtype=pl.Enum(list(C.CARD_NAMES)))
 _TIE_BREAKS = pl.Series("tie_break", C.TB_NAMES, dtype=pl.String)
 
 
@@ -368,18 +368,15 @@ def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.
             .sort("seat").with_columns(wilson_exprs(pl.col("wins"), pl.col("n"))).collect())
     out.append(("Win rate by seat (seat 0 starts; a win shared by k counts 1/k), 95% Wilson", seat))
     g = games.collect()
-    length = g.filter(pl.col("finished")).select(
-        pl.len().alias("games"), *mean_exprs("turns", "turns_"),
-        (pl.col("turns").mean() / n).alias("rounds_mean"),
-        pl.col("letters_flopped").mean().alias("letters_flopped_mean"),
-        pl.col("interrupts").mean().alias("interrupts_mean"),
-        pl.col("skips").mean().alias("skips_mean"),
-    ).with_columns(pl.lit(int((~g["finished"]).sum())).alias("unfinished"))
-    out.append(("Game length in player turns (mean, se, 95% CI; finished games)", length))
+    fin = g.filter(pl.col("finished"))
+    length = pl.concat([fin.select(pl.lit(name).alias("per_game"), *mean_exprs(expr)) for name, expr in (
+        ("turns", pl.col("turns")), ("rounds", pl.col("turns") / n), ("letters_flopped", pl.col("letters_flopped")),
+        ("interrupts", pl.col("interrupts")), ("skipped_draws", pl.col("skips")))])
+    out.append((f"Game length and events per finished game (mean, se, 95% CI; {int((~g['finished']).sum()):,} "
+                "unfinished games left out)", length))
     tb = (g.group_by("tie_break").agg(pl.len().alias("k")).with_columns(pl.lit(g.height).alias("n"))
           .sort("tie_break").with_columns(wilson_exprs(pl.col("k"), pl.col("n"))))
     out.append(("How games were decided (G5 tie-breaks), 95% Wilson", tb))
-    fin = g.filter(pl.col("finished"))
     scores = pl.concat([fin.select(pl.lit(s).alias("seat").cast(pl.Int8), *mean_exprs(f"score_s{s}", ""))
                         for s in range(n)])
     out.append(("Final score (Free + Protected Gubs) by seat, mean and 95% CI", scores))
@@ -391,7 +388,9 @@ def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.
 
 def card_impact(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
     """Per card: times drawn and played (all games) and, over finished games, the win rate
-    of seats that drew it vs seats that did not (shared wins count 1/k)."""
+    of seats that drew it vs seats that did not (shared wins count 1/k). The summary names
+    cards as text (the table stores them as an Enum, cheap to build and to write)."""
+    cards = cards.with_columns(pl.col("card").cast(pl.String))
     tot = oc.select(pl.len().alias("N"), pl.col("win").sum().alias("W")).collect()
     big_n, big_w = int(tot["N"][0]), float(tot["W"][0] or 0.0)
     counts = cards.group_by("card").agg(pl.col("drawn").cast(pl.Int64).sum().alias("drawn"),

@@ -16,7 +16,7 @@ from cardsim.games.turtle import cards
 from cardsim.games.turtle import rules as R
 from cardsim.games.turtle.policies import POLICIES
 from cardsim.policies import kernel_namespace
-from cardsim.stats import mean_exprs, rate_table, wilson_exprs
+from cardsim.stats import Z95, mean_exprs, rate_difference, rate_table, wilson_exprs
 
 ARGS = "seat, obs, legal, params, rng"
 DECISIONS = {"pick": ARGS, "respond": ARGS, "perform": ARGS}
@@ -670,10 +670,12 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
     if setup.variant == "full":
         reveals = tables["reveals"].collect()
         base = number_reveal_win_rate(finished, reveals, setup.players)
-        out.append((f"Action cards: share of games with a reveal (over all games), and the revealing seat's win "
-                    f"rate (finished games; 95% Wilson clustered by game, win_deff its design effect); lift = win_rate minus {base:.4f}, the win rate behind "
-                    f"a revealed number card (players who reveal more stay in longer)",
-                    card_table(reveals, n_games, base)))
+        out.append((f"Action cards: reveals per game and share of games with a reveal (over all games, 95% "
+                    f"intervals), and the revealing seat's win rate (finished games; 95% Wilson clustered by game, "
+                    f"win_deff its design effect); lift = win_rate minus {100 * base:.1f}%, the win rate behind a "
+                    f"revealed number card (players who reveal more stay in longer), with the 95% interval of "
+                    f"that difference clustered by game",
+                    card_table(reveals, n_games, card_lifts(finished, reveals, setup.players))))
     return out
 
 
@@ -719,14 +721,15 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
         finished = games.filter(pl.col("winner") >= 0)
         reveals = tables["reveals"].collect()
         base = number_reveal_win_rate(finished, reveals, setup.players)
-        t = card_table(reveals, games.height, base).filter(pl.col("win_n") > 0).sort("lift")
+        t = card_table(reveals, games.height, card_lifts(finished, reveals, setup.players)).filter(
+            pl.col("win_n") > 0).sort("lift")
         plot = t.filter(~pl.col("card").is_in(["Turtle", "Eliminated"]))
         figs = []
         if plot.height:
             fig = F.forest([str(c) for c in plot["card"].to_list()], plot["lift"].to_list(),
-                           (plot["win_lo"] - base).to_list(), (plot["win_hi"] - base).to_list(),
+                           plot["lift_lo"].to_list(), plot["lift_hi"].to_list(),
                            "Revealer's win rate minus the win rate behind a number card",
-                           "difference in win rate (95% Wilson interval)", percent=True)
+                           "difference in win rate (95% interval, clustered by game)", percent=True)
             figs.append(("Which action cards help the player who reveals them: lift over the "
                           f"{100 * base:.1f}% win rate behind a revealed number card (Turtle and gecko in the table)",
                           fig))
@@ -749,9 +752,40 @@ def number_reveal_win_rate(finished: pl.DataFrame, reveals: pl.DataFrame, player
     return (won_all - won_act) / den if den > 0 else float("nan")
 
 
-def card_table(rv: pl.DataFrame, n_games: int, base: float = float("nan")) -> pl.DataFrame:
-    """Per action card: reveals, games with one (rate over all games), how many were stopped (overruled
-    or discarded), and the revealing seat's win rate in finished games."""
+def card_lifts(finished: pl.DataFrame, reveals: pl.DataFrame, players: int) -> pl.DataFrame:
+    """Per action card: its lift, the revealing seat's win rate minus the win rate behind a revealed
+    number card (:func:`number_reveal_win_rate`), with the 95% interval of that difference clustered
+    by game (:func:`cardsim.stats.rate_difference`: both rates are estimated, from the same games)."""
+    schema = {"card": CARD_ENUM, "lift": pl.Float64, "lift_lo": pl.Float64, "lift_hi": pl.Float64}
+    fin = finished.sort("game")
+    if fin.height == 0:
+        return pl.DataFrame(schema=schema)
+    games = fin["game"].to_numpy()
+    every = fin.select(pl.sum_horizontal([pl.col(f"reveals_s{k}") for k in range(players)])).to_series().to_numpy()
+    by_winner = fin.select(pl.sum_horizontal(
+        [pl.col(f"reveals_s{k}") * (pl.col("winner") == k).cast(pl.Int64) for k in range(players)])).to_series().to_numpy()
+    act = reveals.filter(pl.col("won").is_not_null())
+    per = act.group_by("card", "game").agg(pl.len().alias("n"), pl.col("won").cast(pl.Float64).sum().alias("w"))
+    num_n, num_w = every.astype(np.float64), by_winner.astype(np.float64)
+    for g in per.group_by("game").agg(pl.col("n").sum(), pl.col("w").sum()).iter_rows(named=True):
+        i = np.searchsorted(games, g["game"])
+        num_n[i] -= g["n"]
+        num_w[i] -= g["w"]
+    rows = []
+    for (card,), g in per.partition_by("card", as_dict=True).items():
+        idx = np.searchsorted(games, g["game"].to_numpy())
+        n_in, w_in = np.zeros(games.size), np.zeros(games.size)
+        n_in[idx] = g["n"].to_numpy()
+        w_in[idx] = g["w"].to_numpy()
+        e = rate_difference(w_in, n_in, w_in + num_w, n_in + num_n)
+        rows.append({"card": card, "lift": e.value, "lift_lo": e.lo, "lift_hi": e.hi})
+    return pl.DataFrame(rows, schema=schema)
+
+
+def card_table(rv: pl.DataFrame, n_games: int, lifts: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Per action card: reveals (in all, and per game with its 95% interval), games with one (rate
+    over all games), how many were stopped (overruled or discarded), the revealing seat's win rate in
+    finished games and, given :func:`card_lifts`, its lift with the lift's interval."""
     per = rv.group_by("card").agg(
         pl.len().alias("reveals"),
         pl.col("game").n_unique().alias("games_with"),
@@ -766,12 +800,22 @@ def card_table(rv: pl.DataFrame, n_games: int, base: float = float("nan")) -> pl
     win = rate_table(won, ["card"], "won").select("card", pl.col("rate").alias("win_rate"),
                                                   pl.col("lo").alias("win_lo"), pl.col("hi").alias("win_hi"),
                                                   pl.col("deff").alias("win_deff"))
-    return per.join(win, on="card", how="left").with_columns(
-        (pl.col("reveals") / n_games).alias("per_game"),
+    # reveals per game: the mean over all games of a game's count (zero in most), normal 95% interval
+    counts = rv.group_by("card", "game").agg(pl.len().alias("c")).group_by("card").agg(
+        pl.col("c").sum().alias("_s"), (pl.col("c") ** 2).sum().alias("_q"))
+    var = (pl.col("_q") - pl.col("_s") ** 2 / n_games) / max(n_games - 1, 1) / n_games
+    per_game = counts.select("card", (pl.col("_s") / n_games).alias("per_game"),
+                             (pl.col("_s") / n_games - Z95 * var.clip(0.0, None).sqrt()).clip(0.0, None).alias("per_game_lo"),
+                             (pl.col("_s") / n_games + Z95 * var.clip(0.0, None).sqrt()).alias("per_game_hi"))
+    if lifts is None:
+        lifts = pl.DataFrame(schema={"card": CARD_ENUM, "lift": pl.Float64, "lift_lo": pl.Float64,
+                                     "lift_hi": pl.Float64})
+    return per.join(win, on="card", how="left").join(per_game, on="card", how="left").with_columns(
+        pl.col("per_game", "per_game_lo", "per_game_hi").fill_null(0.0),
         *wilson_exprs(pl.col("games_with"), pl.lit(n_games), prefix="games_"),
-    ).with_columns((pl.col("win_rate") - base).alias("lift")).select(
-        "card", "reveals", "per_game", "games_with", "games_rate", "games_lo", "games_hi", "stopped",
-        "win_n", "win_rate", "win_lo", "win_hi", "win_deff", "lift",
+    ).join(lifts, on="card", how="left").select(
+        "card", "reveals", "per_game", "per_game_lo", "per_game_hi", "games_with", "games_rate", "games_lo",
+        "games_hi", "stopped", "win_n", "win_rate", "win_lo", "win_hi", "win_deff", "lift", "lift_lo", "lift_hi",
     ).sort("card")
 
 
