@@ -186,6 +186,47 @@ def test_ratings_round_robin(tmp_path):
     assert r["partner"]["theta"] > r["random"]["lo"] and r["random"]["theta"] == 0
 
 
+def _pair_obs(rates: dict[tuple[int, int], float], deals: int) -> ratings.Observations:
+    """Two tables (ABAB, BABA) per pair on ``deals`` deals; A wins the first ``round(rate * 2 * deals)``
+    games of the pair (spread over both tables)."""
+    t_idx, dl, sh, pairs = [], [], [], []
+    for pair, r in rates.items():
+        wins = np.zeros(2 * deals)
+        wins[: round(r * 2 * deals)] = 1.0
+        for k in range(2):
+            t_idx.append(np.full(deals, len(pairs)))
+            dl.append(np.arange(deals))
+            sh.append(wins[k::2])
+            pairs.append(pair)
+    return ratings.Observations(np.concatenate(t_idx), np.concatenate(dl), np.concatenate(sh), pairs,
+                                np.ones((len(pairs), 2)))
+
+
+def test_pairs_interval_has_width_at_zero_and_is_not_clipped():
+    """0 wins in 200 games (100 deals) is no proof of a 0% rate: the Pairs interval (Korn-Graubard,
+    clustered by deal) reaches 3.6% (Clopper-Pearson's 0 of 100: the clustering may halve the games'
+    worth), and 3 wins in 200 keep a lower bound above 0 (the Wald interval gave 0.0%-0.0% and a
+    clipped 0.0%)."""
+    p = ratings.Plan(None, ["a", "b", "c"], [(0, 1), (0, 2), (1, 2)], {}, 0)
+    res = ratings.analyse(p, _pair_obs({(0, 1): 0.015, (0, 2): 0.0, (1, 2): 0.3}, 100), 100)
+    rows = {(r["a"], r["b"]): r for r in res.pairs.iter_rows(named=True)}
+    zero, few = rows[("a", "c")], rows[("a", "b")]
+    assert zero["a_win_rate"] == 0 and zero["a_win_lo"] == 0
+    assert zero["a_win_hi"] == pytest.approx(1 - 0.025 ** (1 / 100))
+    assert 0 < few["a_win_lo"] < 0.015 < few["a_win_hi"]
+
+
+def test_poor_fit_is_told_once_with_the_tables_numbers():
+    """Pairs the strengths cannot fit (a = b, b = c, yet a wins 0.05% against c): one warning, in the notes, its
+    rates printed as the Pairs table prints them; the answer does not repeat it."""
+    p = ratings.Plan(None, ["a", "b", "c"], [(0, 1), (0, 2), (1, 2)], {}, 0)
+    res = ratings.analyse(p, _pair_obs({(0, 1): 0.5, (0, 2): 0.0005, (1, 2): 0.5}, 1000), 1000)
+    out = ratings.output(res)
+    text = " ".join([out.answer, *out.notes])
+    assert text.count("goodness of fit") == 1 and "goodness of fit" not in out.answer
+    assert "a wins 0.05% of games against c" in text
+
+
 def test_report_renders_offline_with_figures(tmp_path):
     runner = CliRunner()
     scen_file = tmp_path / "r.toml"
