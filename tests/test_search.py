@@ -220,6 +220,18 @@ def test_cli_search_error_is_one_line(tmp_path):
     assert r.exit_code == 2 and r.output.strip().startswith("error: missing key search.budget")
 
 
+def test_meta_games_below_the_minimum_is_refused(tmp_path):
+    """`meta.deals` below 800 is refused (coverage falls below 95% there); so is `--games 100`."""
+    raw = json.loads(json.dumps(BASE))
+    raw["meta"] = {"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 800}
+    p = tmp_path / "m.toml"
+    p.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, ["meta", str(p), "--games", "100", "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --games 100") and "800" in lines[0]
+
+
 @pytest.mark.slow
 def test_search_on_dask_gives_the_local_result():
     distributed = pytest.importorskip("distributed")
