@@ -96,6 +96,17 @@ def test_sweep_one_row_per_point(tmp_path):
         api.sweep(scen(sweep={"grid": {"rulez.x": [1]}}), runs=tmp_path)
 
 
+def test_sweep_metric_of_a_seat_the_table_lacks_is_refused_before_playing(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "x"\ngame = "fubnub"\ngames = 100\n'
+                 '[sweep]\ngrid = {"rules.point_cards" = [1, 3]}\nmetric = "winrate_s7"\n')
+    r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().splitlines() == [
+        "error: sweep.metric = 'winrate_s7': no seat 7 with 4 players; allowed: winrate_s0, winrate_s1, "
+        "winrate_s2, winrate_s3 or length"]  # one line: no point was played
+
+
 def test_confidence_sequence_covers_under_optional_stopping():
     rng = np.random.default_rng(1)
     misses = 0
