@@ -75,6 +75,19 @@ def test_compare_decide_mode_stops_with_a_sign(tmp_path):
     assert "anytime-valid 95% CI" in paired.headline(res) and "decision rule stopped" in paired.headline(res)
 
 
+def test_compare_decide_capped_before_its_first_look_says_so(tmp_path):
+    """--games 300 with looks every 1,000 deals: the cap is the only look, so the rule decided nothing."""
+    s = scen(scenario={**BASE["scenario"], "chunk": 1000}, compare={"decide": True, "arms": [
+        {"name": "partner"}, {"name": "random", "policies": ["random", "partner", "random", "partner"]}]})
+    res = api.compare(s, games=300, runs=tmp_path)
+    out = paired.output(res)
+    text = " ".join([out.answer, *out.notes])
+    assert res.games == 300 and not res.decided
+    assert "decision rule stopped" not in text and "looks every 1,000" in text
+    assert "Stopped at the cap of 300 deals before the decision rule's first look" in res.stopped
+    assert "no decision was taken" in res.stopped
+
+
 def test_compare_validation():
     with pytest.raises(ScenarioError, match="at least two"):
         paired.plan(scen(compare={"arms": [{"name": "a"}]}))
