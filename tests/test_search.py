@@ -183,7 +183,7 @@ def test_three_player_hawk_dove_mix():
     ({**SMALL, "params": {"seat0.nope": [1, 3]}}, "nope"),
     ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "objective": "fun"}, "allowed: win, length"),
     ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "sampler": "tp"}, "did you mean 'tpe'"),
-    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "budget": 10}, "below one candidate's full race"),
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "budget": 1599}, "below the least a search needs, 1,600 games"),
     ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "field": ["collector"]}, "the field has 3 seats"),
     ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "tuned": [9]}, "search.tuned"),
     ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "budgte": 1}, "did you mean 'budget'"),
@@ -218,6 +218,55 @@ def test_cli_search_error_is_one_line(tmp_path):
     p.write_text(to_toml(raw))
     r = CliRunner().invoke(app, ["search", str(p)])
     assert r.exit_code == 2 and r.output.strip().startswith("error: missing key search.budget")
+
+
+def test_cli_budget_below_the_least_is_refused_up_front(tmp_path):
+    """SMALL's full race is 200 deals x 4 seatings = 800 games: the baseline's and one candidate's need
+    1,600, so --budget 1000 is refused before a game is played, naming 1,600."""
+    raw = json.loads(json.dumps(BASE))
+    raw["search"] = {**SMALL, "params": {"seat0.first_at": [4, 7]}}
+    p = tmp_path / "s.toml"
+    p.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, ["search", str(p), "--budget", "1000", "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --budget 1,000 games is below the least a search "
+                                                   "needs, 1,600 games")
+    assert not list((tmp_path / "runs").glob("*/journal.log"))
+
+
+def test_search_never_plays_more_than_its_budget(tmp_path):
+    """The least budget (1,600) races exactly one candidate; a larger one stops before a batch could pass
+    it; a first session's note never says its games were played in an earlier session, a second one
+    (nothing left to play) does."""
+    cfg = {**SMALL, "params": {"seat0.first_at": [4, 7], "seat0.cost_base": [4, 12]}}
+    least = api.search(scenario({**cfg, "budget": 1600}), runs=tmp_path / "a", threads=2)
+    assert least.trials.height == 1 and least.games <= 1600
+    assert "earlier session" not in " ".join(srch_output(least).notes)
+    assert "Top trials" in dict(srch_output(least).tables)
+    for budget in (3000, 5100):
+        res = api.search(scenario({**cfg, "budget": budget}), runs=None, threads=2)
+        assert budget - 800 < res.games <= budget  # stops when no full race fits any more
+    again = api.search(scenario({**cfg, "budget": 1600}), runs=tmp_path / "a", threads=2)
+    assert again.games == least.games and "played in an earlier session" in " ".join(srch_output(again).notes)
+
+
+def srch_output(res):
+    from cardsim.studies import search as srch
+
+    return srch.output(res)
+
+
+def test_meta_games_below_the_minimum_is_refused(tmp_path):
+    """`meta.deals` below 800 is refused (coverage falls below 95% there); so is `--games 100`."""
+    raw = json.loads(json.dumps(BASE))
+    raw["meta"] = {"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 800}
+    p = tmp_path / "m.toml"
+    p.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, ["meta", str(p), "--games", "100", "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: --games 100") and "800" in lines[0]
 
 
 @pytest.mark.slow

@@ -75,6 +75,19 @@ def test_compare_decide_mode_stops_with_a_sign(tmp_path):
     assert "anytime-valid 95% CI" in paired.headline(res) and "decision rule stopped" in paired.headline(res)
 
 
+def test_compare_decide_capped_before_its_first_look_says_so(tmp_path):
+    """--games 300 with looks every 1,000 deals: the cap is the only look, so the rule decided nothing."""
+    s = scen(scenario={**BASE["scenario"], "chunk": 1000}, compare={"decide": True, "arms": [
+        {"name": "partner"}, {"name": "random", "policies": ["random", "partner", "random", "partner"]}]})
+    res = api.compare(s, games=300, runs=tmp_path)
+    out = paired.output(res)
+    text = " ".join([out.answer, *out.notes])
+    assert res.games == 300 and not res.decided
+    assert "decision rule stopped" not in text and "looks every 1,000" in text
+    assert "Stopped at the cap of 300 deals before the decision rule's first look" in res.stopped
+    assert "no decision was taken" in res.stopped
+
+
 def test_compare_validation():
     with pytest.raises(ScenarioError, match="at least two"):
         paired.plan(scen(compare={"arms": [{"name": "a"}]}))
@@ -94,6 +107,17 @@ def test_sweep_one_row_per_point(tmp_path):
     assert (t["lo_s0"] <= t["winrate_s0"]).all() and (t["winrate_s0"] <= t["hi_s0"]).all()
     with pytest.raises(ScenarioError, match="unknown key"):
         api.sweep(scen(sweep={"grid": {"rulez.x": [1]}}), runs=tmp_path)
+
+
+def test_sweep_metric_of_a_seat_the_table_lacks_is_refused_before_playing(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "x"\ngame = "fubnub"\ngames = 100\n'
+                 '[sweep]\ngrid = {"rules.point_cards" = [1, 3]}\nmetric = "winrate_s7"\n')
+    r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().splitlines() == [
+        "error: sweep.metric = 'winrate_s7': no seat 7 with 4 players; allowed: winrate_s0, winrate_s1, "
+        "winrate_s2, winrate_s3 or length"]  # one line: no point was played
 
 
 def test_confidence_sequence_covers_under_optional_stopping():
@@ -184,6 +208,47 @@ def test_ratings_round_robin(tmp_path):
     res = api.rate(s, runs=tmp_path)
     r = {row["policy"]: row for row in res.ratings.iter_rows(named=True)}
     assert r["partner"]["theta"] > r["random"]["lo"] and r["random"]["theta"] == 0
+
+
+def _pair_obs(rates: dict[tuple[int, int], float], deals: int) -> ratings.Observations:
+    """Two tables (ABAB, BABA) per pair on ``deals`` deals; A wins the first ``round(rate * 2 * deals)``
+    games of the pair (spread over both tables)."""
+    t_idx, dl, sh, pairs = [], [], [], []
+    for pair, r in rates.items():
+        wins = np.zeros(2 * deals)
+        wins[: round(r * 2 * deals)] = 1.0
+        for k in range(2):
+            t_idx.append(np.full(deals, len(pairs)))
+            dl.append(np.arange(deals))
+            sh.append(wins[k::2])
+            pairs.append(pair)
+    return ratings.Observations(np.concatenate(t_idx), np.concatenate(dl), np.concatenate(sh), pairs,
+                                np.ones((len(pairs), 2)))
+
+
+def test_pairs_interval_has_width_at_zero_and_is_not_clipped():
+    """0 wins in 200 games (100 deals) is no proof of a 0% rate: the Pairs interval (Korn-Graubard,
+    clustered by deal) reaches 3.6% (Clopper-Pearson's 0 of 100: the clustering may halve the games'
+    worth), and 3 wins in 200 keep a lower bound above 0 (the Wald interval gave 0.0%-0.0% and a
+    clipped 0.0%)."""
+    p = ratings.Plan(None, ["a", "b", "c"], [(0, 1), (0, 2), (1, 2)], {}, 0)
+    res = ratings.analyse(p, _pair_obs({(0, 1): 0.015, (0, 2): 0.0, (1, 2): 0.3}, 100), 100)
+    rows = {(r["a"], r["b"]): r for r in res.pairs.iter_rows(named=True)}
+    zero, few = rows[("a", "c")], rows[("a", "b")]
+    assert zero["a_win_rate"] == 0 and zero["a_win_lo"] == 0
+    assert zero["a_win_hi"] == pytest.approx(1 - 0.025 ** (1 / 100))
+    assert 0 < few["a_win_lo"] < 0.015 < few["a_win_hi"]
+
+
+def test_poor_fit_is_told_once_with_the_tables_numbers():
+    """Pairs the strengths cannot fit (a = b, b = c, yet a wins 0.05% against c): one warning, in the notes, its
+    rates printed as the Pairs table prints them; the answer does not repeat it."""
+    p = ratings.Plan(None, ["a", "b", "c"], [(0, 1), (0, 2), (1, 2)], {}, 0)
+    res = ratings.analyse(p, _pair_obs({(0, 1): 0.5, (0, 2): 0.0005, (1, 2): 0.5}, 1000), 1000)
+    out = ratings.output(res)
+    text = " ".join([out.answer, *out.notes])
+    assert text.count("goodness of fit") == 1 and "goodness of fit" not in out.answer
+    assert "a wins 0.05% of games against c" in text
 
 
 def test_report_renders_offline_with_figures(tmp_path):

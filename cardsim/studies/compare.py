@@ -118,7 +118,7 @@ class CompareResult:
     arms: pl.DataFrame    # per arm: n, mean, se, lo, hi
     diffs: pl.DataFrame   # per arm vs the first: diff, paired and unpaired intervals, variance saved
     stopped: str = ""
-    decided: bool = False
+    decided: bool = False  # the decision rule (not the cap) stopped the run
 
 
 def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -185,14 +185,23 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
             # (the fixed-n p-values do not hold either, and are dropped)
             diffs = diffs.rename({"lo": "lo_fixed_n", "hi": "hi_fixed_n"}).rename({"cs_lo": "lo", "cs_hi": "hi"}) \
                 .drop("p", "p_holm")
+            ruled = bool(decided) and (n < total or n % step == 0)  # the rule, not the cap, ended the run
             why = (f"The decision rule stopped the run after {n:,} deals: every difference's anytime-valid "
                    f"{100 * (1 - p.alpha):.0f}% confidence sequence excludes 0 (looks every {step:,} deals; the "
                    f"chance of a wrong sign is at most {p.alpha / 2:g} per difference however many looks). lo and hi "
                    "are that sequence; lo_fixed_n and hi_fixed_n, the fixed-n interval, do not hold after such a stop."
-                   if decided else
+                   if ruled else
+                   f"Stopped at the cap of {total:,} deals before the decision rule's first look (it looks every "
+                   f"{step:,} deals): no decision was taken. lo and hi are the anytime-valid confidence sequence at "
+                   f"the cap ({'it excludes 0 for every difference' if decided else 'some difference still contains 0'})."
+                   if total < step else
                    f"Undecided at the cap of {total:,} deals: some difference's anytime-valid confidence sequence "
-                   "still contains 0 (lo and hi are that sequence).")
-            return CompareResult(p, n, arms, diffs, why, decided=bool(decided))
+                   "still contains 0 (lo and hi are that sequence)."
+                   if not decided else
+                   f"Stopped at the cap of {total:,} deals, where every difference's anytime-valid confidence sequence "
+                   f"excludes 0 (the last look before it, every {step:,} deals, did not yet; lo and hi are that "
+                   "sequence).")
+            return CompareResult(p, n, arms, diffs, why, decided=ruled)
 
 
 #: what a game's length counts

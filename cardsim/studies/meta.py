@@ -399,6 +399,9 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
     t0, c0 = time.perf_counter(), time.process_time()
     p = plan(base)
     if deals is not None:
+        if isinstance(deals, bool) or not isinstance(deals, int) or deals < MIN_DEALS:
+            raise ScenarioError(f"--games {deals}: a meta-game plays at least {MIN_DEALS} deals per profile "
+                                f"(below that its intervals cover less than 95%); allowed: {MIN_DEALS} or more")
         p = replace(p, deals=deals, heldout=deals, chunk=min(p.chunk, deals))
     keys = keys_for(base.seed)
     k = len(p.sides)

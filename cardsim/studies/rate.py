@@ -40,7 +40,8 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
 from cardsim.output import Output
-from cardsim.stats import Z95, mean_ci
+from cardsim.report.numbers import pct
+from cardsim.stats import Z95, share_ci
 from cardsim.studies import derive
 
 #: the fitted strengths are exact to this (Newton steps stop below 1e-12)
@@ -409,10 +410,10 @@ def analyse(p: Plan, obs: Observations, games: int) -> RatingResult:
         a, b = pair
         ts = [t for t, q in enumerate(obs.pairs) if q == pair]
         m = np.isin(obs.table, ts)
-        est = mean_ci(obs.share[m], obs.deal[m])
+        est = share_ci(obs.share[m], obs.deal[m])
         rows.append({"a": p.names[a], "b": p.names[b], "tables": len(ts), "games": int(m.sum()),
                      "deals": int(np.unique(obs.deal[m]).size), "a_win_rate": est.value,
-                     "a_win_lo": max(0.0, est.lo), "a_win_hi": min(1.0, est.hi),
+                     "a_win_lo": est.lo, "a_win_hi": est.hi,
                      "predicted_rate": pred.get(pair, math.nan)})
     pairs = pl.DataFrame(rows)
     fit_t = pl.DataFrame([{"model": _model_name(obs), "pairs": len(p.pairs), "free_strengths": int(
@@ -459,9 +460,9 @@ def _warnings(p: Plan, f: Fit, pairs: pl.DataFrame, obs: Observations) -> list[s
 
         worst = max(pairs.iter_rows(named=True), key=z)
         out.append(f"The strengths do not fit the results (goodness of fit p = {f.p:.2g}; deviance {f.deviance:,.0f} "
-                   f"on {f.df} df): e.g. {worst['a']} wins {100 * worst['a_win_rate']:.1f}% of games against "
-                   f"{worst['b']}, where the strengths predict {100 * worst['predicted_rate']:.1f}%. Read the pairwise "
-                   "table, not only the ranking.")
+                   f"on {f.df} df): e.g. {worst['a']} wins {pct(worst['a_win_rate'])} of games against "
+                   f"{worst['b']}, where the strengths predict {pct(worst['predicted_rate'])}. Read the pairwise "
+                   "table beside the ranking.")
     if obs.dropped:
         out.append(f"{obs.dropped:,} finished games were won by no rated seat (a ghost won) and are left out.")
     return out
@@ -496,13 +497,9 @@ def headline(res: RatingResult) -> str:
     else:
         lead = (f"{top['policy']} rates highest: {top['theta']:+.2f} log-odds over {ref} (95% CI {top['lo']:+.2f} to "
                 f"{top['hi']:+.2f}), so one of its seats beats one of {ref}'s in {_odds(top['theta'])} of contests")
-    p = res.fit["p"][0] if res.fit.height else math.nan
-    warn = ""
+    warn = ""  # a poor fit is told once, in the notes (with its p-value and the worst pair)
     if any("transitive" in w for w in res.warnings):
         warn = " The results are not transitive, so no ranking describes them: read the pairwise table."
-    elif any("do not fit" in w for w in res.warnings):
-        warn = (f" The strengths do not fit every pair (goodness of fit p = {p:.1g}): read the pairwise table "
-                "beside the ranking.")
     return (f"{lead}. Ranking: {order} ({res.games:,} deals per table, each distinct seating once; intervals "
             f"clustered by deal).{warn}")
 

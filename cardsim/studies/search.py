@@ -82,6 +82,19 @@ class Plan:
     def top(self) -> int:
         return self.rung * self.eta ** (self.rungs - 1)
 
+    def full_race(self) -> int:
+        """Games one candidate's full race costs at most: the baseline's, or more where a ``players``
+        parameter gives more distinct seatings."""
+        worst = games_of([self.lineup({}, "baseline")], self.top)
+        for prm in self.params:
+            if "players" in prm.keys:
+                for v in prm.values or range(int(prm.low), int(prm.high) + 1):
+                    try:
+                        worst = max(worst, games_of([self.lineup({prm.name: v}, f"players {v}")], self.top))
+                    except ScenarioError:
+                        continue
+        return worst
+
     def steps(self) -> list[int]:
         return [self.rung * self.eta ** k for k in range(self.rungs)]
 
@@ -187,11 +200,22 @@ def plan(base: sc.Scenario) -> Plan:
     p.lineup({}, "baseline")  # every seating of the baseline validates
     lows = {prm.name: (prm.values[0] if prm.values else prm.low) for prm in params}
     p.lineup(lows, "low end")  # and one corner of the space
-    top_cost = games_of([p.lineup({}, "baseline")], p.top)
-    if budget < top_cost:
-        raise ScenarioError(f"search.budget = {budget:,} games is below one candidate's full race ({top_cost:,} "
-                            f"games: {p.top:,} deals x seatings); raise the budget or lower rung / rungs")
+    check_budget(p, "search.budget =")
     return p
+
+
+def least_budget(p: Plan) -> int:
+    """The fewest games a search can answer with: the baseline's full race and one candidate's."""
+    return games_of([p.lineup({}, "baseline")], p.top) + p.full_race()
+
+
+def check_budget(p: Plan, what: str) -> None:
+    """Refuse a budget below :func:`least_budget` (``what`` names where it was set)."""
+    least = least_budget(p)
+    if p.budget < least:
+        raise ScenarioError(f"{what} {p.budget:,} games is below the least a search needs, {least:,} games (the "
+                            f"baseline's full race and one candidate's, {p.top:,} deals x seatings each); raise it or "
+                            f"lower search.rung / search.rungs")
 
 
 def _int(cfg: Mapping[str, Any], key: str, default: int, lo: int, hi: int) -> int:
@@ -317,6 +341,7 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", prog
     p = plan_ or plan(base)
     if budget is not None:
         p = Plan(**{**p.__dict__, "budget": budget})
+        check_budget(p, "--budget")
     t0, c0 = time.perf_counter(), time.process_time()
     keys = keys_for(base.seed)
     folder = folder_for(p, runs) if runs is not None else None
@@ -342,9 +367,12 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", prog
         progress(min(used, p.budget), p.budget)
     dists = {prm.name: prm.distribution() for prm in p.params}
 
-    def ask_batch() -> list:
+    def ask_batch(reserved: int = 0) -> list:
+        """The next candidates: as many as ``batch`` whose full races fit in the budget left after
+        ``used`` and ``reserved`` (the worst case of the batch still playing), so the search never
+        plays more games than its budget."""
         out = []
-        for _ in range(p.batch):
+        for _ in range(min(p.batch, max(0, p.budget - used - reserved) // full)):
             # re-seed from the trial's place (failed trials of a killed run do not count), so a
             # resumed search proposes what the uninterrupted one would have
             k = sum(1 for t in study.get_trials(deepcopy=False) if t.state not in (TrialState.FAIL, TrialState.WAITING))
@@ -353,14 +381,14 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", prog
         return out
 
     study.pruner = pruner
-    full = games_of([race.lineup({})], p.top)
-    cur = ask_batch() if used < p.budget else []
+    full = p.full_race()
+    cur = ask_batch()
     cur_played = bool(cur)
     while cur:
         inc_vals, inc_v = _incumbent(study, race, p, baseline_v)
         handles = {t.number: race.start(t.params, p.rung) for t in cur}
-        # propose the next batch while this one plays (only when the budget surely allows it)
-        nxt = ask_batch() if used + len(cur) * full < p.budget else []
+        # propose the next batch while this one plays (only what the budget surely allows)
+        nxt = ask_batch(len(cur) * full)
         alive, cost, last, fp = list(cur), {}, {}, {}
         state = {t.number: TrialState.COMPLETE for t in cur}
         for k, deals in enumerate(p.steps()):
@@ -390,22 +418,26 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", prog
         race.ev.forget([race.lineup(t.params) for t in cur], keep=keep)
         if progress:
             progress(min(used, p.budget), p.budget)
-        cur = nxt or (ask_batch() if used < p.budget else [])
+        cur = nxt or ask_batch()
     # the search's own time, summed over the sessions that ran it (a resumed search adds to it)
     search_seconds = float(study.user_attrs.get("seconds", 0.0))
-    if cur_played:
+    earlier = bool(done) and not cur_played  # every candidate was raced in an earlier session
+    if not earlier:
         search_seconds += time.perf_counter() - t0
         study.set_user_attr("seconds", search_seconds)
     res = _finish(p, study, race, keys, baseline_v, used, folder)
     res.timing.wall = time.perf_counter() - t0
     res.timing.cpu = time.process_time() - c0
-    res.notes.append(timing_note(res.timing, used, search_seconds))
+    res.notes.append(timing_note(res.timing, used, search_seconds, earlier))
     return res
 
 
-def timing_note(t: Timing, used: int, search_seconds: float) -> str:
+def timing_note(t: Timing, used: int, search_seconds: float, earlier: bool = False) -> str:
+    """``earlier``: the search's games were played in an earlier session (``search_seconds`` is theirs)."""
     cpu = "" if t.remote else f", {100 * t.cpu_share:.0f}% of the CPU time"
-    took = f"in {search_seconds:,.0f} s" if search_seconds > 0 else "(played in an earlier session)"
+    took = f"in {search_seconds:,.0f} s" if search_seconds > 0 else ""
+    if earlier:
+        took = f"(played in an earlier session{', ' + took if took else ''})"
     return (f"search: {used:,} games {took}; this session played {t.games:,} games (held-out re-play and "
             f"contrasts included) in {t.wall:,.0f} s, the {t.workers} workers playing {100 * t.busy:.0f}% of "
             f"that time{cpu}")
@@ -576,8 +608,14 @@ def headline(res: SearchResult) -> str:
     g = res.gain["baseline"]
     b, base = res.best, res.baseline
     what = UNITS[p.objective]
+    tried = res.trials.height
+    if not tried:
+        return (f"No candidate was tried: the budget of {p.budget:,} games ended with the baseline's race "
+                f"({describe(p, base.values)}); on {p.heldout:,} held-out deals its {what} is "
+                f"{_val(p, base.heldout.mean)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}).")
     if not res.best.label.startswith("best"):
-        return (f"Nothing beat the baseline ({describe(p, base.values)}) within {res.games:,} games; on "
+        return (f"Nothing beat the baseline ({describe(p, base.values)}) within {res.games:,} games ({tried:,} "
+                f"candidate{'s' if tried != 1 else ''} tried); on "
                 f"{p.heldout:,} held-out deals its {what} is {_val(p, base.heldout.mean)} (95% CI "
                 f"{_ci(p, base.heldout.lo, base.heldout.hi)}).{_better_neighbour(res, 'But moving')}")
     sure = ("the 95% interval is above 0" if g.lo > 0 else "the 95% interval includes 0: not a sure gain"
@@ -687,6 +725,7 @@ def output(res: SearchResult) -> Output:
         tables.append(("One step from the best (held-out, paired gain vs the best)", res.contrasts))
     if res.importance.height:
         tables.append(("Parameter importance (PED-ANOVA over the first rung)", res.importance))
-    top = res.trials.sort(["deals", "objective", "trial"], descending=[True, True, False]).head(10) if res.trials.height else res.trials
-    tables.append(("Top trials", top))
+    if res.trials.height:  # (none when the budget ended with the baseline's race)
+        tables.append(("Top trials", res.trials.sort(["deals", "objective", "trial"],
+                                                      descending=[True, True, False]).head(10)))
     return Output(headline(res), tables, notes=list(res.notes), fields=fields)

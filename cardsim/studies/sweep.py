@@ -100,6 +100,12 @@ def plan(base: sc.Scenario) -> Plan:
             scenarios.append(derive.build(base, raw, f"{base.name}-{label}"))
         except ScenarioError as exc:
             raise ScenarioError(f"sweep point {i} ({label}): {exc}") from None
+    fewest = min(s.setup.players for s in scenarios)
+    if metric != "length" and int(metric[9:]) >= fewest:
+        allowed = ", ".join(f"winrate_s{k}" for k in range(fewest))
+        at = f"{fewest} players" if all(s.setup.players == fewest for s in scenarios) else \
+            f"{fewest} players at the smallest point"
+        raise ScenarioError(f"sweep.metric = {metric!r}: no seat {metric[9:]} with {at}; allowed: {allowed} or length")
     return Plan(base, keys, points, scenarios, metric, best)
 
 
