@@ -310,7 +310,9 @@ def run(
         if not (scenario / "manifest.json").exists():
             raise CardsimError(f"{scenario} is a directory but not a run directory (no manifest.json); give a "
                                f"scenario file (.toml) or the run directory `cardsim run` printed")
-        s = api.load(api.played_scenario(scenario)[2], games, seed)
+        _, m, s = api.played_scenario(scenario)
+        asked = m.get("asked", 0)  # the most games a run asked of it (an interrupted run's too)
+        s = api.load(s, games or (asked if isinstance(asked, int) and asked > s.games else None), seed)
         out = out if out is not None else scenario
     else:
         s = api.load(scenario, games, seed)

@@ -154,6 +154,9 @@ def play(scenario: Scenario, path: Path, threads: int | None = None, progress: P
     """:func:`execute`, also returning how many games this call played (0: all were done before)."""
     rd, m = open_run(scenario, path, own_chunks=chunks is not None)
     todo_all = chunks if chunks is not None else plan(scenario.games, m["chunk"])
+    if chunks is None and scenario.games > m.get("asked", 0):  # what `cardsim run RUN_DIR` completes
+        m["asked"] = scenario.games
+        rd.write_manifest(m)
     todo = pending(rd, m, todo_all)
     total = sum(c.count for c in todo_all)
     finished = total - sum(c.count for c in todo)

@@ -361,6 +361,16 @@ def test_report_and_resume_of_an_until_run_use_its_own_chunks(tmp_path):
 def test_run_of_a_directory(tmp_path):
     one_error_line(invoke("run", tmp_path), "is a directory but not a run directory")
     one_error_line(invoke("compare", tmp_path), "is a directory; a scenario file (.toml) is expected")
+    # `cardsim run RUN_DIR` completes an interrupted run: the games it was asked, with its seed
+    run_dir = tmp_path / "run"
+    assert invoke("run", scenario(tmp_path, games=600, chunk=200), "--seed", "9", "--out", run_dir).exit_code == 0
+    m = json.loads((run_dir / "manifest.json").read_text())
+    del m["done"]["1"], m["done"]["2"]
+    m["games"] = 200
+    (run_dir / "manifest.json").write_text(json.dumps(m))
+    r = invoke("run", run_dir)
+    assert r.exit_code == 0 and "600 games of fubnub (traditional), seed 9" in r.output, r.output
+    assert json.loads((run_dir / "manifest.json").read_text())["done"] == {"0": 200, "1": 200, "2": 200}
 
 
 def test_report_of_a_missing_run_directory(tmp_path):
