@@ -13,7 +13,7 @@ from cardsim import scenario as sc
 from cardsim.errors import RunDirError, ScenarioError
 from cardsim.games import get_game
 from cardsim.results import RunDir
-from cardsim.runner import Backend, Progress, default_run_dir, execute, identity_change, plan
+from cardsim.runner import Backend, Progress, default_run_dir, identity_change, plan, play
 
 
 @dataclass
@@ -23,6 +23,7 @@ class Result:
     scenario: sc.Scenario
     rundir: RunDir
     stop: str = ""
+    played: int = 0  #: games this call played (0: every game asked for was in the run directory already)
 
     @property
     def path(self) -> Path:
@@ -79,14 +80,9 @@ def to_pandas(frame: pl.DataFrame | pl.LazyFrame):
 
 
 def open_run(path: str | Path) -> Result:
-    """The :class:`Result` of an existing run directory (its scenario comes from the manifest)."""
-    rd = RunDir(path)
-    m = rd.read_manifest()
-    try:
-        s = sc.from_dict(m["scenario"], name=m.get("name", "run"))
-    except sc.ScenarioError as exc:
-        raise RunDirError(f"{rd.manifest_path}: its scenario no longer validates: {exc}") from None
-    s = s.with_options(games=max(1, int(m.get("games", s.games))))
+    """The :class:`Result` of a finished run directory, as it was played: its scenario, seed and
+    chunking come from its manifest."""
+    rd, m, s = played_scenario(path)
     if s.hash() != m["hash"]:
         why = (identity_change(m.get("identity", {}), s.identity())
                or f"it was made by another rules version or cardsim (hash {m['hash']}, now {s.hash()})")
@@ -96,11 +92,30 @@ def open_run(path: str | Path) -> Result:
     return Result(s, rd)
 
 
+def played_scenario(path: str | Path) -> tuple[RunDir, dict, sc.Scenario]:
+    """A run directory, its manifest and the scenario it played (``cardsim run RUN_DIR`` resumes it)."""
+    rd = RunDir(path)
+    m = rd.read_manifest()
+    try:
+        s = sc.from_dict(m["scenario"], name=m.get("name", "run"))
+    except sc.ScenarioError as exc:
+        raise RunDirError(f"{rd.manifest_path}: its scenario no longer validates: {exc}") from None
+    # the manifest's identity and chunk are what was played: a run with --seed, a sweep's best point
+    # on fresh deals and an --until run (its own chunk) differ there from the scenario file (older
+    # manifests kept the file's seed and chunk in "scenario")
+    played = m["identity"].get("seed", s.seed) if isinstance(m["identity"], dict) else s.seed
+    try:
+        s = s.with_options(games=max(1, int(m.get("games", s.games))), seed=played, chunk=m["chunk"])
+    except (sc.ScenarioError, TypeError, ValueError) as exc:
+        raise RunDirError(f"{rd.manifest_path} is corrupt: {exc}") from None
+    return rd, m, s
+
+
 def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
     """Refuse a run directory with an unfinished chunk or a part that does not read (a torn or
-    truncated file), naming it; ``cardsim run`` on the scenario plays that chunk again."""
+    truncated file), naming it; ``cardsim run RUN_DIR`` plays that chunk again."""
     done = m["done"] if isinstance(m["done"], dict) else {}
-    again = f"`cardsim run SCENARIO --out {rd.path}` plays it again; the other chunks are kept"
+    again = f"`cardsim run {rd.path}` plays it again; the other chunks are kept"
     for c in plan(s.games, s.chunk):
         if done.get(str(c.index)) != c.count:
             raise RunDirError(f"{rd.path}: chunk {c.index} (games {c.start:,}-{c.start + c.count - 1:,}) is not "
@@ -155,8 +170,8 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
     try:
         if target is not None:
             return _run_until(s, path, target, threads, progress, debug, backend)
-        rd = execute(s, path, threads=threads, progress=progress, debug=debug, backend=backend)
-        return Result(s, rd)
+        rd, played = play(s, path, threads=threads, progress=progress, debug=debug, backend=backend)
+        return Result(s.with_options(chunk=rd.read_manifest()["chunk"]), rd, played=played)
     finally:
         if own and backend is not None:
             backend.close()
@@ -166,15 +181,13 @@ def _until_setup(s: sc.Scenario, out, runs, target) -> tuple[sc.Scenario, Path]:
     """The scenario with its chunk no larger than the look size of ``target`` (small targets play
     small chunks), and its run directory (its own, when the chunk changed: a run directory keeps
     one chunk size)."""
-    import dataclasses
-
     from cardsim.studies import until as ut
 
     chunk = min(s.chunk, ut.look_size(target.width))
     path = Path(out) if out is not None else default_run_dir(s, runs)
     if out is None and chunk != s.chunk:
         path = path.with_name(f"{path.name}-chunk{chunk}")
-    return dataclasses.replace(s, chunk=chunk), path
+    return s.with_options(chunk=chunk), path
 
 
 def _run_until(s: sc.Scenario, path: Path, target, threads, progress, debug, backend) -> Result:
@@ -186,11 +199,12 @@ def _run_until(s: sc.Scenario, path: Path, target, threads, progress, debug, bac
 
     chunks = plan(s.games, s.chunk)
     ahead = max(1, threads or min(4, os.cpu_count() or 1))  # chunks played per step; looks stay per chunk
-    done = 0
+    done = played = 0
     while True:
         first = done
         done = min(len(chunks), done + ahead)
-        execute(s, path, threads=threads, progress=progress, debug=debug, chunks=chunks[:done], backend=backend)
+        played += play(s, path, threads=threads, progress=progress, debug=debug, chunks=chunks[:done],
+                       backend=backend)[1]
         n = chunks[done - 1].start + chunks[done - 1].count
         res = Result(s.with_options(games=n), RunDir(path))
         w = (res.outcomes().filter(pl.col("seat") == target.seat).sort("game").select("win").collect()["win"]
@@ -199,7 +213,7 @@ def _run_until(s: sc.Scenario, path: Path, target, threads, progress, debug, bac
         stop = ut.first_stop(w, looks, target.width)
         if stop is not None or done == len(chunks):
             stop = stop or ut.at(w, n)
-            res = Result(s.with_options(games=stop.games), RunDir(path))
+            res = Result(s.with_options(games=stop.games), RunDir(path), played=played)
             res.stop = ut.describe(target, stop, s.chunk, s.games)
             return res
 

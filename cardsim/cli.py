@@ -283,7 +283,8 @@ def _compress(names: list[str]) -> str:
 @app.command()
 @user_errors
 def run(
-    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario TOML file")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO|RUN_DIR", help="scenario TOML file, or a run "
+                                             "directory to resume or extend")],
     games: Annotated[int | None, typer.Option("--games", "-n", help="games to play (overrides the scenario)")] = None,
     seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
     out: Annotated[Path | None, typer.Option(help="run directory (default: RUNS/<name>-<hash>)")] = None,
@@ -301,11 +302,20 @@ def run(
     """Play a scenario and print its summary.
 
     The run directory is resumed or extended when it exists: finished chunks are not played
-    again. Ctrl-C keeps every finished chunk.
+    again (RUN_DIR: the run it holds, with its seed). Ctrl-C keeps every finished chunk.
     """
     from cardsim import api
 
-    s = api.load(scenario, games, seed)
+    if scenario.is_dir():  # a run directory: resume or extend the run it holds
+        if not (scenario / "manifest.json").exists():
+            raise CardsimError(f"{scenario} is a directory but not a run directory (no manifest.json); give a "
+                               f"scenario file (.toml) or the run directory `cardsim run` printed")
+        _, m, s = api.played_scenario(scenario)
+        asked = m.get("asked", 0)  # the most games a run asked of it (an interrupted run's too)
+        s = api.load(s, games or (asked if isinstance(asked, int) and asked > s.games else None), seed)
+        out = out if out is not None else scenario
+    else:
+        s = api.load(scenario, games, seed)
     if out is not None:
         _check_writable(out, "--out")
     else:
@@ -320,10 +330,14 @@ def run(
         if be is not None:
             be.close()
     s = result.scenario
+    notes = [result.stop] if result.stop else []
+    if debug and not result.played:
+        notes.append(f"--debug checked nothing: all {s.games:,} games were already played in {result.path}; "
+                     f"to check them, play them again into a fresh directory (--out NEW_DIR)")
     emit(Output(f"{s.name}: {s.games:,} games of {s.game} ({s.setup.variant}), seed {s.seed}, "
                 f"run directory {result.path}",
                 result.summary() + ([("Balance metrics", result.balance())] if balance else []),
-                notes=[result.stop] if result.stop else [],
+                notes=notes,
                 fields={"run_dir": str(result.path), "games": s.games, "seed": s.seed}), fmt)
 
 
@@ -602,6 +616,9 @@ def report(
     from cardsim import api
     from cardsim import report as rep
 
+    if not source.exists():
+        raise CardsimError(f"{source} does not exist; give a run directory (the one `cardsim run` printed) or "
+                           f"a scenario file (.toml)")
     if source.is_dir():
         result = api.open_run(source)
         _check_writable(out, "--out")

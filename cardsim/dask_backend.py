@@ -35,6 +35,7 @@ from pathlib import Path
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from cardsim import cachedir
+from cardsim.errors import CardsimError
 from cardsim.games import get_game
 from cardsim.games.base import Setup
 from cardsim.results import RunDir, encode_parquet
@@ -69,6 +70,8 @@ class CacheSetup(WorkerPlugin):
 
 
 class DaskBackend(Backend):
+    connect_timeout = "30s"  #: how long to wait for a remote scheduler (--scheduler)
+
     def __init__(self, scheduler: str | None = None, workers: int | None = None, retries: int = 3):
         self.scheduler = scheduler
         self.workers = workers or 2
@@ -83,7 +86,13 @@ class DaskBackend(Backend):
 
         if self.client is None:
             if self.scheduler:
-                self.client = Client(self.scheduler, timeout="30s")
+                try:
+                    self.client = Client(self.scheduler, timeout=self.connect_timeout)
+                except OSError as exc:  # refused, unknown host or no answer within the timeout
+                    raise CardsimError(f"the Dask scheduler could not be reached at {self.scheduler} within "
+                                       f"{self.connect_timeout} ({type(exc).__name__}); check the address and that "
+                                       f"the scheduler runs, or leave out --scheduler to play on this machine"
+                                       ) from None
             else:
                 import dask
 

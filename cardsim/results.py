@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -28,9 +28,17 @@ from cardsim.errors import RunDirError
 MANIFEST = "manifest.json"
 
 
+def _temp_name(path: Path) -> Path:
+    """A fresh hidden name beside ``path`` to write to before renaming into place."""
+    return path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = _temp_name(path)
+    # created like any file (0o666 less the umask), not 0o600 as tempfile.mkstemp would: other
+    # users of a shared machine read runs as they read reports
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -38,7 +46,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -59,13 +67,12 @@ def encode_parquet(frame: pl.DataFrame) -> bytes:
 
 def atomic_write_parquet(path: Path, frame: pl.DataFrame) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
+    tmp = _temp_name(path)  # polars creates it like any file (0o666 less the umask)
     try:
-        write_parquet(frame, tmp)
+        write_parquet(frame, str(tmp))
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 

@@ -60,20 +60,21 @@ def default_run_dir(scenario: Scenario, runs: str | Path = "runs") -> Path:
     return Path(runs) / f"{scenario.name}-{scenario.hash()}"
 
 
-def open_run(scenario: Scenario, path: Path) -> tuple[RunDir, dict]:
-    """Open (or create) the run directory of ``scenario``; refuse one of another scenario."""
+def open_run(scenario: Scenario, path: Path, own_chunks: bool = False) -> tuple[RunDir, dict]:
+    """Open (or create) the run directory of ``scenario``; refuse one of another scenario.
+
+    An existing directory keeps its own chunk size (the tables do not depend on it), unless the
+    caller plays chunks of its own (``own_chunks``: an ``--until`` run), which must match it."""
     rd = RunDir(path)
     game = get_game(scenario.game)
     tables = list(game.columns)
     if rd.exists():
         m = rd.read_manifest()
         if m["hash"] != scenario.hash():
-            why = (identity_change(m.get("identity", {}), scenario.identity())
-                   or f"it holds a run of another scenario (hash {m['hash']}, this one {scenario.hash()})")
-            raise RunDirError(f"{path} cannot be reused: {why}; choose another --out or delete {path}")
-        if m["chunk"] != scenario.chunk:
-            raise RunDirError(f"{path} was run with chunk = {m['chunk']}, this scenario has chunk = "
-                              f"{scenario.chunk}; use chunk = {m['chunk']} to extend it")
+            raise RunDirError(f"{path} cannot be reused: {_why_not(m, scenario, path)}")
+        if own_chunks and m["chunk"] != scenario.chunk:
+            raise RunDirError(f"{path} was run with chunk = {m['chunk']}, this run plays chunks of "
+                              f"{scenario.chunk}; choose another --out")
         if not isinstance(m["done"], dict):
             raise RunDirError(f"{rd.manifest_path} is corrupt: 'done' must map chunk -> games")
     else:
@@ -82,6 +83,20 @@ def open_run(scenario: Scenario, path: Path) -> tuple[RunDir, dict]:
         m["done"] = {}
         rd.write_manifest(m)
     return rd, m
+
+
+def _why_not(m: dict, scenario: Scenario, path: Path) -> str:
+    """Why the run directory of manifest ``m`` cannot take ``scenario``'s games, and what to do."""
+    old, new = m.get("identity", {}), scenario.identity()
+    try:
+        if old["seed"] != new["seed"] and _canon({**old, "seed": new["seed"]}) == _canon(new):
+            return (f"it holds this scenario's games with seed {old['seed']}, and this run asks for seed "
+                    f"{new['seed']}; extend it with --seed {old['seed']}, or choose another --out for seed "
+                    f"{new['seed']}")
+    except (KeyError, TypeError):
+        pass
+    why = identity_change(old, new) or f"it holds a run of another scenario (hash {m['hash']}, this one {scenario.hash()})"
+    return f"{why}; choose another --out or delete {path}"
 
 
 def _canon(identity: dict) -> str:
@@ -158,9 +173,20 @@ def pending(rd: RunDir, m: dict, chunks: list[Chunk]) -> list[Chunk]:
 
 def execute(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,
             debug: bool = False, chunks: list[Chunk] | None = None, backend: Backend | None = None) -> RunDir:
-    """Run the chunks of ``scenario`` not yet done into ``path``; returns the run directory."""
-    rd, m = open_run(scenario, path)
-    todo_all = chunks if chunks is not None else plan(scenario.games, scenario.chunk)
+    """Run the chunks of ``scenario`` not yet done into ``path`` (``chunks``, default the plan of
+    ``scenario.games`` in the directory's chunk size); returns the run directory."""
+    return play(scenario, path, threads, progress, debug, chunks, backend)[0]
+
+
+def play(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,
+         debug: bool = False, chunks: list[Chunk] | None = None, backend: Backend | None = None
+         ) -> tuple[RunDir, int]:
+    """:func:`execute`, also returning how many games this call played (0: all were done before)."""
+    rd, m = open_run(scenario, path, own_chunks=chunks is not None)
+    todo_all = chunks if chunks is not None else plan(scenario.games, m["chunk"])
+    if chunks is None and scenario.games > m.get("asked", 0):  # what `cardsim run RUN_DIR` completes
+        m["asked"] = scenario.games
+        rd.write_manifest(m)
     todo = pending(rd, m, todo_all)
     total = sum(c.count for c in todo_all)
     finished = total - sum(c.count for c in todo)
@@ -171,6 +197,7 @@ def execute(scenario: Scenario, path: Path, threads: int | None = None, progress
         check_layout(rd, m, scenario, key)
     backend = backend or LocalBackend(threads)
     by_index = {c.index: c for c in todo}
+    played = 0
     for index, _units in backend.map(scenario.game, scenario.setup, key, todo, str(rd.path), debug):
         c = by_index[index]
         m["done"][str(index)] = c.count
@@ -178,9 +205,10 @@ def execute(scenario: Scenario, path: Path, threads: int | None = None, progress
         m["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S")
         rd.write_manifest(m)
         finished += c.count
+        played += c.count
         if progress:
             progress(finished, total)
-    return rd
+    return rd, played
 
 
 class Backend(abc.ABC):

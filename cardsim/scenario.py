@@ -87,13 +87,23 @@ class Scenario:
         blob = json.dumps(self.identity(), sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:12]
 
-    def with_options(self, games: int | None = None, seed: int | None = None) -> Scenario:
-        """A copy with ``games`` / ``seed`` overridden (CLI ``--games`` / ``--seed``)."""
+    def with_options(self, games: int | None = None, seed: int | None = None, chunk: int | None = None) -> Scenario:
+        """A copy with ``games`` / ``seed`` / ``chunk`` overridden (CLI ``--games`` / ``--seed``, a run
+        directory's own chunking); ``raw`` says the same, so the copy of the scenario a run
+        directory's manifest keeps is the scenario that was played."""
         kw = dict(self.__dict__)
         if games is not None:
             kw["games"] = _check_int("--games", games, 1, MAX_GAMES)
         if seed is not None:
             kw["seed"] = _check_int("--seed", seed, 0, 2**63 - 1)
+        if chunk is not None:
+            kw["chunk"] = _check_int("chunk", chunk, 1, 10**8)
+        if isinstance(self.raw.get("scenario"), Mapping):
+            section = dict(self.raw["scenario"])
+            for key in ("games", "seed", "chunk"):
+                if key in section or kw[key] != getattr(self, key):
+                    section[key] = kw[key]
+            kw["raw"] = {**self.raw, "scenario": section}
         return Scenario(**kw)
 
 
@@ -102,6 +112,8 @@ def load(path: str | Path) -> Scenario:
     path = Path(path)
     if not path.exists():
         raise ScenarioError(f"scenario file {path} does not exist")
+    if path.is_dir():
+        raise ScenarioError(f"{path} is a directory; a scenario file (.toml) is expected")
     try:
         text = path.read_bytes().decode("utf-8")
         raw = tomllib.loads(text)

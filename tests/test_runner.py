@@ -70,7 +70,19 @@ def test_more_games_extend_a_run(tmp_path):
 def test_refuses_a_directory_of_another_scenario(tmp_path):
     api.run(scenario(games=50), out=tmp_path / "r")
     with pytest.raises(RunDirError, match="another scenario"):
+        api.run(from_dict({**RAW, "rules": {"point_cards": 5}}), games=50, out=tmp_path / "r")
+    with pytest.raises(RunDirError, match="games with seed 4, and this run asks for seed 5; extend it with --seed 4"):
         api.run(scenario(games=50, seed=5), out=tmp_path / "r")
+
+
+def test_a_run_directory_keeps_its_chunk_size(tmp_path):
+    api.run(scenario(games=240), out=tmp_path / "r")  # chunks of 120
+    res = api.run(scenario(games=500, chunk=500), out=tmp_path / "r")
+    assert res.scenario.chunk == 120 and res.played == 260
+    assert json.loads((tmp_path / "r" / "manifest.json").read_text())["done"] == {"0": 120, "1": 120, "2": 120,
+                                                                                  "3": 120, "4": 20}
+    same(collect(api.run(scenario(), out=tmp_path / "fresh")), collect(res))
+    assert api.run(scenario(games=500, chunk=500), out=tmp_path / "r").played == 0
 
 
 def test_corrupt_manifest_is_reported(tmp_path):

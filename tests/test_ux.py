@@ -43,7 +43,7 @@ def invoke(*args):
 def one_error_line(r, needle: str) -> str:
     """Exit code 2 and one ``error:`` line (after the run directory's notice, when a run had started)."""
     assert r.exit_code == 2, r.output
-    lines = [line for line in r.output.splitlines() if line.strip() and " run directory " not in line]
+    lines = [line for line in r.output.splitlines() if line.strip() and not re.match(r"\S+: run directory ", line)]
     assert len(lines) == 1 and lines[0].startswith("error: "), r.output
     assert needle in lines[0], lines[0]
     return lines[0]
@@ -296,3 +296,114 @@ def test_to_pandas_keeps_nullable_integers(tmp_path):
     assert pd.api.types.is_integer_dtype(res.to_pandas("hands")["tricks_s0"])
     with pytest.raises(Exception, match="no table 'nope'"):
         res.to_pandas("nope")
+
+
+# -- a finished run directory reads as it was played (seed, chunking), and resumes ------------
+def run_dir_of(r) -> Path:
+    assert r.exit_code == 0, r.output
+    return Path(next(line for line in r.output.splitlines() if ": run directory " in line).split("run directory ")[1])
+
+
+def test_report_of_a_run_played_with_another_seed(tmp_path):
+    scen = scenario(tmp_path, games=400, chunk=200)  # the file says seed = 4
+    run_dir = run_dir_of(invoke("run", scen, "--seed", "7", "--runs", tmp_path / "runs"))
+    assert json.loads((run_dir / "manifest.json").read_text())["scenario"]["scenario"]["seed"] == 7
+    assert invoke("report", run_dir, "--out", tmp_path / "reports").exit_code == 0
+    played = api.open_run(run_dir)
+    assert played.scenario.seed == 7 and played.scenario.hash() == api.load(scen, seed=7).hash()
+    # a manifest written before it kept the file's seed in its copy of the scenario: still read
+    m = json.loads((run_dir / "manifest.json").read_text())
+    m["scenario"]["scenario"]["seed"] = 4
+    (run_dir / "manifest.json").write_text(json.dumps(m))
+    assert api.open_run(run_dir).scenario.seed == 7
+    before = sorted(p.name for p in (run_dir / "hands").iterdir())
+    line = one_error_line(invoke("run", scen, "--seed", "6", "--out", run_dir), "with seed 7")
+    assert "asks for seed 6" in line and "--seed 7" in line and "another --out" in line
+    assert "another scenario" not in line
+    assert sorted(p.name for p in (run_dir / "hands").iterdir()) == before  # nothing lost
+    assert invoke("run", scen, "--seed", "7", "--out", run_dir, "--games", "600").exit_code == 0  # as it says
+
+
+def test_report_of_a_sweeps_best_point_on_fresh_deals(tmp_path):
+    scen = tmp_path / "sw.toml"
+    scen.write_text('[scenario]\nname = "sw"\ngame = "fubnub"\ngames = 200\nseed = 4\nchunk = 100\n'
+                    '[seats]\npolicies = ["tactician", "partner", "tactician", "partner"]\n'
+                    '[sweep]\nmetric = "winrate_s0"\npoints = [{ "seat0.call_need" = 1 }, { "seat0.call_need" = 3 }]\n')
+    assert invoke("sweep", scen, "--runs", tmp_path / "runs").exit_code == 0
+    dirs = sorted((tmp_path / "runs").iterdir())
+    assert len(dirs) == 3  # two points and the best one on fresh deals
+    for d in dirs:
+        r = invoke("report", d, "--out", tmp_path / "reports")
+        assert r.exit_code == 0, (d, r.output)
+
+
+def test_report_and_resume_of_an_until_run_use_its_own_chunks(tmp_path):
+    scen = scenario(tmp_path, games=3000, chunk=1000)
+    r = invoke("run", scen, "--until", "winrate_s0 +-0.05", "--runs", tmp_path / "runs")
+    run_dir = run_dir_of(r)
+    m = json.loads((run_dir / "manifest.json").read_text())
+    assert run_dir.name.endswith(f"-chunk{m['chunk']}") and m["chunk"] < 1000 and m["games"] < 3000
+    assert invoke("report", run_dir, "--out", tmp_path / "reports").exit_code == 0
+    assert api.open_run(run_dir).scenario.games == m["games"]
+    # an unfinished chunk: the command the error suggests plays it again, and only it
+    del m["done"]["1"]
+    (run_dir / "manifest.json").write_text(json.dumps(m))
+    line = one_error_line(invoke("report", run_dir, "--out", tmp_path / "reports"), f"chunk 1 (games {m['chunk']}-")
+    command = re.search(r"`cardsim (run [^`]+)`", line).group(1).split()
+    r = invoke(*command)
+    assert r.exit_code == 0, r.output
+    assert f"{m['games']:,} games" in r.output
+    after = json.loads((run_dir / "manifest.json").read_text())
+    assert after["games"] == m["games"] and after["done"]["1"] == m["chunk"]
+    assert invoke("report", run_dir, "--out", tmp_path / "reports").exit_code == 0
+
+
+def test_run_of_a_directory(tmp_path):
+    one_error_line(invoke("run", tmp_path), "is a directory but not a run directory")
+    one_error_line(invoke("compare", tmp_path), "is a directory; a scenario file (.toml) is expected")
+    # `cardsim run RUN_DIR` completes an interrupted run: the games it was asked, with its seed
+    run_dir = tmp_path / "run"
+    assert invoke("run", scenario(tmp_path, games=600, chunk=200), "--seed", "9", "--out", run_dir).exit_code == 0
+    m = json.loads((run_dir / "manifest.json").read_text())
+    del m["done"]["1"], m["done"]["2"]
+    m["games"] = 200
+    (run_dir / "manifest.json").write_text(json.dumps(m))
+    r = invoke("run", run_dir)
+    assert r.exit_code == 0 and "600 games of fubnub (traditional), seed 9" in r.output, r.output
+    assert json.loads((run_dir / "manifest.json").read_text())["done"] == {"0": 200, "1": 200, "2": 200}
+
+
+def test_report_of_a_missing_run_directory(tmp_path):
+    line = one_error_line(invoke("report", tmp_path / "runs" / "fubnub-000000000000"), "does not exist")
+    assert "run directory" in line and "scenario file" in line
+
+
+def test_unreachable_scheduler_gives_one_line(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    from cardsim.dask_backend import DaskBackend
+
+    monkeypatch.setattr(DaskBackend, "connect_timeout", "1s", raising=False)
+    r = invoke("run", scenario(tmp_path, games=200, chunk=100), "--scheduler", "tcp://127.0.0.1:1",
+               "--out", tmp_path / "run")
+    line = one_error_line(r, "could not be reached at tcp://127.0.0.1:1")
+    assert "--scheduler" in line
+
+
+def test_run_files_follow_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        assert invoke("run", scenario(tmp_path, games=200, chunk=100), "--out", tmp_path / "run").exit_code == 0
+    finally:
+        os.umask(old)
+    files = [tmp_path / "run" / "manifest.json", *(tmp_path / "run").glob("*/part-*.parquet")]
+    assert len(files) == 5
+    assert {oct(f.stat().st_mode & 0o777) for f in files} == {oct(0o644)}
+
+
+def test_debug_on_a_finished_run_says_nothing_was_checked(tmp_path):
+    scen = scenario(tmp_path, games=200, chunk=100)
+    r = invoke("run", scen, "--out", tmp_path / "run", "--debug")
+    assert r.exit_code == 0 and "checked nothing" not in r.output
+    r = invoke("run", scen, "--out", tmp_path / "run", "--debug")
+    assert r.exit_code == 0
+    assert "--debug checked nothing: all 200 games were already played" in r.output and "--out" in r.output
