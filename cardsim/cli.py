@@ -330,12 +330,15 @@ def run(
         if be is not None:
             be.close()
     s = result.scenario
-    notes = [result.stop] if result.stop else []
+    from cardsim.games import get_game
+
+    what = f"{s.name}: {s.games:,} games of {s.game} ({s.setup.variant}), seed {s.seed}, run directory {result.path}"
+    answer = get_game(s.game).headline(result.tables, s.setup)  # the report's answer, in words
+    notes = ([what] if answer else []) + ([result.stop] if result.stop else [])
     if debug and not result.played:
         notes.append(f"--debug checked nothing: all {s.games:,} games were already played in {result.path}; "
                      f"to check them, play them again into a fresh directory (--out NEW_DIR)")
-    emit(Output(f"{s.name}: {s.games:,} games of {s.game} ({s.setup.variant}), seed {s.seed}, "
-                f"run directory {result.path}",
+    emit(Output(answer or what,
                 result.summary() + ([("Balance metrics", result.balance())] if balance else []),
                 notes=notes,
                 fields={"run_dir": str(result.path), "games": s.games, "seed": s.seed}), fmt)
@@ -374,7 +377,8 @@ def trace(
     g = get_game(game)
     pols: Any = None
     if policy:
-        pols = policy[0] if len(policy) == 1 else list(policy)
+        parsed = [_policy_arg(p) for p in policy]
+        pols = parsed[0] if len(parsed) == 1 else parsed
     setup = build_setup(g, variant, players, pols, _parse_rules(rule), base_dir=Path.cwd())
     out = sys.stdout
     try:
@@ -383,6 +387,23 @@ def trace(
         out.flush()
     except BrokenPipeError:  # the reader stopped (e.g. `| head`): not an error; what Python still
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # flushes at exit goes nowhere
+
+
+def _policy_arg(text: str) -> Any:
+    """A ``--policy`` value: a policy name, or a TOML inline table with its parameters as in a
+    scenario's seats (``"{ name = 'tactician', call_need = 3 }"``)."""
+    if not text.lstrip().startswith("{"):
+        return text
+    import tomllib
+
+    from cardsim.errors import ScenarioError
+
+    try:
+        return tomllib.loads(f"policy = {text}")["policy"]
+    except tomllib.TOMLDecodeError as exc:
+        why = str(exc).split(" (at ")[0]
+        raise ScenarioError(f"--policy {text!r} is not a TOML inline table ({why}); write a name, or e.g. "
+                            "\"{ name = 'tactician', call_need = 3 }\"") from None
 
 
 # -- bench ------------------------------------------------------------------------

@@ -53,6 +53,15 @@ def test_run_prints_summary_and_writes_run_dir(tmp_path):
     assert r2.exit_code == 0
 
 
+def test_run_prints_the_answer_first(tmp_path):
+    """`cardsim run` answers in words (the report's answer), then says what it played."""
+    r = invoke("run", write(tmp_path, GOOD), "--out", tmp_path / "run", "--format", "json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout[r.stdout.index("{"):])
+    assert "wins" in out["answer"] and "95% CI" in out["answer"]
+    assert out["notes"][0].startswith("cli: ") and "run directory" in out["notes"][0]
+
+
 def test_trace_text_and_jsonl():
     r = invoke("trace", "fubnub", "--seed", "3", "--policy", "greedy")
     assert r.exit_code == 0 and "deals" in r.output and "trick 1" in r.output
@@ -63,6 +72,20 @@ def test_trace_text_and_jsonl():
     kinds = {e["event"] for e in events}
     assert {"deal", "reveal", "decision", "play", "trick", "hand", "game"} <= kinds
     assert any(e["event"] == "deal" and all(" " in c for c in e["cards"]) for e in events)
+
+
+def test_trace_policy_with_parameters():
+    """--policy takes a policy with its parameters as a TOML inline table, as a scenario's seats do,
+    so a row of a run of a parametric policy can be traced; a malformed table is one error."""
+    j = invoke("trace", "fubnub", "--seed", "3", "-p", "{ name = 'tactician', call_need = 3 }", "--format", "jsonl")
+    assert j.exit_code == 0, j.output
+    header = json.loads(j.output.splitlines()[0])
+    assert header["event"] == "header"
+    assert "call_need" in json.dumps(header) and "3" in json.dumps(header)
+    bad = invoke("trace", "fubnub", "-p", "{ name = 'tactician', call_need = }")
+    assert bad.exit_code == 2 and "is not a TOML inline table" in bad.output and "Traceback" not in bad.output
+    typo = invoke("trace", "fubnub", "-p", "{ name = 'tactician', cal_need = 3 }")
+    assert typo.exit_code == 2 and "call_need" in typo.output
 
 
 def test_bench_prints_ratios():
