@@ -285,3 +285,17 @@ def test_search_on_dask_gives_the_local_result():
     assert remote.best.values == local.best.values
     assert remote.trials.equals(local.trials)
     assert remote.gain["baseline"].mean == local.gain["baseline"].mean
+
+
+def test_meta_cells_never_read_a_zero_width_interval():
+    """A payoff cell where every deal gave the same share (a strategy that never wins, or the one
+    winner of every mirror deal) has no spread to take a standard error from: it gets the
+    Korn-Graubard interval at the number of deals, not the t interval's zero width."""
+    from cardsim.studies.evaluate import estimate, share_estimate
+
+    never = share_estimate(np.zeros(2000))
+    assert never.lo == 0.0 and 0.001 < never.hi < 0.003
+    mirror = share_estimate(np.full(2000, 0.25))
+    assert mirror.lo < 0.25 < mirror.hi and mirror.hi - mirror.lo > 0.02
+    spread = np.r_[np.zeros(1990), np.full(10, 0.25)]
+    assert (share_estimate(spread).lo, share_estimate(spread).hi) == (estimate(spread).lo, estimate(spread).hi)

@@ -41,7 +41,16 @@ from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
 from cardsim.studies import derive, space
-from cardsim.studies.evaluate import Estimate, Evaluator, Lineup, Seating, estimate, keys_for, rotations
+from cardsim.studies.evaluate import (
+    Estimate,
+    Evaluator,
+    Lineup,
+    Seating,
+    estimate,
+    keys_for,
+    rotations,
+    share_estimate,
+)
 
 #: the fewest deals per profile (and held-out deals) a meta-game may play: see plan()
 MIN_DEALS = 800
@@ -442,13 +451,13 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
     trows, frows = [], []
     for pr, d in sorted(table.v.items()):
         for i, v in d.items():
-            e = estimate(v)
+            e = share_estimate(v)
             trows.append({"strategy": labels[i], "profile": " + ".join(labels[s] for s in pr), "win": e.mean,
                           "lo": e.lo, "hi": e.hi, "deals": e.n})
     for i in range(n):
         for jf in range(n):
             pr = tuple(sorted((i,) + (jf,) * (k - 1)))
-            e = estimate(table.v[pr][i])
+            e = share_estimate(table.v[pr][i])
             frows.append({"strategy": labels[i], "field": labels[jf], "win": e.mean, "lo": e.lo, "hi": e.hi,
                           "fair": 1.0 / k})
     res = MetaResult(p, labels, entries, pl.DataFrame(trows), pl.DataFrame(frows), x, pi, exploit, rounds,
