@@ -175,6 +175,19 @@ def rate_difference(w_in: np.ndarray, n_in: np.ndarray, w_all: np.ndarray, n_all
     return Estimate(d, se, d - z * se, d + z * se, int(ni + no), c, var / var_b if var_b > 0 else 1.0)
 
 
+def on_games(games: np.ndarray, frame: pl.DataFrame, *cols: str) -> list[np.ndarray]:
+    """Columns ``cols`` of ``frame`` (one row per game, column ``game``) laid on ``games`` (sorted
+    game numbers, a superset of the frame's), 0 where the frame has no row: the per-game arrays
+    :func:`rate_difference` takes."""
+    idx = np.searchsorted(games, frame["game"].to_numpy())
+    out = []
+    for c in cols:
+        a = np.zeros(games.size)
+        a[idx] = frame[c].to_numpy()
+        out.append(a)
+    return out
+
+
 def normal_p(value: float, se: float) -> float:
     """Two-sided p-value of ``value / se`` against the standard normal."""
     if not se > 0:

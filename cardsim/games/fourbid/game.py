@@ -18,7 +18,7 @@ from cardsim.games.fourbid.baseline import minimal
 from cardsim.games.fourbid.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.report import numbers as N
-from cardsim.stats import mean_exprs, mean_table, rate_table
+from cardsim.stats import collect_all, mean_exprs, mean_query, rate_table
 
 SEATS = range(4)
 ARGS = "seat, hand, nh, cnt, pts, pub, cset, cval, params, rng"
@@ -651,11 +651,9 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
         ) for s in SEATS
     ])
     # the hands of a game are one cluster: per-hand means and rates are clustered by game (deff: design effect)
-    per = mean_table(long, "net", ["seat"], prefix="net_").join(
-        mean_table(long, "earned", ["seat"], prefix="earned_").select("seat", "earned_mean", "earned_lo", "earned_hi"),
-        on="seat").join(
-        mean_table(long, "spent", ["seat"], prefix="spent_").select("seat", "spent_mean", "spent_lo", "spent_hi"),
-        on="seat").sort("seat")
+    net, earned, spent = collect_all([mean_query(long, c, ["seat"], prefix=f"{c}_") for c in ("net", "earned", "spent")])
+    per = net.join(earned.select("seat", "earned_mean", "earned_lo", "earned_hi"), on="seat").join(
+        spent.select("seat", "spent_mean", "spent_lo", "spent_hi"), on="seat").sort("seat")
     out.append((f"Net, earned and spent points per played hand by seat ({', '.join(s.name for s in setup.seats)}): "
                 "mean, se, 95% CI clustered by game", per))
     lc = long.collect()
@@ -665,8 +663,9 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
     if ch.height:
         out.append(("Bid-Four Challenges that won or tied, by seat, 95% Wilson",
                     rate_table(ch, ["seat"], "challenge_paid_off")))
-    length = pl.concat([mean_table(hands, c).select(pl.lit(c).alias("per_hand"), pl.all()) for c in
-                        ("turns", "bids", "reshuffles")])
+    length = pl.concat([t.select(pl.lit(c).alias("per_hand"), pl.all()) for c, t in zip(
+        ("turns", "bids", "reshuffles"), collect_all([mean_query(hands, c) for c in ("turns", "bids", "reshuffles")]),
+        strict=True)])
     out.append(("Hand length: turns, bidding turns and reshuffles per hand (mean, se, 95% CI clustered by game)",
                 length))
     out.append(("Hands cut at the turn cap (B14), 95% Wilson clustered by game",

@@ -17,7 +17,7 @@ from cardsim.games.gubs import rules as R
 from cardsim.games.gubs.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.report import numbers as N
-from cardsim.stats import mean_exprs, rate_difference, rate_table, wilson_exprs
+from cardsim.stats import mean_exprs, on_games, rate_difference, rate_table, wilson_exprs
 
 DECISIONS = {
     "draw": "seat, peek, pub, hand, params, rng",
@@ -423,11 +423,7 @@ def _impact_intervals(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
             .group_by("card", "game").agg(pl.len().alias("n"), pl.col("win").sum().alias("w")).collect())
     rows = []
     for (card,), g in drew.partition_by("card", as_dict=True).items():
-        idx = np.searchsorted(games, g["game"].to_numpy())
-        n_in = np.zeros(games.size)
-        w_in = np.zeros(games.size)
-        n_in[idx] = g["n"].to_numpy()
-        w_in[idx] = g["w"].to_numpy()
+        n_in, w_in = on_games(games, g, "n", "w")
         e = rate_difference(w_in, n_in, per_game["w"].to_numpy(), per_game["n"].to_numpy())
         rows.append({"card": str(card), "diff_lo": e.lo, "diff_hi": e.hi, "diff_deff": e.deff})
     return pl.DataFrame(rows, schema={"card": pl.String, "diff_lo": pl.Float64, "diff_hi": pl.Float64,

@@ -16,7 +16,7 @@ from cardsim.games.turtle import cards
 from cardsim.games.turtle import rules as R
 from cardsim.games.turtle.policies import POLICIES
 from cardsim.policies import kernel_namespace
-from cardsim.stats import Z95, mean_exprs, rate_difference, rate_table, wilson_exprs
+from cardsim.stats import Z95, mean_exprs, on_games, rate_difference, rate_table, wilson_exprs
 
 ARGS = "seat, obs, legal, params, rng"
 DECISIONS = {"pick": ARGS, "respond": ARGS, "perform": ARGS}
@@ -766,17 +766,11 @@ def card_lifts(finished: pl.DataFrame, reveals: pl.DataFrame, players: int) -> p
         [pl.col(f"reveals_s{k}") * (pl.col("winner") == k).cast(pl.Int64) for k in range(players)])).to_series().to_numpy()
     act = reveals.filter(pl.col("won").is_not_null())
     per = act.group_by("card", "game").agg(pl.len().alias("n"), pl.col("won").cast(pl.Float64).sum().alias("w"))
-    num_n, num_w = every.astype(np.float64), by_winner.astype(np.float64)
-    for g in per.group_by("game").agg(pl.col("n").sum(), pl.col("w").sum()).iter_rows(named=True):
-        i = np.searchsorted(games, g["game"])
-        num_n[i] -= g["n"]
-        num_w[i] -= g["w"]
+    act_n, act_w = on_games(games, per.group_by("game").agg(pl.col("n").sum(), pl.col("w").sum()), "n", "w")
+    num_n, num_w = every - act_n, by_winner - act_w  # the number cards' reveals, by game
     rows = []
     for (card,), g in per.partition_by("card", as_dict=True).items():
-        idx = np.searchsorted(games, g["game"].to_numpy())
-        n_in, w_in = np.zeros(games.size), np.zeros(games.size)
-        n_in[idx] = g["n"].to_numpy()
-        w_in[idx] = g["w"].to_numpy()
+        n_in, w_in = on_games(games, g, "n", "w")
         e = rate_difference(w_in, n_in, w_in + num_w, n_in + num_n)
         rows.append({"card": card, "lift": e.value, "lift_lo": e.lo, "lift_hi": e.hi})
     return pl.DataFrame(rows, schema=schema)
