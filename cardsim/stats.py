@@ -121,12 +121,18 @@ def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None =
     return Estimate(m, se, m - z * se, m + z * se, n, k, deff)
 
 
-def share_ci(x: np.ndarray, clusters: np.ndarray, z: float = Z95) -> Estimate:
+def share_ci(x: np.ndarray, clusters: np.ndarray, z: float = Z95, truncate: bool = True) -> Estimate:
     """A share (values in [0, 1], e.g. a side's share of each game's win) with the Korn-Graubard
     interval: Clopper-Pearson at the effective sample size ``n / max(1, deff)``, ``deff`` clustered
     by ``clusters`` (Korn and Graubard 1998). Where no design effect can be estimated (a share of
-    exactly 0 or 1) the effective size is the number of clusters, the most it can be lost to
-    clustering. Never zero width, never clipped: 0 of 200 games gives 0.0-3.6% on 100 deals."""
+    exactly 0 or 1, or no spread at all) the effective size is the number of clusters, the most it
+    can be lost to clustering. Never zero width, never clipped: 0 of 200 games gives 0.0-3.6% on
+    100 deals.
+
+    ``truncate=False`` drops the ``max(1, .)``: the effective size is ``m (1 - m) / se^2`` even
+    where that is more than ``n``. That is right for values that each average several 0/1 results
+    (a deal's share of its seats' wins: a quarter of a win per seat), whose spread is less than a
+    single result's; Clopper-Pearson there keeps the skew of a rare event that a t interval loses."""
     from scipy.stats import beta
 
     e = mean_ci(x, clusters)  # the mean and its variance clustered by ``clusters``
@@ -135,7 +141,10 @@ def share_ci(x: np.ndarray, clusters: np.ndarray, z: float = Z95) -> Estimate:
         return e
     binom = m * (1 - m) / n
     deff = e.se ** 2 / binom if binom > 0 else math.nan
-    neff = n / max(1.0, deff) if binom > 0 else float(k)
+    if binom > 0 and deff > 0:
+        neff = n / (max(1.0, deff) if truncate else deff)
+    else:
+        neff = float(k)
     a = 1 - math.erf(z / math.sqrt(2))  # two-sided level: 0.05 at Z95
     w = m * neff
     lo = 0.0 if w <= 0 else float(beta.ppf(a / 2, w, neff - w + 1))

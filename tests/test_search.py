@@ -290,12 +290,18 @@ def test_search_on_dask_gives_the_local_result():
 def test_meta_cells_never_read_a_zero_width_interval():
     """A payoff cell where every deal gave the same share (a strategy that never wins, or the one
     winner of every mirror deal) has no spread to take a standard error from: it gets the
-    Korn-Graubard interval at the number of deals, not the t interval's zero width."""
+    Korn-Graubard interval at the number of deals, not the t interval's zero width. A cell of a few
+    wins gets an interval skewed as a rare count is (Clopper-Pearson at its effective seat results),
+    one of a common share about the t interval."""
     from cardsim.studies.evaluate import estimate, share_estimate
 
     never = share_estimate(np.zeros(2000))
     assert never.lo == 0.0 and 0.001 < never.hi < 0.003
     mirror = share_estimate(np.full(2000, 0.25))
     assert mirror.lo < 0.25 < mirror.hi and mirror.hi - mirror.lo > 0.02
-    spread = np.r_[np.zeros(1990), np.full(10, 0.25)]
-    assert (share_estimate(spread).lo, share_estimate(spread).hi) == (estimate(spread).lo, estimate(spread).hi)
+    rare = share_estimate(np.r_[np.zeros(1990), np.full(10, 0.25)])  # 10 seat wins in 2,000 deals
+    assert 0 < rare.lo < rare.mean < rare.hi
+    assert rare.hi - rare.mean > 1.2 * (rare.mean - rare.lo)  # a rare win is skewed; a t interval is not
+    common = np.random.default_rng(3).binomial(4, 0.25, 2000) / 4
+    c, t = share_estimate(common), estimate(common)  # at a common share: about the t interval
+    assert c.mean == t.mean and abs((c.hi - c.lo) / (t.hi - t.lo) - 1) < 0.05

@@ -1,5 +1,5 @@
-"""Coverage of a meta payoff cell at small win shares (cardsim.studies.evaluate.share_estimate): the
-t interval of per-deal shares, with Clopper-Pearson where every deal gave the same share."""
+"""Coverage of a meta payoff cell (cardsim.studies.evaluate.share_estimate): Clopper-Pearson at the
+effective number of seat results of per-deal shares, from a few wins in 2,000 deals to common shares."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ def payoff_cell(replicates: int, seed: int) -> list[Coverage]:
     cell's per-deal value is the strategy's share of the deal's wins (its seats' wins / 4); truth p."""
     rng = np.random.default_rng(seed)
     out = []
-    for p, deals in ((0.0002, 2000), (0.0005, 2000), (0.002, 2000), (0.01, 500), (0.25, 200)):
+    for p, deals in ((0.0002, 2000), (0.0005, 2000), (0.002, 2000), (0.003, 2000), (0.01, 500), (0.25, 200),
+                     (0.995, 2000)):
         hit = 0
         for _ in range(replicates):
             v = (rng.random((deals, SIDES)) < p).sum(axis=1) / SIDES

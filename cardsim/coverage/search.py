@@ -25,7 +25,7 @@ from cardsim.coverage import Coverage, case
 from cardsim.rng import spawn_keys
 from cardsim.studies import meta as mt
 from cardsim.studies import space
-from cardsim.studies.evaluate import Evaluator, estimate
+from cardsim.studies.evaluate import Evaluator, estimate, share_estimate
 
 TUNED = {"name": "bidder", "first_at": 5, "next_at": 3, "cost_base": 9, "cost_top": 4, "cost_ready": 0,
          "cost_card": 0, "out_min": 0, "challenge_at": 12}
@@ -38,14 +38,16 @@ def _fourbid() -> sc.Scenario:
                          "rules": {"target": 72}})
 
 
-def _blocks(values: np.ndarray, ns: tuple[int, ...], reps: int, what: str, label: str) -> list[Coverage]:
+def _blocks(values: np.ndarray, ns: tuple[int, ...], reps: int, what: str, label: str,
+            interval=estimate) -> list[Coverage]:
+    """The coverage of ``interval`` (the one the command prints) on each disjoint block of ``n`` deals."""
     truth = float(values.mean())
     top = max(ns)
     out = []
     for n in ns:
         hit = 0
         for r in range(reps):
-            e = estimate(values[r * top: r * top + n])
+            e = interval(values[r * top: r * top + n])
             hit += e.lo <= truth <= e.hi
         out.append(Coverage(what, f"{label}, n={n:,} deals", 0.95, reps, int(hit)))
     return out
@@ -93,7 +95,7 @@ def meta_intervals(replicates: int, seed: int) -> list[Coverage]:
     x = np.array([0.5, 0.5])
     payoff = t.v[(0, 0, 0, 1)][1]
     gain = t.against(1, x, 4) - sum(x[i] * t.against(i, x, 4) for i in (0, 1))
-    return (_blocks(payoff, ns, replicates, "meta: payoff-table entry", "tuned vs three collectors")
+    return (_blocks(payoff, ns, replicates, "meta: payoff-table entry", "tuned vs three collectors", share_estimate)
             + _blocks(gain, ns, replicates, "meta: exploitability (held-out)", "50/50 collector/tuned mixture"))
 
 
