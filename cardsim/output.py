@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -39,12 +40,15 @@ class Format(StrEnum):
 @dataclass
 class Output:
     """One command's answer: ``answer`` (plain words), ``tables`` ((title, frame) in print order),
-    ``notes`` (lines after the answer) and ``fields`` (extra top-level JSON keys)."""
+    ``notes`` (lines after the answer), ``fields`` (extra top-level JSON keys) and ``shares`` (a
+    table's title -> its columns that hold shares or differences of shares under a name that does not
+    say so, such as ``mean`` or ``diff``: percentages in the table format, raw values in JSON and CSV)."""
 
     answer: str
     tables: list[tuple[str, pl.DataFrame]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     fields: dict[str, Any] = field(default_factory=dict)
+    shares: dict[str, Sequence[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object (NaN and infinities become null)."""
@@ -82,21 +86,21 @@ def render(out: Output, fmt: Format | str = Format.table, width: int | None = No
     width = width or terminal_width()
     lines = [line for line in [out.answer, *out.notes] if line]
     for title, frame in out.tables:
-        lines += ["", title, text_table(frame, width)]
+        lines += ["", title, text_table(frame, width, out.shares.get(title, ()))]
     return "\n".join(lines)
 
 
-def text_table(frame: pl.DataFrame, width: int = 160) -> str:
+def text_table(frame: pl.DataFrame, width: int = 160, shares: Sequence[str] = ()) -> str:
     """``frame`` as plain text for a person: numbers formatted by :mod:`cardsim.report.numbers`
-    (counts as integers, shares as percentages), right-aligned, never split across lines. A
-    table wider than ``width`` is printed in blocks of columns, each repeating the leading key
-    columns (the text and integer columns before the first other one)."""
+    (counts as integers, shares and the columns ``shares`` names as percentages), right-aligned,
+    never split across lines. A table wider than ``width`` is printed in blocks of columns, each
+    repeating the leading key columns (the text and integer columns before the first other one)."""
     from cardsim.report.numbers import blocks, cells, key_columns
 
     if not frame.columns:
         return "(no columns)"
     cols = frame.columns
-    by_name = cells(frame)
+    by_name = cells(frame, shares)
     body = [by_name[c] for c in cols]
     right = [frame.schema[c].is_numeric() for c in cols]
     widths = [max([len(c), *map(len, body[i])]) for i, c in enumerate(cols)]

@@ -107,7 +107,7 @@ def test_summaries():
     impact = dict(out)[next(x for x in titles if "Card impact" in x)]
     assert impact.height == C.NK
     assert {"card", "drawn", "played", "n_drew", "drew_rate", "drew_lo", "drew_hi", "not_rate", "not_lo", "not_hi",
-            "diff"} <= set(impact.columns)
+            "lift", "lift_lo", "lift_hi"} <= set(impact.columns)
     row = impact.filter(pl.col("card") == "Gub").row(0, named=True)
     assert row["n_drew"] + row["n_not"] == 600 and 0 <= row["drew_lo"] <= row["drew_rate"] <= row["drew_hi"] <= 1
     seat = dict(out)[titles[0]]

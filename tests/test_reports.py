@@ -86,7 +86,28 @@ def test_metric_rows_keep_their_own_units():
     assert rows[1][1:3] == ["12.45", "12.41-12.48"] and rows[2][1] == "2.8%"
 
 
+def test_measure_rows_keep_their_own_units():
+    """cardsim cards' effects mix a length in turns and rates in one table: each row in its unit."""
+    f = pl.DataFrame({"card": ["Toad", "Toad"], "measure": ["length", "focus seat win rate"],
+                      "full_deck": [80.123, 0.5012], "changed": [78.9, 0.5321], "effect": [-1.223, 0.0309],
+                      "lo": [-1.9, 0.021], "hi": [-0.55, 0.0408], "p": [0.0004, 0.0001]})
+    c = N.cells(f)
+    assert c["effect"] == ["-1.2", "3.1%"] and c["lo"] == ["-1.9", "2.1%"] and c["full_deck"][1] == "50.1%"
+
+
 # -- terminal tables ---------------------------------------------------------------------------
+def test_a_command_names_its_share_columns():
+    """A study's ``mean`` or ``diff`` of a win share reads as a percentage on the terminal (the
+    command says which columns hold shares); JSON keeps the raw value; a length stays a number."""
+    arms = pl.DataFrame({"arm": ["a", "b"], "n": [100, 100], "mean": [0.518, 0.381], "se": [0.0021, 0.0025],
+                         "lo": [0.513, 0.376], "hi": [0.522, 0.386]})
+    out = Output("answer", [("Arms", arms)], shares={"Arms": ("mean", "se", "lo", "hi")})
+    text = render(out, width=120)
+    assert "51.8%" in text and "37.6%" in text and "0.518" not in text
+    assert '"mean": 0.518' in render(out, "json")
+    assert "0.518" in render(Output("answer", [("Arms", arms)]), width=120)  # a mean of unknown unit
+
+
 def test_wide_table_fits_80_columns_without_splitting_numbers():
     cols = {"seat0.call_need": [1, 2, 3, 4], "seat2.call_need": [1, 2, 3, 4], "games": [500] * 4}
     for s in range(4):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import polars as pl
@@ -248,12 +248,14 @@ def key_columns(frame: pl.DataFrame, widths: Sequence[int], width: int) -> list[
     return keys
 
 
-def cells(frame: pl.DataFrame) -> dict[str, list[str]]:
+def cells(frame: pl.DataFrame, shares: Collection[str] = ()) -> dict[str, list[str]]:
     """Every column of ``frame`` formatted for a person, by name: :func:`column` for each, then
     each estimate with an interval (``mean`` and ``lo`` / ``hi``, ``x_mean`` and ``x_lo`` / ``x_hi``
     or ``x_se``, ...) and its bounds to the decimals the narrowest interval justifies
-    (:func:`decimals_for`); shares stay percentages."""
-    shares = share_columns(frame)
+    (:func:`decimals_for`); shares stay percentages. ``shares`` names more columns that hold shares
+    or differences of shares (a column called ``mean`` or ``diff`` whose unit only the command knows):
+    they are percentages too."""
+    shares = share_columns(frame) | {c for c in shares if c in frame.columns and frame.schema[c].is_numeric()}
     out = {c: column(frame, c, shares) for c in frame.columns}
     groups: list[tuple[list[str], list[float]]] = []
     for lo, hi in interval_pairs(frame.columns).values():
@@ -279,6 +281,8 @@ def cells(frame: pl.DataFrame) -> dict[str, list[str]]:
             out[c] = [num(v, d) if v is not None else "" for v in frame[c].to_list()]
     if {"metric", "value", "lo", "hi"} <= set(frame.columns):
         out |= _metric_rows(frame)
+    elif "measure" in frame.columns and {"lo", "hi"} <= set(frame.columns):
+        out |= _measure_rows(frame)
     return out
 
 
@@ -297,6 +301,24 @@ def _metric_rows(frame: pl.DataFrame) -> dict[str, list[str]]:
         half = (r["hi"] - r["lo"]) / 2 if finite(r["hi"]) and finite(r["lo"]) else float("nan")
         for c in out:
             out[c].append(num(r[c], decimals_for(half)))
+    return out
+
+
+#: the columns of a ``measure`` table (cardsim cards' effects) in the unit of their row's measure
+_MEASURE_VALUES = ("full_deck", "changed", "effect", "lo", "hi", "lo_simultaneous", "hi_simultaneous")
+
+
+def _measure_rows(frame: pl.DataFrame) -> dict[str, list[str]]:
+    """A table with a ``measure`` column whose rows mix units (a game length in turns, an advantage
+    or a win rate): the value columns of a rate or advantage row as percentages, of any other row to
+    the decimals its own interval justifies."""
+    cols = [c for c in _MEASURE_VALUES if c in frame.columns and frame.schema[c].is_numeric()]
+    out: dict[str, list[str]] = {c: [] for c in cols}
+    for r in frame.iter_rows(named=True):
+        share = bool(_PERCENT_METRICS.search(str(r["measure"])))
+        half = (r["hi"] - r["lo"]) / 2 if finite(r["hi"]) and finite(r["lo"]) else float("nan")
+        for c in cols:
+            out[c].append(pct(r[c]) if share else num(r[c], decimals_for(half)))
     return out
 
 

@@ -214,7 +214,8 @@ def association(base: sc.Scenario, result: Any) -> tuple[str, pl.DataFrame] | No
         from cardsim.games.gubs.game import card_impact, outcomes
 
         oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
-        return ("Association, not a causal effect: win rate of seats that drew the card minus seats that did not",
+        return ("Association, not a causal effect: win rate of seats that drew the card minus seats that did not "
+                "(lift, with its 95% interval clustered by game)",
                 card_impact(tables["cards"], oc))
     if base.game == "fubnub":
         from cardsim.stats import rate_table

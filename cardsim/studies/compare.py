@@ -246,7 +246,12 @@ def output(res: CompareResult) -> Output:
     """What ``cardsim compare`` prints."""
     kind = "anytime-valid" if res.plan.decide else "paired"
     holm_p = "" if res.plan.decide else ", Holm-adjusted p"
-    return Output(headline(res), [("Arms (focus seat's mean, 95% interval)", res.arms),
-                                  (f"Differences vs the first arm: {kind} and unpaired intervals{holm_p}",
-                                   res.diffs)],
-                  notes=[res.stopped] if res.stopped else [])
+    arms = "Arms (focus seat's mean, 95% interval)"
+    diffs = f"Differences vs the first arm: {kind} and unpaired intervals{holm_p}"
+    shares = {}
+    if res.plan.metric == "win":  # a win share and its differences: percentages on the terminal
+        shares = {arms: ("mean", "se", "lo", "hi"),
+                  diffs: ("diff", "se_paired", "lo", "hi", "se_unpaired", "lo_unpaired", "hi_unpaired", "cs_lo",
+                          "cs_hi")}
+    return Output(headline(res), [(arms, res.arms), (diffs, res.diffs)], notes=[res.stopped] if res.stopped else [],
+                  shares=shares)

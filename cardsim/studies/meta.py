@@ -605,4 +605,7 @@ def output(res: MetaResult) -> Output:
     if res.rounds:
         tables.append(("Iterated best response", rounds_table(res)))
     tables.append(("Payoff table: every profile", res.table))
-    return Output(headline(res), tables, notes=list(res.notes), fields=json.loads(json.dumps(fields, default=str)))
+    # weights, win shares and gains in win share: percentages on the terminal
+    shares = {title: ("nash", "alpharank", "exploitability", "win", "gain", "lo", "hi") for title, _t in tables}
+    return Output(headline(res), tables, notes=list(res.notes), fields=json.loads(json.dumps(fields, default=str)),
+                  shares=shares)

@@ -566,16 +566,18 @@ def _importance(p: Plan, trials) -> pl.DataFrame:
 # -- what it says ------------------------------------------------------------------------
 UNITS = {"win": "win rate", "length": "game length", "length_in": "share of games in the length band",
          "first": "first-player advantage", "dealer": "dealer advantage"}
+#: objectives that are shares (or differences of shares): shown as percentages and points
+SHARE_OBJECTIVES = ("win", "length_in", "first", "dealer")
 
 
 def _val(p: Plan, x: float) -> str:
-    if p.objective in ("win", "length_in", "first", "dealer"):
+    if p.objective in SHARE_OBJECTIVES:
         return f"{100 * x:.1f}%"
     return f"{x:.2f}"
 
 
 def _pts(p: Plan, x: float, digits: int = 1) -> str:
-    if p.objective in ("win", "length_in", "first", "dealer"):
+    if p.objective in SHARE_OBJECTIVES:
         return f"{100 * x:+.{digits}f} points"
     return f"{x:+.2f}"
 
@@ -583,7 +585,7 @@ def _pts(p: Plan, x: float, digits: int = 1) -> str:
 def _ci(p: Plan, lo: float, hi: float, diff: bool = False, digits: int = 1) -> str:
     """An interval as the answer gives it: ``29.0-30.3%`` for a share, ``+3.6 to +4.1 points`` for a
     difference of shares, ``12.30-12.95`` / ``+0.10 to +0.40`` otherwise."""
-    share = p.objective in ("win", "length_in", "first", "dealer")
+    share = p.objective in SHARE_OBJECTIVES
     sign = "+" if diff else ""
     f = (lambda x: f"{100 * x:{sign}.{digits}f}") if share else (lambda x: f"{x:{sign}.{digits + 1}f}")
     a, b = f(lo), f(hi)
@@ -728,4 +730,7 @@ def output(res: SearchResult) -> Output:
     if res.trials.height:  # (none when the budget ended with the baseline's race)
         tables.append(("Top trials", res.trials.sort(["deals", "objective", "trial"],
                                                       descending=[True, True, False]).head(10)))
-    return Output(headline(res), tables, notes=list(res.notes), fields=fields)
+    shares = {}
+    if p.objective in SHARE_OBJECTIVES:  # objective values and gains: percentages on the terminal
+        shares = {title: ("gain", "lo", "hi", "in_search", "heldout", "objective") for title, _t in tables}
+    return Output(headline(res), tables, notes=list(res.notes), fields=fields, shares=shares)

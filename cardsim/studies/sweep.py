@@ -290,8 +290,12 @@ def output(res: SweepResult) -> Output:
     notes = []
     if res.heldout is not None:
         tables.append(("Best point on fresh deals", res.heldout))
+    shares = {}
+    if res.plan.metric != "length":  # a win rate (named winrate_s<k>) and its differences
+        shares = {"Sweep": ("vs_best", "vs_best_lo", "vs_best_hi"),
+                  "Best point on fresh deals": (res.plan.metric, "lo", "hi", "in_sweep")}
     if res.plan.paired and res.best_index is not None:
         notes.append(f"vs_best: each point minus the best, on the same deals; vs_best_lo/hi: simultaneous 95% "
                      f"intervals for every pair of points (max-T, critical value {res.critical:.2f}); p_adj: max-T "
                      "adjusted p-value of the difference; p_best: probability the point is the best.")
-    return Output(headline(res), tables, notes=notes)
+    return Output(headline(res), tables, notes=notes, shares=shares)

@@ -255,30 +255,29 @@ class Gubs(Game):
     def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
         first = rate_table(oc.filter(pl.col("seat") == 0).with_columns(x=pl.lit(0)), ["x"], "win").row(0, named=True)
-        impact = card_impact(tables["cards"], oc).filter(pl.col("n_drew") >= 30).sort("diff", descending=True)
+        impact = card_impact(tables["cards"], oc).filter(pl.col("n_drew") >= 30).sort("lift", descending=True)
         top, low = impact.row(0, named=True), impact.row(impact.height - 1, named=True)
         fair = 1 / setup.players
         edge = ("no detectable edge over" if first["lo"] <= fair <= first["hi"] else
                 f"{N.points(abs(first['rate'] - fair), sign=False)} {'above' if first['rate'] > fair else 'below'}")
         return (f"With {setup.players} players the starting seat wins {N.pct_ci(first['rate'], first['lo'], first['hi'])} "
                 f"of {first['n']:,} finished games: {edge} the fair share of {N.pct(fair)}. Seats that draw "
-                f"{top['card']} win {N.points(top['diff'], sign=False)} more often than seats that do not (the largest gain), "
-                f"seats that draw {low['card']} {N.points(abs(low['diff']), sign=False)} less often (the largest "
+                f"{top['card']} win {N.points(top['lift'], sign=False)} more often than seats that do not (the largest gain), "
+                f"seats that draw {low['card']} {N.points(abs(low['lift']), sign=False)} less often (the largest "
                 f"loss); a card's association with winning, not its isolated effect.")
 
     def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
         from cardsim.report import figures as F
 
         oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
-        t = card_impact(tables["cards"], oc).filter(pl.col("n_drew") > 0).sort("diff")
-        half = (((t["drew_hi"] - t["drew_lo"]) / 2) ** 2 + ((t["not_hi"] - t["not_lo"]) / 2) ** 2).sqrt()
-        fig = F.forest(t["card"].to_list(), t["diff"].to_list(), (t["diff"] - half).to_list(),
-                       (t["diff"] + half).to_list(), "Card impact: win rate of seats that drew it minus the rest",
-                       "difference in win rate (approximate 95% interval)", percent=True)
+        t = card_impact(tables["cards"], oc).filter(pl.col("n_drew") > 0).sort("lift")
+        fig = F.forest(t["card"].to_list(), t["lift"].to_list(), t["lift_lo"].to_list(), t["lift_hi"].to_list(),
+                       "Card impact: win rate of seats that drew it minus the rest",
+                       "difference in win rate (95% interval, clustered by game)", percent=True)
         return [("Card power ranking",
                  [("Win rate of seats that drew each card minus seats that did not (a card's association "
                    "with winning, not its isolated effect)", fig)],
-                 [("Card impact", t.sort("diff", descending=True))])]
+                 [("Card impact", t.sort("lift", descending=True))])]
 
 
 def raise_kernel_error(setup: Setup, err: np.ndarray) -> None:
@@ -381,7 +380,7 @@ def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.
                         for s in range(n)])
     out.append(("Final score (Free + Protected Gubs) by seat, mean and 95% CI", scores))
     out.append(("Card impact (an association, not a causal effect): draws, plays, win rate of seats that drew the "
-                "card vs not (95% Wilson), and their difference with a 95% interval clustered by game",
+                "card vs not (95% Wilson), and their difference (lift) with a 95% interval clustered by game",
                 card_impact(tables["cards"], oc)))
     return out
 
@@ -405,19 +404,19 @@ def card_impact(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
         wilson_exprs(pl.col("wins_drew"), pl.col("n_drew"), "drew_"),
     ).with_columns(
         wilson_exprs(pl.col("wins_not"), pl.col("n_not"), "not_"),
-    ).with_columns((pl.col("drew_rate") - pl.col("not_rate")).alias("diff"))
+    ).with_columns((pl.col("drew_rate") - pl.col("not_rate")).alias("lift"))
     order = {name: i for i, name in enumerate(C.CARD_NAMES)}
     df = t.collect().join(_impact_intervals(cards, oc), on="card", how="left")
     return df.with_columns(pl.col("card").replace_strict(order, return_dtype=pl.Int32).alias("_o")).sort("_o").drop("_o")
 
 
 def _impact_intervals(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
-    """Per card: the interval of ``diff`` (drew minus not), clustered by game (the seats of a game share
-    it; ``diff_deff`` is the design effect against two independent binomial rates)."""
+    """Per card: the interval of ``lift`` (drew minus not), clustered by game (the seats of a game share
+    it; ``lift_deff`` is the design effect against two independent binomial rates)."""
     per_game = oc.group_by("game").agg(pl.len().alias("n"), pl.col("win").sum().alias("w")).sort("game").collect()
     if per_game.height == 0:
-        return pl.DataFrame(schema={"card": pl.String, "diff_lo": pl.Float64, "diff_hi": pl.Float64,
-                                    "diff_deff": pl.Float64})
+        return pl.DataFrame(schema={"card": pl.String, "lift_lo": pl.Float64, "lift_hi": pl.Float64,
+                                    "lift_deff": pl.Float64})
     games = per_game["game"].to_numpy()
     drew = (cards.filter(pl.col("drawn") > 0).join(oc, on=["game", "seat"], how="inner")
             .group_by("card", "game").agg(pl.len().alias("n"), pl.col("win").sum().alias("w")).collect())
@@ -425,9 +424,9 @@ def _impact_intervals(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
     for (card,), g in drew.partition_by("card", as_dict=True).items():
         n_in, w_in = on_games(games, g, "n", "w")
         e = rate_difference(w_in, n_in, per_game["w"].to_numpy(), per_game["n"].to_numpy())
-        rows.append({"card": str(card), "diff_lo": e.lo, "diff_hi": e.hi, "diff_deff": e.deff})
-    return pl.DataFrame(rows, schema={"card": pl.String, "diff_lo": pl.Float64, "diff_hi": pl.Float64,
-                                      "diff_deff": pl.Float64})
+        rows.append({"card": str(card), "lift_lo": e.lo, "lift_hi": e.hi, "lift_deff": e.deff})
+    return pl.DataFrame(rows, schema={"card": pl.String, "lift_lo": pl.Float64, "lift_hi": pl.Float64,
+                                      "lift_deff": pl.Float64})
 
 
 # -- trace events --------------------------------------------------------------------------
