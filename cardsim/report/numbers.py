@@ -318,7 +318,7 @@ def _measure_rows(frame: pl.DataFrame) -> dict[str, list[str]]:
         share = bool(_PERCENT_METRICS.search(str(r["measure"])))
         half = (r["hi"] - r["lo"]) / 2 if finite(r["hi"]) and finite(r["lo"]) else float("nan")
         for c in cols:
-            out[c].append(pct(r[c]) if share else num(r[c], decimals_for(half)))
+            out[c].append(pct(r[c], 1) if share else num(r[c], decimals_for(half)))  # rows alike
     return out
 
 
