@@ -89,7 +89,19 @@ def open_run(path: str | Path) -> Result:
         raise RunDirError(f"{rd.path} cannot be read as this scenario's run: {why}; run the scenario again "
                           f"into a new --out")
     _check_parts(rd, m, s)
-    return Result(s, rd)
+    return Result(s, rd, stop=until_note(m, s.games))
+
+
+def until_games(m: dict) -> int | None:
+    """Where an ``--until`` run of this directory stopped (its manifest's ``until``), if it was one."""
+    u = m.get("until")
+    g = u.get("games") if isinstance(u, dict) else None
+    return g if isinstance(g, int) and not isinstance(g, bool) and g >= 1 else None
+
+
+def until_note(m: dict, games: int) -> str:
+    """The stopping line of an ``--until`` run read at its stop (empty for any other read)."""
+    return str(m["until"].get("note", "")) if until_games(m) == games else ""
 
 
 def played_scenario(path: str | Path) -> tuple[RunDir, dict, sc.Scenario]:
@@ -104,8 +116,9 @@ def played_scenario(path: str | Path) -> tuple[RunDir, dict, sc.Scenario]:
     # on fresh deals and an --until run (its own chunk) differ there from the scenario file (older
     # manifests kept the file's seed and chunk in "scenario")
     played = m["identity"].get("seed", s.seed) if isinstance(m["identity"], dict) else s.seed
+    games = until_games(m) or m.get("games", s.games)  # an --until run: the games up to its stop
     try:
-        s = s.with_options(games=max(1, int(m.get("games", s.games))), seed=played, chunk=m["chunk"])
+        s = s.with_options(games=max(1, int(games)), seed=played, chunk=m["chunk"])
     except (sc.ScenarioError, TypeError, ValueError) as exc:
         raise RunDirError(f"{rd.manifest_path} is corrupt: {exc}") from None
     return rd, m, s
@@ -171,7 +184,8 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
         if target is not None:
             return _run_until(s, path, target, threads, progress, debug, backend)
         rd, played = play(s, path, threads=threads, progress=progress, debug=debug, backend=backend)
-        return Result(s.with_options(chunk=rd.read_manifest()["chunk"]), rd, played=played)
+        m = rd.read_manifest()
+        return Result(s.with_options(chunk=m["chunk"]), rd, stop=until_note(m, s.games), played=played)
     finally:
         if own and backend is not None:
             backend.close()
@@ -215,6 +229,11 @@ def _run_until(s: sc.Scenario, path: Path, target, threads, progress, debug, bac
             stop = stop or ut.at(w, n)
             res = Result(s.with_options(games=stop.games), RunDir(path), played=played)
             res.stop = ut.describe(target, stop, s.chunk, s.games)
+            # the games past the stop (threads play ahead) stay in the directory but are not the
+            # run: `cardsim report RUN_DIR` and open_run read the games up to the stop, as printed
+            m = res.rundir.read_manifest()
+            m["until"] = {"target": f"{target.name} +-{target.width:g}", "games": stop.games, "note": res.stop}
+            res.rundir.write_manifest(m)
             return res
 
 

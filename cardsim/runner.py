@@ -187,6 +187,10 @@ def play(scenario: Scenario, path: Path, threads: int | None = None, progress: P
     if chunks is None and scenario.games > m.get("asked", 0):  # what `cardsim run RUN_DIR` completes
         m["asked"] = scenario.games
         rd.write_manifest(m)
+    u = m.get("until")
+    if chunks is None and isinstance(u, dict) and scenario.games != u.get("games"):
+        del m["until"]  # an --until run extended (or read) to another count: a fixed-n run from now on
+        rd.write_manifest(m)
     todo = pending(rd, m, todo_all)
     total = sum(c.count for c in todo_all)
     finished = total - sum(c.count for c in todo)

@@ -358,6 +358,34 @@ def test_report_and_resume_of_an_until_run_use_its_own_chunks(tmp_path):
     assert invoke("report", run_dir, "--out", tmp_path / "reports").exit_code == 0
 
 
+def test_an_until_run_is_read_at_its_stop_not_at_the_games_played_past_it(tmp_path):
+    """Threads play chunks ahead of the look: the games past the stop stay in the directory, but the
+    run is the games up to the stop (the Wilson interval whose coverage is measured there). Reading the
+    directory (open_run, `cardsim report RUN_DIR`, `cardsim run RUN_DIR`) gives those games and the
+    stopping line; extending it with more games makes it a fixed-n run."""
+    scen = tmp_path / "t.toml"
+    scen.write_text('[scenario]\nname = "t"\ngame = "turtle"\nvariant = "full"\nplayers = 4\ngames = 20000\n'
+                    'seed = 3\n[seats]\npolicy = "eager"\n')
+    r = invoke("run", scen, "--until", "winrate_s1 +-0.03", "--threads", "4", "--runs", tmp_path / "runs")
+    run_dir = run_dir_of(r)
+    m = json.loads((run_dir / "manifest.json").read_text())
+    stop = m["until"]["games"]
+    assert stop < m["games"], "this seed stops before the last chunk the threads played"  # 871 of 1,072
+    assert f"after {stop:,} games: stopped at the first look" in r.output
+    res = api.open_run(run_dir)
+    assert res.scenario.games == stop and res.stop == m["until"]["note"]
+    assert res.outcomes().select("game").unique().collect().height == stop
+    assert invoke("report", run_dir, "--out", tmp_path / "reports").exit_code == 0
+    page = (tmp_path / "reports" / "t" / "report.md").read_text()
+    assert f"| games | {stop:,} |" in page and "stopped at the first look" in page
+    again = invoke("run", run_dir)
+    assert again.exit_code == 0 and f"{stop:,} games of turtle" in again.output and "stopped at" in again.output
+    more = invoke("run", run_dir, "--games", str(m["games"]))  # extended: a fixed-n run of those games
+    assert more.exit_code == 0 and "stopped at" not in more.output, more.output
+    after = json.loads((run_dir / "manifest.json").read_text())
+    assert "until" not in after and api.open_run(run_dir).scenario.games == m["games"]
+
+
 def test_run_of_a_directory(tmp_path):
     one_error_line(invoke("run", tmp_path), "is a directory but not a run directory")
     one_error_line(invoke("compare", tmp_path), "is a directory; a scenario file (.toml) is expected")

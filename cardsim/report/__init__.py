@@ -313,6 +313,8 @@ def build(result, title: str | None = None) -> Report:
         "rules version": str(game.rules_version), "cardsim version": __version__,
         "run directory": f"{result.path.name} (scenario hash {s.hash()})",
     }
+    if getattr(result, "stop", ""):  # an --until run: where and why it stopped
+        meta["stopped"] = result.stop
     text = s.path.read_text() if s.path is not None and s.path.exists() else json.dumps(dict(s.raw), indent=1)
     report_title = title or s.raw.get("report", {}).get("title") or f"{game.title}: {s.name}"
     return Report(s.name, report_title, s.question or "What does this scenario's run show?", answer, meta, text,
