@@ -228,7 +228,7 @@ def games(
             typer.echo(f"    {k.name} = {json.dumps(d)}  ({k.allowed()}){only}\n        {k.help}")
         typer.echo("  policies:")
         for p in g.policies:
-            params = ", ".join(f"{n}={v:g}" for n, v in p.params)
+            params = ", ".join(f"{n}={v:g} [{p.domain(n).describe()}]" for n, v in p.params)
             typer.echo(f"    {p.name}{f' ({params})' if params else ''}: {p.help}")
         typer.echo("  plug-in decisions (define <name>_<decision> with @numba.njit; docs/plugins.md):")
         meanings, returns = decision_docs(g)

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import math
 import os
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ import numba
 
 from cardsim import cachedir, jit
 from cardsim.errors import PolicyError, ScenarioError, allowed_list, did_you_mean
-from cardsim.games.base import Game, SeatPolicy
+from cardsim.games.base import Domain, Game, SeatPolicy
 
 PLUGIN_BASE = 1000
 _building = threading.RLock()
@@ -77,20 +78,25 @@ def resolve_seat(game: Game, entry: Any, seat: int, base_dir: Path | None = None
             plugins.append(ref)
         pid = PLUGIN_BASE + (plugins.index(ref) if plugins is not None else 0)
         names = tuple(defaults)
-        values = _apply_params(where, name, dict(defaults), overrides)
+        values = _apply_params(where, name, dict(defaults), overrides)  # a plug-in's: any number
         return SeatPolicy(name=name, pid=pid, params=values, param_names=names, plugin=ref)
     spec = game.policy(name)
-    values = _apply_params(where, name, dict(spec.params), overrides)
+    values = _apply_params(where, name, dict(spec.params), overrides, spec.domain)
     return SeatPolicy(name=name, pid=spec.pid, params=values, param_names=spec.param_names())
 
 
-def _apply_params(where: str, name: str, defaults: dict[str, float], overrides: Mapping[str, Any]) -> tuple[float, ...]:
+def _apply_params(where: str, name: str, defaults: dict[str, float], overrides: Mapping[str, Any],
+                  domain: Callable[[str], Domain] | None = None) -> tuple[float, ...]:
+    """The parameter vector of a policy: ``defaults`` with ``overrides``, each override a number
+    its parameter's domain accepts (``domain(name)``; a plug-in's parameters take any number)."""
     for k, v in overrides.items():
         if k not in defaults:
             allowed = allowed_list(defaults) if defaults else "none (this policy has no parameters)"
             raise ScenarioError(f"{where}: policy {name!r} has no parameter {k!r}{did_you_mean(k, defaults)}; allowed: {allowed}")
-        if isinstance(v, bool) or not isinstance(v, int | float):
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
             raise ScenarioError(f"{where}: parameter {k} = {v!r} must be a number")
+        if domain is not None and not domain(k).accepts(float(v)):
+            raise ScenarioError(f"{where}: policy {name!r} parameter {k} = {v!r}; allowed: {domain(k).describe()}")
         defaults[k] = float(v)
     return tuple(float(x) for x in defaults.values())
 

@@ -435,3 +435,51 @@ def test_debug_on_a_finished_run_says_nothing_was_checked(tmp_path):
     r = invoke("run", scen, "--out", tmp_path / "run", "--debug")
     assert r.exit_code == 0
     assert "--debug checked nothing: all 200 games were already played" in r.output and "--out" in r.output
+
+
+# -- policy parameters: each built-in one declares what it accepts --------------------------------
+@pytest.mark.parametrize(("game", "entry", "needle"), [
+    ("fubnub", '{ name = "tactician", cheap = 2 }', "policy 'tactician' parameter cheap = 2; allowed: 0 or 1"),
+    ("fubnub", '{ name = "tactician", call_need = -3 }', "call_need = -3; allowed: an integer >= 0"),
+    ("fubnub", '{ name = "tactician", call_top = 2.5 }', "call_top = 2.5; allowed: an integer >= 0"),
+    ("gubs", '{ name = "strong", target = 7 }', "target = 7; allowed: 0, 1 or 2"),
+    ("turtle", '{ name = "cunning", shield_first = 0.5 }', "shield_first = 0.5; allowed: 0 or 1"),
+    ("fourbid", '{ name = "bidder", first_at = -1 }', "first_at = -1; allowed: an integer >= 0"),
+])
+def test_a_policy_parameter_outside_its_domain_is_refused(tmp_path, game, entry, needle):
+    """A flag of 2, a negative count, a fractional position, a choice out of its list: a typo, never
+    a setting (the kernels read a flag as > 0.5 and compare counts with >=, so they would run)."""
+    p = tmp_path / "p.toml"
+    p.write_text(f'[scenario]\nname = "p"\ngame = "{game}"\ngames = 10\n[seats]\npolicy = {entry}\n')
+    one_error_line(invoke("run", p, "--runs", tmp_path / "runs"), needle)
+    assert not (tmp_path / "runs").exists()  # refused before anything ran
+
+
+def test_every_default_and_shipped_scenario_is_inside_the_domains():
+    from cardsim.games import game_names, get_game
+    from cardsim.studies import search
+
+    for name in game_names():
+        for spec in get_game(name).policies:
+            assert set(dict(spec.domains)) <= set(spec.param_names()), spec.name
+            for k, v in spec.params:
+                assert spec.domain(k).accepts(v), (name, spec.name, k, v)
+    for path in sorted(Path("scenarios").glob("*.toml")):
+        s = api.load(path)
+        if "search" in s.raw:
+            search.plan(s)  # every end and listed value of every searched parameter validates
+
+
+def test_a_search_space_reaching_outside_a_domain_is_refused(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text('[scenario]\nname = "s"\ngame = "fubnub"\ngames = 10\n[seats]\npolicy = "tactician"\n'
+                 '[search]\ntuned = [0]\nfield = "partner"\nbudget = 10000000\n[search.params]\n'
+                 '"tuned.cheap" = [0, 3]\n')
+    one_error_line(invoke("search", p, "--runs", tmp_path / "runs"), "cheap = 3; allowed: 0 or 1")
+    p.write_text(p.read_text().replace('[0, 3]', '{ values = [0, 1, 4] }'))
+    one_error_line(invoke("search", p, "--runs", tmp_path / "runs"), "cheap = 4; allowed: 0 or 1")
+
+
+def test_games_lists_what_each_parameter_accepts():
+    r = invoke("games", "gubs")
+    assert r.exit_code == 0 and "target=0 [0, 1 or 2]" in r.output and "peek=1 [0 or 1]" in r.output

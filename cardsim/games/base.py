@@ -98,16 +98,64 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Domain:
+    """The values a policy parameter accepts: one of ``values`` (a flag, a choice), or a number in
+    ``[low, high]`` (either end open when None), an integer when ``integer``. Whatever the kernel
+    reads a parameter as (a flag as ``> 0.5``, a count with ``>=``), a value outside its domain is a
+    typo or a misreading, never a setting: :func:`cardsim.policies.resolve_seat` refuses it."""
+
+    values: tuple[int, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    integer: bool = False
+
+    def accepts(self, v: float) -> bool:
+        if self.values:
+            return v in self.values
+        if self.integer and not float(v).is_integer():
+            return False
+        return (self.low is None or v >= self.low) and (self.high is None or v <= self.high)
+
+    def describe(self) -> str:
+        """``0 or 1``, ``0, 1 or 2``, ``an integer >= 0``, ``an integer in [0, 3]``, ``any number``."""
+        if self.values:
+            vals = [str(v) for v in self.values]
+            return ", ".join(vals[:-1]) + f" or {vals[-1]}"
+        kind = "an integer" if self.integer else "a number"
+        if self.low is not None and self.high is not None:
+            return f"{kind} in [{self.low:g}, {self.high:g}]"
+        if self.low is not None:
+            return f"{kind} >= {self.low:g}"
+        if self.high is not None:
+            return f"{kind} <= {self.high:g}"
+        return "any integer" if self.integer else "any number"
+
+
+#: a switch read as on when 1 (``> 0.5`` in the kernels)
+FLAG = Domain(values=(0, 1))
+#: a count or a position among cards: 0, 1, 2, ...
+COUNT = Domain(low=0, integer=True)
+#: a threshold or a cost compared with numbers the game computes: any real number
+NUMBER = Domain()
+
+
+@dataclass(frozen=True)
 class PolicySpec:
-    """A built-in policy: its dispatch id, documentation and named parameters."""
+    """A built-in policy: its dispatch id, documentation, named parameters with their defaults, and
+    each parameter's :class:`Domain` (``domains``: (name, domain) pairs; a parameter not named
+    there accepts any number)."""
 
     name: str
     pid: int
     help: str
     params: tuple[tuple[str, float], ...] = ()
+    domains: tuple[tuple[str, Domain], ...] = ()
 
     def param_names(self) -> tuple[str, ...]:
         return tuple(p for p, _ in self.params)
+
+    def domain(self, param: str) -> Domain:
+        return dict(self.domains).get(param, NUMBER)
 
 
 @dataclass(frozen=True)

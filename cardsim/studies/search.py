@@ -200,6 +200,9 @@ def plan(base: sc.Scenario) -> Plan:
     p.lineup({}, "baseline")  # every seating of the baseline validates
     lows = {prm.name: (prm.values[0] if prm.values else prm.low) for prm in params}
     p.lineup(lows, "low end")  # and one corner of the space
+    for prm in params:  # and every end and listed value of each parameter: a policy parameter's domain
+        for v in (prm.values or (prm.high,)):
+            p.lineup({prm.name: v}, f"{prm.name} = {v}")
     check_budget(p, "search.budget =")
     return p
 

@@ -25,7 +25,7 @@ catalogue (set, ``-1`` for wild; value); ``pub`` is the public state
 
 from __future__ import annotations
 
-from cardsim.games.base import PolicySpec
+from cardsim.games.base import COUNT, PolicySpec
 from cardsim.games.fourbid.state import P_ANYIND, P_FORCED, P_IND, P_NPILE, P_NSETS, P_TOP
 from cardsim.jit import njit
 from cardsim.rng import randint
@@ -69,6 +69,9 @@ POLICIES = (
         "against three collectors (never pays for the first Indicator); first_at = next_at = 4, cost_base = 4, cost_top = 0, challenge_at = 15 (others 0) "
         "is exactly collector",
         BIDDER_PARAMS,
+        # first_at / next_at count target cards; the costs and point thresholds are compared with
+        # bids and Earned Points, any number (a negative cost never raises)
+        (("first_at", COUNT), ("next_at", COUNT)),
     ),
 )
 

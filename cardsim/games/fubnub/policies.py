@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardsim.games.base import PolicySpec
+from cardsim.games.base import COUNT, FLAG, PolicySpec
 from cardsim.jit import njit
 from cardsim.rng import randint, uniform
 
@@ -73,6 +73,9 @@ POLICIES = (
         "when cheap = 1; with Peek plays its cheapest sure winner, else its lowest card",
         (("call_top", 8.0), ("call_need", 2.0), ("round2_need", 2.0), ("swap_top", 12.0),
          ("trust_pos", 6.0), ("cheap", 1.0)),
+        # positions in the card ranking and counts of cards in hand; cheap is read as on when > 0.5
+        (("call_top", COUNT), ("call_need", COUNT), ("round2_need", COUNT), ("swap_top", COUNT),
+         ("trust_pos", COUNT), ("cheap", FLAG)),
     ),
 )
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardsim.games.base import PolicySpec
+from cardsim.games.base import COUNT, FLAG, Domain, PolicySpec
 from cardsim.games.gubs.cards import (
     ALCHEMY,
     BLINDFOLD,
@@ -119,7 +119,11 @@ POLICIES = (
                "Letters out (measured: this loses). Defaults are the best measured against `simple`",
                (("hide_gubs", 0.0), ("reveal_letters", 2.0), ("interrupt_min", 1.0), ("target", 0.0),
                 ("cricket_min", 3.0), ("flop_letter", 1.0), ("save_min", 2.0), ("tempo", 0.0),
-                ("peek", 1.0))),
+                ("peek", 1.0)),
+               # counts of Gubs, Letters and cards; target one of three; flags read as on when > 0.5;
+               # interrupt_min and cricket_min compare Gub swings (a non-target opponent's weighs 0.5)
+               (("hide_gubs", COUNT), ("reveal_letters", COUNT), ("target", Domain(values=(0, 1, 2))),
+                ("flop_letter", FLAG), ("save_min", COUNT), ("tempo", FLAG), ("peek", FLAG))),
 )
 
 # A card's worth in hand for the fixed-value choices (discard the lowest, keep the highest).

@@ -24,7 +24,7 @@ stream (``cardsim.rng``), ``params`` its parameter vector.
 
 from __future__ import annotations
 
-from cardsim.games.base import PolicySpec
+from cardsim.games.base import COUNT, FLAG, PolicySpec
 from cardsim.games.turtle.cards import (
     ACTION_BASE,
     ELIMINATED,
@@ -89,6 +89,9 @@ POLICIES = (
         "and stack swaps with Never Happened",
         (("shield_first", 1.0), ("target_threat", 1.0), ("no_way_self", 1.0), ("counter", 1.0),
          ("pick_self_players", 3.0), ("use_peek", 1.0)),
+        # switches read as on when > 0.5; pick_self_players counts players still in the game
+        (("shield_first", FLAG), ("target_threat", FLAG), ("no_way_self", FLAG), ("counter", FLAG),
+         ("pick_self_players", COUNT), ("use_peek", FLAG)),
     ),
 )
 
