@@ -27,10 +27,10 @@ WORKERS ?= $(shell $(PY) -c 'import os; n = len(os.sched_getaffinity(0)) if hasa
 
 test: setup
 	$(BIN)/ruff check cardsim tests
-	$(BIN)/python -m pytest -q -x -n $(WORKERS) --dist loadgroup tests
+	$(BIN)/python -m pytest -q -x -n $(WORKERS) tests
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -x -n $(WORKERS) --dist loadgroup -m "not slow" tests
+	$(BIN)/python -m pytest -q -x -n $(WORKERS) -m "not slow" tests
 
 demo: setup
 	$(BIN)/cardsim run scenarios/fubnub.toml
