@@ -16,10 +16,13 @@ _GAME_ID = re.compile(r"\[(" + "|".join(GAMES) + r")[-\]]")
 
 #: FUBNUB's individual play compiles the most kernels: its tests are two groups more, by variant (the
 #: first match in a test's id: its parameters, else its name's rule id)
-FUBNUB_GROUPS = ((re.compile(r"full_deck|_F15_|plugin|steal_and_pick"), "fubnub-full_deck"),
+FUBNUB_GROUPS = ((re.compile(r"full_deck|_F15_|steal_and_pick"), "fubnub-full_deck"),
                  (re.compile(r"battle_royal|solo|_F1[34]_"), "fubnub-royal"),
                  (re.compile(r"traditional|lucky_ghost|_F12_"), "fubnub"))
 
+
+#: files whose plug-in tests play tests/plugins.py's FUBNUB plug-in: with test_fubnub_rules' (one compile)
+SHARED_PLUGIN = ("test_infra", "test_ux", "test_traces")
 
 #: the groups by the time their kernels take to compile, longest first (measured on a first run)
 HEAVIEST = ("fubnub-full_deck", "fubnub-royal", "gubs", "fubnub", "fourbid", "turtle")
@@ -28,9 +31,12 @@ HEAVIEST = ("fubnub-full_deck", "fubnub-royal", "gubs", "fubnub", "fourbid", "tu
 def kernel_group(nodeid: str) -> str:
     """The kernels test ``nodeid`` compiles: its game's (the first word of its parameters' id, as
     ``test_traces.py::test_x[gubs]``, or the game its file is named after), else its file's;
-    FUBNUB's by variant too (:data:`FUBNUB_GROUPS`)."""
+    FUBNUB's by variant too (:data:`FUBNUB_GROUPS`), and the tests of the shared plug-in with FUBNUB's
+    team play."""
     path, _, name = nodeid.partition("::")
     stem = Path(path).stem
+    if "plugin" in name and stem in SHARED_PLUGIN:
+        return "fubnub"
     m = _GAME_ID.search(name)
     game = m.group(1) if m else next((g for g in GAMES if stem.startswith(f"test_{g}")), stem)
     if game != "fubnub":
