@@ -20,12 +20,17 @@ $(STAMP): pyproject.toml
 warm: setup
 	$(BIN)/python -m cardsim.warm
 
+# the suite on one worker per core, two at most, in this process on one core (pytest-xdist; tests/conftest.py
+# gives a worker whole groups of tests that compile the same kernels): a first run is mostly numba
+# compiling, one core a process
+WORKERS ?= $(shell $(PY) -c 'import os; n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1; print(min(n, 2) if n > 1 else 0)')
+
 test: setup
 	$(BIN)/ruff check cardsim tests
-	$(BIN)/python -m pytest -q -x tests
+	$(BIN)/python -m pytest -q -x -n $(WORKERS) tests
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -x -m "not slow" tests
+	$(BIN)/python -m pytest -q -x -n $(WORKERS) -m "not slow" tests
 
 demo: setup
 	$(BIN)/cardsim run scenarios/fubnub.toml

@@ -18,14 +18,21 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 import numpy as np
+from numba import types as nt
 
-from cardsim.jit import njit
+from cardsim.jit import njit, typed
 
 #: the kind of a continuation row: six more items of the list event just before it
 MORE = 127
 
+I64 = nt.int64
+#: ``(ev, i or evn, g, kind, seat, a, b, c, d, e)``: one signature each, whatever the kernels pass
+#: (literal kinds, int32 fields): numba would compile them once per combination, 200 times in all
+_WRITE = nt.void(I64[:, ::1], I64, I64, I64, I64, I64, I64, I64, I64, I64)
+_EMIT = nt.void(I64[:, ::1], I64[::1], I64, I64, I64, I64, I64, I64, I64, I64)
 
-@njit(_nrt=False)
+
+@typed(_WRITE, _nrt=False)
 def write_event(ev, i, g, kind, seat, a, b, c, d, e):
     """Write event row ``i`` when it fits in ``ev`` (int64[cap, 8])."""
     if i < ev.shape[0]:
@@ -39,7 +46,7 @@ def write_event(ev, i, g, kind, seat, a, b, c, d, e):
         ev[i, 7] = e
 
 
-@njit(_nrt=False)
+@typed(_EMIT, _nrt=False)
 def emit(ev, evn, g, kind, seat, a, b, c, d, e):
     """Append one event row; ``evn[0]`` counts rows, past the capacity too."""
     write_event(ev, evn[0], g, kind, seat, a, b, c, d, e)

@@ -23,19 +23,59 @@ import os
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numba
 from numba.core import event
+from numba.core.caching import IndexDataCacheFile
 
 from cardsim import cachedir
+
+try:
+    import fcntl
+except ImportError:  # Windows: numba's own unlocked cache files
+    fcntl = None
 
 DISABLED = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 #: seconds of compiling after which :func:`announce_compiles` speaks
 NOTICE_AFTER = 1.0
 
 _sources: dict[str, tuple[Path, str]] = {}  # file -> (cache folder, label)
+
+
+class LockedCacheFile(IndexDataCacheFile):
+    """Numba's index and data files of one cached function, read and written under a lock shared
+    by every process (``<index>.lock``, ``flock``).
+
+    Numba adds a signature to a function's index by reading the index, picking the first free
+    data file name and writing both, unlocked: two processes adding different signatures of one
+    function at once (two test workers, two CLI runs, Dask workers) could each take the same data
+    file, and the index would then send one signature to the other's machine code. Under the lock
+    an index and its data files change together; a reader waits for a writer."""
+
+    def save(self, key, data):
+        with self._locked(fcntl.LOCK_EX if fcntl else 0):
+            super().save(key, data)
+
+    def load(self, key):
+        with self._locked(fcntl.LOCK_SH if fcntl else 0):
+            return super().load(key)
+
+    @contextmanager
+    def _locked(self, mode: int):
+        try:
+            fd = os.open(self._index_path + ".lock", os.O_RDWR | os.O_CREAT, 0o666) if fcntl else -1
+        except OSError:  # a cache folder not made yet (nothing to read) or read-only (nothing written)
+            fd = -1
+        try:
+            if fd >= 0:
+                fcntl.flock(fd, mode)
+            yield
+        finally:
+            if fd >= 0:
+                os.close(fd)  # releases the lock
 
 
 def register_source(path: str | Path, folder: Path, label: str) -> None:
@@ -77,9 +117,11 @@ def njit(func=None, **options):
         old = numba.config.CACHE_DIR
         numba.config.CACHE_DIR = str(cache_folder(f.__code__.co_filename))  # read once, while decorating
         try:
-            return numba.njit(**opts)(f)
+            d = numba.njit(**opts)(f)
         finally:
             numba.config.CACHE_DIR = old
+        d._cache._cache_file.__class__ = LockedCacheFile
+        return d
 
     return deco if func is None else deco(func)
 

@@ -15,6 +15,7 @@ from cardsim.errors import PolicyError, ScenarioError
 from cardsim.games.fubnub import cards
 from cardsim.games.fubnub.game import GAME
 from cardsim.scenario import build_setup
+from tests.plugins import write_duck
 
 C = cards.card_code
 K = cards.KIND_NAMES.index
@@ -414,47 +415,10 @@ def test_lean_kernels_play_the_games_of_the_debug_kernel(variant, players, polic
         assert lean[name].equals(debug[name]), name
 
 
-PLUGIN = '''
-import numba
-
-@numba.njit
-def cautious_call(hand, pos, point, seat, dealer, rnd, params, rng):
-    m = 0
-    for i in range(5):
-        if pos[hand[i]] < params[0]:
-            m += 1
-    return 1 if m >= 3 else 0
-
-@numba.njit
-def cautious_swap(hand, pos, point, nswaps, params, rng, out):
-    out[0] = -1
-    out[1] = -1
-
-@numba.njit
-def cautious_card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
-    return 0
-
-cautious_params = {"top": 8.0}
-
-@numba.njit
-def bad_call(hand, pos, point, seat, dealer, rnd, params, rng):
-    return 1
-
-@numba.njit
-def bad_swap(hand, pos, point, nswaps, params, rng, out):
-    out[0] = 7
-
-@numba.njit
-def bad_card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
-    return 0
-'''
-
-
 def test_plugin_policy_from_a_file(tmp_path):
-    f = tmp_path / "mine.py"
-    f.write_text(PLUGIN)
-    setup = build_setup(GAME, "traditional", 4, [f"{f}:cautious", "partner", {"name": f"{f}:cautious", "top": 10}, "partner"])
-    assert setup.seats[2].params == (10.0,)
+    f = write_duck(tmp_path)
+    setup = build_setup(GAME, "traditional", 4, [f"{f}:duck", "partner", {"name": f"{f}:duck", "top": 10}, "partner"])
+    assert setup.seats[2].params == (10.0, 0.0, 0.0)
     t = GAME.simulate_chunk(setup, 1, 0, 200, debug=True)
     assert t["games"].height == 200
     callers = t["hands"].filter(pl_col("caller") >= 0)["caller"].unique().to_list()
@@ -462,9 +426,8 @@ def test_plugin_policy_from_a_file(tmp_path):
 
 
 def test_plugin_illegal_action_names_seat_and_decision(tmp_path):
-    f = tmp_path / "bad.py"
-    f.write_text(PLUGIN)
-    setup = build_setup(GAME, "traditional", 4, ["partner", "partner", "partner", f"{f}:bad"], {})
+    f = write_duck(tmp_path)
+    setup = build_setup(GAME, "traditional", 4, ["partner", "partner", "partner", {"name": f"{f}:duck", "bad": 1}], {})
     with pytest.raises(PolicyError, match=r"seat 3 .*'swap'"):
         for start in range(0, 400, 100):
             GAME.simulate_chunk(setup, 1, start, 100)

@@ -17,6 +17,7 @@ from cardsim import cachedir, jit
 from cardsim.cli import app
 from cardsim.games import game_names, get_game
 from cardsim.plugin_docs import decision_docs, render
+from tests.plugins import HIGHEST, LOWEST, PLUGIN, write_duck
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "cardsim.cli"]
@@ -108,6 +109,54 @@ def test_compile_notice_speaks_once_per_label_after_the_delay():
     assert quiet.stream.getvalue() == ""
 
 
+RACE = '''
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from cardsim.jit import njit
+
+KINDS = {"i8": np.int64(3), "i4": np.int32(3), "i2": np.int16(3), "u8": np.uint64(3), "u4": np.uint32(3),
+         "f8": np.float64(1.5), "f4": np.float32(1.5), "c16": np.complex128(1 + 2j)}
+
+
+@njit
+def double(x):
+    return x + x
+
+
+if __name__ == "__main__":
+    here = Path(__file__).parent
+    if sys.argv[1] == "check":
+        wrong = [k for k, v in KINDS.items() if double(v) != v + v]
+        print(sum(double._cache_misses.values()), wrong)
+    else:
+        (here / f"ready-{sys.argv[1]}").touch()
+        while len(ready := list(here.glob("ready-*"))) < len(KINDS):
+            time.sleep(0.01)
+        start = max(p.stat().st_mtime for p in ready) + 0.5
+        while time.time() < start:  # all imported: compile and save at the same moment
+            pass
+        double(KINDS[sys.argv[1]])
+'''
+
+
+def test_processes_adding_signatures_at_once_keep_the_cache_whole(tmp_path):
+    # numba alone: two processes adding a signature of one function at once may write the same data
+    # file, and one signature then loads the other's machine code (cardsim.jit.LockedCacheFile)
+    (tmp_path / "race.py").write_text(RACE)
+    env = env_without_cache(NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    kinds = ["i8", "i4", "i2", "u8", "u4", "f8", "f4", "c16"]
+    procs = [subprocess.Popen([sys.executable, "race.py", k], cwd=tmp_path, env=env) for k in kinds]
+    assert [p.wait(timeout=600) for p in procs] == [0] * len(kinds)
+    r = subprocess.run([sys.executable, "race.py", "check"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[-2] == "0 []"  # every signature loaded from the cache, each its own code
+
+
 def test_typed_helpers_compile_on_first_use_only():
     src = "from cardsim.jit import typed\nfrom numba import types as nt\n" \
           "@typed(nt.int64(nt.int64, nt.int64), cache=False)\ndef add(a, b):\n    return a + b\n"
@@ -125,33 +174,6 @@ def test_typed_helpers_compile_on_first_use_only():
 
 
 # -- plug-ins ---------------------------------------------------------------------------------------
-PLUGIN = '''
-import numba
-
-duck_params = {{"top": 8.0, "boom": 0.0}}
-
-
-@numba.njit
-def duck_call(hand, pos, point, seat, dealer, rnd, params, rng):
-    strong = 0
-    for i in range(5):
-        strong += pos[hand[i]] < params[0]
-    return 1 if strong >= 2 else 0
-
-
-@numba.njit
-def duck_swap(hand, pos, point, nswaps, params, rng, out):
-    out[0] = -1
-    out[1] = -1
-
-
-@numba.njit
-def duck_card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
-    if params[1] > 0 and nplayed == 3:
-        raise ValueError("no card for the last seat\\nmore text")
-    return {card}
-'''
-HIGHEST, LOWEST = "0", "n - 1"
 SCENARIO = """
 [scenario]
 name = "duck"
@@ -165,9 +187,7 @@ policies = [{seat0}, "partner", "duck.py:duck", "partner"]
 
 
 def plugin_dir(tmp_path: Path, card: str = HIGHEST, seat0: str = '"duck.py:duck"') -> Path:
-    d = tmp_path / "plug"
-    d.mkdir(exist_ok=True)
-    (d / "duck.py").write_text(PLUGIN.format(card=card))
+    d = write_duck(tmp_path / "plug", card).parent
     (d / "s.toml").write_text(SCENARIO.format(seat0=seat0))
     return d
 

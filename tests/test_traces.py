@@ -20,6 +20,7 @@ from cardsim.scenario import build_setup
 from cardsim.tracing import HEADER, replay, schema, setup_from_header
 from tests.golden_update import GOLDEN, cases
 from tests.knob_matrix import all_cells, seat_policies
+from tests.plugins import write_duck
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -92,28 +93,6 @@ def test_golden_traces_match_the_schema(game, variant):
 
 
 # -- replay from the header alone ---------------------------------------------------------------
-PLUGIN = '''
-import numba
-
-sly_params = {"need": 3.0}
-
-@numba.njit
-def sly_call(hand, pos, point, seat, dealer, rnd, params, rng):
-    strong = 0
-    for i in range(5):
-        strong += pos[hand[i]] < 8
-    return 1 if strong >= params[0] else 0
-
-@numba.njit
-def sly_swap(hand, pos, point, nswaps, params, rng, out):
-    out[0] = 4 if pos[hand[4]] >= 12 else -1
-    out[1] = -1
-
-@numba.njit
-def sly_card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
-    return n - 1 if nplayed > 0 and pos[hand[0]] > pos[trick[winner]] else 0
-'''
-
 #: (game, variant, CLI options) traced and replayed: non-default knobs, seats and parameters
 REPLAYS = [
     ("fubnub", "traditional", ["-p", "greedy", "-p", "tactician", "-p", "random", "-p", "partner",
@@ -161,12 +140,12 @@ def test_a_header_alone_replays_its_game(game, variant, opts):
 
 
 def test_a_plugin_seat_replays_by_reference(tmp_path):
-    (tmp_path / "sly.py").write_text(PLUGIN)
-    ref = f"{tmp_path / 'sly.py'}:sly"
-    games = traced_games(["fubnub", "-p", ref, "-p", "partner", "-p", f"{tmp_path / 'sly.py'}:sly", "-p", "greedy",
+    ref = f"{write_duck(tmp_path)}:duck"
+    games = traced_games(["fubnub", "-p", ref, "-p", "partner", "-p", ref, "-p", "greedy",
                           "-r", "point_cards=3", "--seed", "4"])
     head = games[0][0]
-    assert head["seats"][0] == {"policy": str(Path(ref.rsplit(":", 1)[0]).resolve()) + ":sly", "params": {"need": 3.0}}
+    assert head["seats"][0] == {"policy": str(Path(ref.rsplit(":", 1)[0]).resolve()) + ":duck",
+                                "params": {"top": 8.0, "boom": 0.0, "bad": 0.0}}
     assert replay(head) == games[0]
 
 

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from cardsim import __version__, api
 from cardsim.cli import app
-from tests.test_fubnub_rules import PLUGIN
+from tests.plugins import write_duck
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
@@ -61,9 +61,14 @@ def test_version():
     assert r.exit_code == 0 and r.output.strip() == f"cardsim {__version__}"
 
 
-def test_shell_completion_script():
+def test_shell_completion_script(monkeypatch):
+    # typer takes the shell from the processes above this one (shellingham), not from the word
+    # "bash": a test worker's ancestry is not a user's terminal, and once gave none typer knows
+    import typer.completion
+
+    monkeypatch.setattr(typer.completion, "_get_shell_name", lambda: "bash")
     r = invoke("--show-completion", "bash")
-    assert r.exit_code == 0 and "complete" in r.output and "cardsim" in r.output
+    assert r.exit_code == 0 and "complete" in r.output and "cardsim" in r.output, r.output
 
 
 @pytest.mark.parametrize(("command", "words"), [
@@ -231,8 +236,8 @@ def test_unfinished_chunk_gives_one_line(tmp_path):
 def test_report_of_a_plugin_run_from_another_folder(tmp_path, monkeypatch):
     home = tmp_path / "study"
     home.mkdir()
-    (home / "mine.py").write_text(PLUGIN)
-    (home / "s.toml").write_text(SCENARIO.format(games=400, chunk=200).replace('"greedy"', '"mine.py:cautious"'))
+    write_duck(home)
+    (home / "s.toml").write_text(SCENARIO.format(games=400, chunk=200).replace('"greedy"', '"duck.py:duck"'))
     monkeypatch.chdir(home)
     r = invoke("run", "s.toml", "--runs", "runs")
     assert r.exit_code == 0, r.output
@@ -243,7 +248,7 @@ def test_report_of_a_plugin_run_from_another_folder(tmp_path, monkeypatch):
     r = invoke("report", run_dir, "--out", "reports")
     assert r.exit_code == 0, r.output
     assert (elsewhere / "reports" / "ux" / "index.html").exists()
-    assert api.open_run(run_dir).scenario.setup.seats[1].plugin == f"{home / 'mine.py'}:cautious"
+    assert api.open_run(run_dir).scenario.setup.seats[1].plugin == f"{home / 'duck.py'}:duck"
 
 
 # -- cardsim games lists the real columns -----------------------------------------------------
