@@ -204,6 +204,13 @@ def test_bad_search_sections_name_the_key(search, needle):
     ({"strategies": ["collector", "random"], "deals": 0}, "meta.deals"),
     ({"strategies": ["collector", "random"], "deals": 799}, "[800, "),
     ({"strategies": ["collector", "random"], "heldout": 50}, "meta.heldout"),
+    # [meta.search]'s space is checked with the plan, before a payoff cell is played
+    ({"strategies": ["collector", "random"], "search": {"policy": "bidder", "budget": 2000,
+                                                          "params": {"seat0.frist_at": [4, 7]}}}, "frist_at"),
+    ({"strategies": ["collector", "random"], "search": {"policy": "bidder", "budget": 2000,
+                                                          "params": {"seat0.first_at": [-3, 7]}}}, "first_at"),
+    ({"strategies": ["collector", "random"], "search": {"policy": "bidder", "budget": 2000, "sampler": "tpee",
+                                                          "params": {"seat0.first_at": [4, 7]}}}, "tpee"),
 ])
 def test_bad_meta_sections_name_the_key(meta, needle):
     with pytest.raises(ScenarioError) as e:

@@ -142,6 +142,8 @@ def plan(base: sc.Scenario) -> Plan:
              float(num("alpha", 50.0, 0.0, 1e4, integer=False)), num("population", 50, 2, 10**4), chunk)
     for i in range(len(labels)):  # every strategy seats
         profile_lineups(p, p.entries, (i,) * len(sides))
+    if srch is not None:  # the search's space and keys are checked now, not after the payoff table
+        _response_plan(p, [(entries[0], 1.0)], 1)
     return p
 
 
@@ -475,27 +477,32 @@ def _pad(x: np.ndarray, n: int) -> np.ndarray:
     return y
 
 
-def _best_response(p: Plan, x: np.ndarray, entries: list[Any], ev: Evaluator, runs: str | Path | None,
-                   r: int) -> Any:
-    """Search a best response to the mixture ``x`` (the engine of ``cardsim search``)."""
+def _response_plan(p: Plan, field: list[tuple[Any, float]], r: int) -> tuple[sc.Scenario, Any]:
+    """The scenario and plan of best-response round ``r``'s search: ``[meta.search]`` tuning
+    the first side against ``field`` (strategy entries and their weights)."""
     from cardsim.studies import search as srch
 
     cfg = dict(p.search or {})
-    sup = [i for i in range(len(entries)) if x[i] > 1e-9]
     raw = derive.base_raw(p.base)
-    players = p.base.setup.players
-    seats: list[Any] = [cfg["policy"]] * players
-    derive.set_policies(raw, seats)
-    tuned = p.sides[0]
+    derive.set_policies(raw, [cfg["policy"]] * p.base.setup.players)
     search_cfg = {k: v for k, v in cfg.items() if k != "policy"}
-    search_cfg["tuned"] = list(tuned)
-    search_cfg["field"] = [{"policy": entries[i], "weight": float(x[i])} for i in sup]
+    search_cfg["tuned"] = list(p.sides[0])
+    search_cfg["field"] = [{"policy": e, "weight": float(w)} for e, w in field]
     raw["search"] = search_cfg
     raw["scenario"]["name"] = f"{p.base.name}-response{r}"
     s = sc.from_dict(raw, name=raw["scenario"]["name"], base_dir=p.base.path.parent if p.base.path else None)
     sp = srch.plan(s)
     if len(p.sides[0]) > 1:  # a team answers as a team: each other side is one draw of the mix
         sp = replace(sp, field=replace(sp.field, groups=tuple(tuple(sd) for sd in p.sides[1:])))
+    return s, sp
+
+
+def _best_response(p: Plan, x: np.ndarray, entries: list[Any], ev: Evaluator, runs: str | Path | None,
+                   r: int) -> Any:
+    """Search a best response to the mixture ``x`` (the engine of ``cardsim search``)."""
+    from cardsim.studies import search as srch
+
+    s, sp = _response_plan(p, [(entries[i], x[i]) for i in range(len(entries)) if x[i] > 1e-9], r)
     res = srch.run(s, ev, runs=runs, plan_=sp)
     return sp.tuned_entry(res.best.values)
 
