@@ -13,7 +13,7 @@ from cardsim import scenario as sc
 from cardsim.errors import RunDirError, ScenarioError
 from cardsim.games import get_game
 from cardsim.results import RunDir
-from cardsim.runner import Backend, Progress, default_run_dir, identity_change, plan, play
+from cardsim.runner import Backend, Progress, default_run_dir, holds, identity_change, plan, play
 
 
 @dataclass
@@ -34,7 +34,9 @@ class Result:
         """Each table of the run, restricted to this scenario's games."""
         chunks = [c.index for c in plan(self.scenario.games, self.scenario.chunk)]
         game = get_game(self.scenario.game)
-        return {t: self.rundir.scan(t, chunks) for t in game.columns}
+        # the last chunk may hold more games than asked (a run read at fewer games than it played)
+        n = self.scenario.games
+        return {t: self.rundir.scan(t, chunks).filter(pl.col("game") < n) for t in game.columns}
 
     def summary(self) -> list[tuple[str, pl.DataFrame]]:
         """The game's summary tables, each with n and 95% intervals."""
@@ -130,7 +132,7 @@ def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
     done = m["done"] if isinstance(m["done"], dict) else {}
     again = f"`cardsim run {rd.path}` plays it again; the other chunks are kept"
     for c in plan(s.games, s.chunk):
-        if done.get(str(c.index)) != c.count:
+        if not holds(done, c):
             raise RunDirError(f"{rd.path}: chunk {c.index} (games {c.start:,}-{c.start + c.count - 1:,}) is not "
                               f"finished; {again}")
         for table in m["tables"]:

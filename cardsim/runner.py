@@ -165,10 +165,18 @@ def _kind(dtype: pl.DataType) -> str:
     return str(dtype.base_type()) if isinstance(dtype, pl.Enum) else str(dtype)
 
 
+def holds(done: dict, c: Chunk) -> bool:
+    """The manifest's ``done`` says chunk ``c`` is finished: it holds at least ``c``'s games (a run
+    asked for fewer games than a directory holds reads the first games of its last chunk; it does
+    not play that chunk again, smaller, over the games already played)."""
+    n = done.get(str(c.index))
+    return isinstance(n, int) and not isinstance(n, bool) and n >= c.count
+
+
 def pending(rd: RunDir, m: dict, chunks: list[Chunk]) -> list[Chunk]:
     """Chunks of the plan not finished yet (a finished chunk has its parts and its game count)."""
     done = m["done"]
-    return [c for c in chunks if done.get(str(c.index)) != c.count or not rd.has_chunk(m["tables"], c.index)]
+    return [c for c in chunks if not holds(done, c) or not rd.has_chunk(m["tables"], c.index)]
 
 
 def execute(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,

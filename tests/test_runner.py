@@ -67,6 +67,20 @@ def test_more_games_extend_a_run(tmp_path):
     same(collect(api.run(scenario(), out=tmp_path / "fresh")), collect(big))
 
 
+def test_fewer_games_read_a_run_without_playing_over_it(tmp_path):
+    # a run asked for fewer games than its directory holds reads its first games: it must not play
+    # a chunk again, smaller, over the games already played (that lost them, and left the directory
+    # looking unfinished to `cardsim report RUN_DIR`)
+    full = api.run(scenario(), out=tmp_path / "r")  # chunks of 120: four full, the last holds 20
+    before = json.loads((tmp_path / "r" / "manifest.json").read_text())["done"]
+    for games in (300, 100, 500):  # a cut inside a full chunk, inside the first, and all of them
+        res = api.run(scenario(games=games), out=tmp_path / "r")
+        assert res.played == 0
+        assert json.loads((tmp_path / "r" / "manifest.json").read_text())["done"] == before
+        same(collect(api.run(scenario(games=games), out=tmp_path / f"fresh{games}")), collect(res))
+    same(collect(full), collect(api.open_run(tmp_path / "r")))
+
+
 def test_refuses_a_directory_of_another_scenario(tmp_path):
     api.run(scenario(games=50), out=tmp_path / "r")
     with pytest.raises(RunDirError, match="another scenario"):
