@@ -110,6 +110,8 @@ def played_scenario(path: str | Path) -> tuple[RunDir, dict, sc.Scenario]:
     """A run directory, its manifest and the scenario it played (``cardsim run RUN_DIR`` resumes it)."""
     rd = RunDir(path)
     m = rd.read_manifest()
+    if not isinstance(m["scenario"], dict):
+        raise RunDirError(f"{rd.manifest_path} is corrupt: 'scenario' must be the scenario's tables")
     try:
         s = sc.from_dict(m["scenario"], name=m.get("name", "run"))
     except sc.ScenarioError as exc:

@@ -77,6 +77,8 @@ def open_run(scenario: Scenario, path: Path, own_chunks: bool = False) -> tuple[
                               f"{scenario.chunk}; choose another --out")
         if not isinstance(m["done"], dict):
             raise RunDirError(f"{rd.manifest_path} is corrupt: 'done' must map chunk -> games")
+        if not isinstance(m["chunk"], int) or isinstance(m["chunk"], bool) or m["chunk"] < 1:
+            raise RunDirError(f"{rd.manifest_path} is corrupt: chunk = {m['chunk']!r} must be a positive integer")
     else:
         m = rd.create(dict(scenario.raw), scenario.identity(), scenario.hash(), scenario.name, scenario.game,
                       scenario.chunk, tables)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import polars as pl
 import pytest
@@ -104,6 +105,24 @@ def test_corrupt_manifest_is_reported(tmp_path):
     (tmp_path / "r" / "manifest.json").write_text("{not json")
     with pytest.raises(RunDirError, match="corrupt"):
         api.run(scenario(games=50), out=tmp_path / "r")
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("chunk", 0, "chunk = 0 must be a positive integer"),
+    ("chunk", "big", "chunk = 'big' must be a positive integer"),
+    ("scenario", [], "'scenario' must be the scenario's tables"),
+])
+def test_a_manifest_with_a_wrong_value_is_reported(tmp_path, key, value, message):
+    # a hand-edited manifest: a one-line RunDirError, not a traceback from deep inside (a chunk of
+    # 0 reached range(); a scenario that is not a table reached .items())
+    api.run(scenario(games=50), out=tmp_path / "r")
+    m = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    (tmp_path / "r" / "manifest.json").write_text(json.dumps({**m, key: value}))
+    with pytest.raises(RunDirError, match="corrupt: " + re.escape(message)):
+        if key == "scenario":
+            api.open_run(tmp_path / "r")
+        else:
+            api.run(scenario(games=50), out=tmp_path / "r")
 
 
 def test_manifest_records_identity(tmp_path):
