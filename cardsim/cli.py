@@ -93,6 +93,11 @@ def user_errors(fn):
             from cardsim.plugin_errors import explain
             from cardsim.policies import loaded_plugins
 
+            part = session.corrupt_part(exc)
+            if part is not None:
+                _fail(exc, f"{part} does not read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
+                           f"delete it, and `cardsim run {part.parent.parent}` plays its chunk again (the other "
+                           f"chunks are kept)")
             line = explain(exc, *loaded_plugins())
             if line is None:
                 raise
@@ -116,7 +121,23 @@ class Session:
 
     def __init__(self) -> None:
         self.dirs: dict[Path, int] = {}  # run directory -> games asked of it
+        self.read: list[Path] = []  # run directories only read (cardsim report RUN_DIR)
         self.bar: Any = None
+
+    def corrupt_part(self, exc: BaseException) -> Path | None:
+        """After a polars error, the first parquet part of this command's run directories that does
+        not read in full (its footer reads, so the run trusted it, but its data is damaged), if any."""
+        import polars as pl
+
+        if not isinstance(exc, pl.exceptions.PolarsError):
+            return None
+        for d in [*self.dirs, *self.read]:
+            for part in sorted(Path(d).glob("*/part-*.parquet")):
+                try:
+                    pl.read_parquet(part)
+                except Exception:
+                    return part
+        return None
 
     def on_start(self, path: Path, scenario: Any) -> None:
         """``api.run``'s hook: print each run directory once, when its run starts."""
@@ -641,6 +662,7 @@ def report(
         raise CardsimError(f"{source} does not exist; give a run directory (the one `cardsim run` printed) or "
                            f"a scenario file (.toml)")
     if source.is_dir():
+        session().read.append(source)
         result = api.open_run(source)
         _check_writable(out, "--out")
         path = rep.write(result, out)
