@@ -344,6 +344,6 @@ def meta(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int
          backend: Backend | None = None):
     """Empirical game analysis of the ``[meta]`` section; returns a :class:`cardsim.studies.meta.MetaResult`.
 
-    ``games`` overrides ``meta.deals`` (deals per profile). Best-response searches keep their
+    ``games`` overrides ``meta.deals`` and ``meta.heldout`` (deals per profile, and held out). Best-response searches keep their
     journals under ``runs`` as ``search`` does."""
     return _in_memory("meta", scenario, seed, threads, backend, runs=runs, progress=progress, deals=games)

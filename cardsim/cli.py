@@ -622,8 +622,8 @@ def search(
 @user_errors
 def meta(
     scenario: Annotated[Path, typer.Argument(help="scenario with a [meta] section")],
-    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="deals per profile "
-                                              "(overrides meta.deals)")] = None,
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="deals per profile and held out "
+                                              "(overrides meta.deals and meta.heldout)")] = None,
     seed: Seed = None,
     runs: Annotated[Path, typer.Option(help="parent of the best-response searches' folders")] = Path("runs"),
     threads: Threads = None,
