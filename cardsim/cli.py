@@ -471,11 +471,13 @@ def bench(
                        f"{r.minimal:,.0f} | {r.tables_vs_full:.2f} | {r.vs_interpreted:,.0f}x | {r.vs_minimal:.2f} | "
                        f"{spread} |")
         else:
-            typer.echo(f"{r.game} {r.variant}: {r.full:,.0f} {r.unit}s/s full kernel ({r.tables:,.0f}/s with tables, "
-                       f"{r.tables_vs_full:.2f} of the kernel), "
-                       f"{r.interpreted:,.0f}/s interpreted, {r.minimal:,.0f}/s minimal kernel; "
-                       f"full/interpreted = {r.vs_interpreted:,.0f}x, full/minimal = {r.vs_minimal:.2f} "
-                       f"(median of {len(r.ratios)} back-to-back pairs, {spread})")
+            # the rates are medians of their own timings, the ratios medians of back-to-back pairs, so
+            # a ratio need not equal the quotient of the printed rates (the machine's speed drifts)
+            typer.echo(f"{r.game} {r.variant}: {r.full:,.0f} {r.unit}s/s full kernel, {r.tables:,.0f}/s with tables, "
+                       f"{r.interpreted:,.0f}/s interpreted, {r.minimal:,.0f}/s minimal kernel (medians of each "
+                       f"kind's timings); full/interpreted = {r.vs_interpreted:,.0f}x, tables/kernel = "
+                       f"{r.tables_vs_full:.2f}, full/minimal = {r.vs_minimal:.2f} (each the median of "
+                       f"{len(r.ratios)} back-to-back pairs, full/minimal {spread})")
 
 
 # -- studies ----------------------------------------------------------------------
