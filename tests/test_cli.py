@@ -118,6 +118,8 @@ BAD = [
     ("malformed toml", GOOD.replace("games = 300", "games = = 300"), "malformed TOML"),
     ("seven players", GOOD.replace("seed = 1", "seed = 1\nplayers = 7"), "4-4 players"),
     ("seat count", GOOD.replace('["partner", "partner", "partner", "partner"]', '["partner", "partner"]'), "players"),
+    ("seven seat policies", GOOD.replace('["partner", "partner", "partner", "partner"]', '["partner"' + ', "partner"' * 6 + "]"),
+     "7 seat policies given (seats.policies, or --policy repeated), but fubnub traditional takes 4-4 players"),
     ("unknown key", GOOD.replace("seed = 1", "seed = 1\nsed = 2"), "did you mean 'seed'"),
     ("unknown section", GOOD + "\n[rulez]\nx = 1\n", "[rules]"),
     ("games negative", GOOD.replace("games = 300", "games = -5"), "scenario.games"),
