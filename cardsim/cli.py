@@ -301,6 +301,11 @@ def _compress(names: list[str]) -> str:
 
 
 # -- run --------------------------------------------------------------------------
+#: a study's section -> the command that plays it
+STUDIES = {"compare": "compare", "sweep": "sweep", "ratings": "rate", "cards": "cards", "search": "search",
+           "meta": "meta"}
+
+
 @app.command()
 @user_errors
 def run(
@@ -359,6 +364,11 @@ def run(
     if debug and not result.played:
         notes.append(f"--debug checked nothing: all {s.games:,} games were already played in {result.path}; "
                      f"to check them, play them again into a fresh directory (--out NEW_DIR)")
+    if not scenario.is_dir():  # a study's scenario: `cardsim run` plays its base only (`games` of it)
+        for section, command in STUDIES.items():
+            if section in s.raw:
+                notes.append(f"{scenario} has a [{section}] section, which `cardsim run` does not play (it played "
+                             f"the base scenario alone): `cardsim {command} {scenario}` does")
     emit(Output(answer or what,
                 result.summary() + ([("Balance metrics", result.balance())] if balance else []),
                 notes=notes,

@@ -62,6 +62,19 @@ def test_run_prints_the_answer_first(tmp_path):
     assert out["notes"][0].startswith("cli: ") and "run directory" in out["notes"][0]
 
 
+def test_run_of_a_study_scenario_says_which_command_plays_its_study(tmp_path):
+    # `cardsim run` on a search scenario (games = 1) played one game and said nothing of [search]
+    study = GOOD + '\n[compare]\narms = [{ name = "a" }, { name = "b", rules = { point_cards = 5 } }]\n'
+    path = write(tmp_path, study)
+    r = invoke("run", path, "--out", tmp_path / "run", "--games", "50", "--format", "json")
+    assert r.exit_code == 0, r.output
+    notes = json.loads(r.stdout[r.stdout.index("{"):])["notes"]
+    assert f"{path} has a [compare] section, which `cardsim run` does not play" in notes[-1]
+    assert f"`cardsim compare {path}` does" in notes[-1]
+    r = invoke("run", write(tmp_path, GOOD), "--out", tmp_path / "run2", "--games", "50", "--format", "json")
+    assert not any("section" in n for n in json.loads(r.stdout[r.stdout.index("{"):])["notes"])
+
+
 def test_trace_text_and_jsonl():
     r = invoke("trace", "fubnub", "--seed", "3", "--policy", "greedy")
     assert r.exit_code == 0 and "deals" in r.output and "trick 1" in r.output
