@@ -73,6 +73,15 @@ def test_compare_decide_mode_stops_with_a_sign(tmp_path):
     row = res.diffs.row(0, named=True)
     assert row["hi"] < 0 and "lo_fixed_n" in row and "p" not in row  # the answer is the anytime-valid sequence
     assert "anytime-valid 95% CI" in paired.headline(res) and "decision rule stopped" in paired.headline(res)
+    # on the terminal the difference and both intervals are percentages (diff and the fixed-n bounds
+    # printed as raw fractions, -0.137 beside -14.7%, before)
+    from cardsim.output import text_table
+
+    out = paired.output(res)
+    title, frame = out.tables[1]
+    header, _rule, line = text_table(frame, 400, out.shares[title]).splitlines()[:3]
+    cells = dict(zip(header.split(), line.split(), strict=True))  # the arm names are one word here
+    assert all(cells[c].endswith("%") for c in ("diff", "lo_fixed_n", "hi_fixed_n", "lo", "hi")), cells
 
 
 def test_compare_decide_capped_before_its_first_look_says_so(tmp_path):

@@ -252,6 +252,6 @@ def output(res: CompareResult) -> Output:
     if res.plan.metric == "win":  # a win share and its differences: percentages on the terminal
         shares = {arms: ("mean", "se", "lo", "hi"),
                   diffs: ("diff", "se_paired", "lo", "hi", "se_unpaired", "lo_unpaired", "hi_unpaired", "cs_lo",
-                          "cs_hi")}
+                          "cs_hi", "lo_fixed_n", "hi_fixed_n")}
     return Output(headline(res), [(arms, res.arms), (diffs, res.diffs)], notes=[res.stopped] if res.stopped else [],
                   shares=shares)
