@@ -118,6 +118,24 @@ def test_sweep_one_row_per_point(tmp_path):
         api.sweep(scen(sweep={"grid": {"rulez.x": [1]}}), runs=tmp_path)
 
 
+def test_sweep_whose_point_never_finishes_reports_instead_of_failing(tmp_path):
+    # max_hands = 1 cuts every game to 15 point cards after one hand: no game of that point has a winner,
+    # so no deal is left to pair the points on (the headline raised a TypeError, the report another)
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "cut"\ngame = "fubnub"\ngames = 200\n'
+                 '[sweep]\ngrid = {"rules.max_hands" = [1, 1000]}\n')
+    r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs"), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout[r.stdout.index("{"):])
+    assert "rules.max_hands=1: no finished game; rules.max_hands=1000: " in out["answer"]
+    assert out["notes"][0].startswith("The points are not compared: 0 of 200 deals finished at every point")
+    assert "rules.max_hands" in out["notes"][0] and "max_turns" not in out["notes"][0]
+    assert [row["unfinished"] for row in out["tables"]["Sweep"]] == [1.0, 0.0]
+    r = CliRunner().invoke(app, ["report", str(f), "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    assert "The points are not compared" in (tmp_path / "rep" / "cut" / "report.md").read_text()
+
+
 def test_sweep_metric_of_a_seat_the_table_lacks_is_refused_before_playing(tmp_path):
     f = tmp_path / "s.toml"
     f.write_text('[scenario]\nname = "x"\ngame = "fubnub"\ngames = 100\n'
