@@ -359,7 +359,7 @@ def run(
     from cardsim.games import get_game
 
     what = f"{s.name}: {s.games:,} games of {s.game} ({s.setup.variant}), seed {s.seed}, run directory {result.path}"
-    answer = get_game(s.game).headline(result.tables, s.setup)  # the report's answer, in words
+    answer = get_game(s.game).answer(result.tables, s.setup)  # the report's answer, in words
     notes = ([what] if answer else []) + ([result.stop] if result.stop else [])
     if debug and not result.played:
         notes.append(f"--debug checked nothing: all {s.games:,} games were already played in {result.path}; "

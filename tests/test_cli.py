@@ -75,6 +75,20 @@ def test_run_of_a_study_scenario_says_which_command_plays_its_study(tmp_path):
     assert not any("section" in n for n in json.loads(r.stdout[r.stdout.index("{"):])["notes"])
 
 
+@pytest.mark.parametrize(("game", "cap"), [("fubnub", "max_hands"), ("gubs", "max_turns")])
+def test_a_run_whose_every_game_was_cut_says_so(tmp_path, game, cap):
+    # every game cut at its cap: the headline (of FUBNUB, Gubs) raised an IndexError on no finished game,
+    # and the report another; now the answer says so, and the report refuses in one line
+    path = write(tmp_path, f'[scenario]\nname = "cut"\ngame = "{game}"\ngames = 40\n[rules]\n{cap} = 1\n')
+    r = invoke("run", path, "--out", tmp_path / "run")
+    assert r.exit_code == 0, r.output
+    said = f"No game finished: every game was cut at the game's cap (rules.{cap} = 1), so no seat won one"
+    assert said in r.stdout
+    r = invoke("report", tmp_path / "run", "--out", tmp_path / "rep")
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.output.strip().startswith("error: ") and "no report: no game finished" in r.output
+
+
 def test_trace_text_and_jsonl():
     r = invoke("trace", "fubnub", "--seed", "3", "--policy", "greedy")
     assert r.exit_code == 0 and "deals" in r.output and "trick 1" in r.output
