@@ -136,6 +136,15 @@ def test_sweep_whose_point_never_finishes_reports_instead_of_failing(tmp_path):
     assert "The points are not compared" in (tmp_path / "rep" / "cut" / "report.md").read_text()
 
 
+def test_compare_with_an_arm_that_never_finishes_says_so(tmp_path):
+    # the answer read "'cut' wins nan points less often than 'a' (nan% -> nan% ...)"
+    s = scen(compare={"arms": [{"name": "a"}, {"name": "cut", "rules": {"max_hands": 1}}]})
+    res = api.compare(s, games=100, runs=tmp_path)
+    text = paired.headline(res)
+    assert text.startswith("The arms cannot be compared: not one of the 100 deals finished in every arm")
+    assert "nan" not in text
+
+
 def test_sweep_metric_of_a_seat_the_table_lacks_is_refused_before_playing(tmp_path):
     f = tmp_path / "s.toml"
     f.write_text('[scenario]\nname = "x"\ngame = "fubnub"\ngames = 100\n'
