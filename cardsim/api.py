@@ -13,7 +13,7 @@ from cardsim import scenario as sc
 from cardsim.errors import RunDirError, ScenarioError
 from cardsim.games import get_game
 from cardsim.results import RunDir
-from cardsim.runner import Backend, Progress, default_run_dir, identity_change, plan, play
+from cardsim.runner import Backend, Progress, default_run_dir, holds, identity_change, plan, play
 
 
 @dataclass
@@ -34,7 +34,9 @@ class Result:
         """Each table of the run, restricted to this scenario's games."""
         chunks = [c.index for c in plan(self.scenario.games, self.scenario.chunk)]
         game = get_game(self.scenario.game)
-        return {t: self.rundir.scan(t, chunks) for t in game.columns}
+        # the last chunk may hold more games than asked (a run read at fewer games than it played)
+        n = self.scenario.games
+        return {t: self.rundir.scan(t, chunks).filter(pl.col("game") < n) for t in game.columns}
 
     def summary(self) -> list[tuple[str, pl.DataFrame]]:
         """The game's summary tables, each with n and 95% intervals."""
@@ -108,6 +110,8 @@ def played_scenario(path: str | Path) -> tuple[RunDir, dict, sc.Scenario]:
     """A run directory, its manifest and the scenario it played (``cardsim run RUN_DIR`` resumes it)."""
     rd = RunDir(path)
     m = rd.read_manifest()
+    if not isinstance(m["scenario"], dict):
+        raise RunDirError(f"{rd.manifest_path} is corrupt: 'scenario' must be the scenario's tables")
     try:
         s = sc.from_dict(m["scenario"], name=m.get("name", "run"))
     except sc.ScenarioError as exc:
@@ -130,7 +134,7 @@ def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
     done = m["done"] if isinstance(m["done"], dict) else {}
     again = f"`cardsim run {rd.path}` plays it again; the other chunks are kept"
     for c in plan(s.games, s.chunk):
-        if done.get(str(c.index)) != c.count:
+        if not holds(done, c):
             raise RunDirError(f"{rd.path}: chunk {c.index} (games {c.start:,}-{c.start + c.count - 1:,}) is not "
                               f"finished; {again}")
         for table in m["tables"]:
@@ -340,6 +344,6 @@ def meta(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int
          backend: Backend | None = None):
     """Empirical game analysis of the ``[meta]`` section; returns a :class:`cardsim.studies.meta.MetaResult`.
 
-    ``games`` overrides ``meta.deals`` (deals per profile). Best-response searches keep their
+    ``games`` overrides ``meta.deals`` and ``meta.heldout`` (deals per profile, and held out). Best-response searches keep their
     journals under ``runs`` as ``search`` does."""
     return _in_memory("meta", scenario, seed, threads, backend, runs=runs, progress=progress, deals=games)

@@ -93,6 +93,11 @@ def user_errors(fn):
             from cardsim.plugin_errors import explain
             from cardsim.policies import loaded_plugins
 
+            part = session.corrupt_part(exc)
+            if part is not None:
+                _fail(exc, f"{part} does not read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
+                           f"delete it, and `cardsim run {part.parent.parent}` plays its chunk again (the other "
+                           f"chunks are kept)")
             line = explain(exc, *loaded_plugins())
             if line is None:
                 raise
@@ -116,7 +121,23 @@ class Session:
 
     def __init__(self) -> None:
         self.dirs: dict[Path, int] = {}  # run directory -> games asked of it
+        self.read: list[Path] = []  # run directories only read (cardsim report RUN_DIR)
         self.bar: Any = None
+
+    def corrupt_part(self, exc: BaseException) -> Path | None:
+        """After a polars error, the first parquet part of this command's run directories that does
+        not read in full (its footer reads, so the run trusted it, but its data is damaged), if any."""
+        import polars as pl
+
+        if not isinstance(exc, pl.exceptions.PolarsError):
+            return None
+        for d in [*self.dirs, *self.read]:
+            for part in sorted(Path(d).glob("*/part-*.parquet")):
+                try:
+                    pl.read_parquet(part)
+                except Exception:
+                    return part
+        return None
 
     def on_start(self, path: Path, scenario: Any) -> None:
         """``api.run``'s hook: print each run directory once, when its run starts."""
@@ -280,6 +301,11 @@ def _compress(names: list[str]) -> str:
 
 
 # -- run --------------------------------------------------------------------------
+#: a study's section -> the command that plays it
+STUDIES = {"compare": "compare", "sweep": "sweep", "ratings": "rate", "cards": "cards", "search": "search",
+           "meta": "meta"}
+
+
 @app.command()
 @user_errors
 def run(
@@ -333,11 +359,16 @@ def run(
     from cardsim.games import get_game
 
     what = f"{s.name}: {s.games:,} games of {s.game} ({s.setup.variant}), seed {s.seed}, run directory {result.path}"
-    answer = get_game(s.game).headline(result.tables, s.setup)  # the report's answer, in words
+    answer = get_game(s.game).answer(result.tables, s.setup)  # the report's answer, in words
     notes = ([what] if answer else []) + ([result.stop] if result.stop else [])
     if debug and not result.played:
         notes.append(f"--debug checked nothing: all {s.games:,} games were already played in {result.path}; "
                      f"to check them, play them again into a fresh directory (--out NEW_DIR)")
+    if not scenario.is_dir():  # a study's scenario: `cardsim run` plays its base only (`games` of it)
+        for section, command in STUDIES.items():
+            if section in s.raw:
+                notes.append(f"{scenario} has a [{section}] section, which `cardsim run` does not play (it played "
+                             f"the base scenario alone): `cardsim {command} {scenario}` does")
     emit(Output(answer or what,
                 result.summary() + ([("Balance metrics", result.balance())] if balance else []),
                 notes=notes,
@@ -450,11 +481,13 @@ def bench(
                        f"{r.minimal:,.0f} | {r.tables_vs_full:.2f} | {r.vs_interpreted:,.0f}x | {r.vs_minimal:.2f} | "
                        f"{spread} |")
         else:
-            typer.echo(f"{r.game} {r.variant}: {r.full:,.0f} {r.unit}s/s full kernel ({r.tables:,.0f}/s with tables, "
-                       f"{r.tables_vs_full:.2f} of the kernel), "
-                       f"{r.interpreted:,.0f}/s interpreted, {r.minimal:,.0f}/s minimal kernel; "
-                       f"full/interpreted = {r.vs_interpreted:,.0f}x, full/minimal = {r.vs_minimal:.2f} "
-                       f"(median of {len(r.ratios)} back-to-back pairs, {spread})")
+            # the rates are medians of their own timings, the ratios medians of back-to-back pairs, so
+            # a ratio need not equal the quotient of the printed rates (the machine's speed drifts)
+            typer.echo(f"{r.game} {r.variant}: {r.full:,.0f} {r.unit}s/s full kernel, {r.tables:,.0f}/s with tables, "
+                       f"{r.interpreted:,.0f}/s interpreted, {r.minimal:,.0f}/s minimal kernel (medians of each "
+                       f"kind's timings); full/interpreted = {r.vs_interpreted:,.0f}x, tables/kernel = "
+                       f"{r.tables_vs_full:.2f}, full/minimal = {r.vs_minimal:.2f} (each the median of "
+                       f"{len(r.ratios)} back-to-back pairs, full/minimal {spread})")
 
 
 # -- studies ----------------------------------------------------------------------
@@ -601,8 +634,8 @@ def search(
 @user_errors
 def meta(
     scenario: Annotated[Path, typer.Argument(help="scenario with a [meta] section")],
-    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="deals per profile "
-                                              "(overrides meta.deals)")] = None,
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="deals per profile and held out "
+                                              "(overrides meta.deals and meta.heldout)")] = None,
     seed: Seed = None,
     runs: Annotated[Path, typer.Option(help="parent of the best-response searches' folders")] = Path("runs"),
     threads: Threads = None,
@@ -641,6 +674,7 @@ def report(
         raise CardsimError(f"{source} does not exist; give a run directory (the one `cardsim run` printed) or "
                            f"a scenario file (.toml)")
     if source.is_dir():
+        session().read.append(source)
         result = api.open_run(source)
         _check_writable(out, "--out")
         path = rep.write(result, out)

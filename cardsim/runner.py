@@ -77,6 +77,8 @@ def open_run(scenario: Scenario, path: Path, own_chunks: bool = False) -> tuple[
                               f"{scenario.chunk}; choose another --out")
         if not isinstance(m["done"], dict):
             raise RunDirError(f"{rd.manifest_path} is corrupt: 'done' must map chunk -> games")
+        if not isinstance(m["chunk"], int) or isinstance(m["chunk"], bool) or m["chunk"] < 1:
+            raise RunDirError(f"{rd.manifest_path} is corrupt: chunk = {m['chunk']!r} must be a positive integer")
     else:
         m = rd.create(dict(scenario.raw), scenario.identity(), scenario.hash(), scenario.name, scenario.game,
                       scenario.chunk, tables)
@@ -165,10 +167,18 @@ def _kind(dtype: pl.DataType) -> str:
     return str(dtype.base_type()) if isinstance(dtype, pl.Enum) else str(dtype)
 
 
+def holds(done: dict, c: Chunk) -> bool:
+    """The manifest's ``done`` says chunk ``c`` is finished: it holds at least ``c``'s games (a run
+    asked for fewer games than a directory holds reads the first games of its last chunk; it does
+    not play that chunk again, smaller, over the games already played)."""
+    n = done.get(str(c.index))
+    return isinstance(n, int) and not isinstance(n, bool) and n >= c.count
+
+
 def pending(rd: RunDir, m: dict, chunks: list[Chunk]) -> list[Chunk]:
     """Chunks of the plan not finished yet (a finished chunk has its parts and its game count)."""
     done = m["done"]
-    return [c for c in chunks if done.get(str(c.index)) != c.count or not rd.has_chunk(m["tables"], c.index)]
+    return [c for c in chunks if not holds(done, c) or not rd.has_chunk(m["tables"], c.index)]
 
 
 def execute(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,

@@ -203,6 +203,10 @@ def build_setup(game: Game | str, variant: str | None = None, players: int | Non
             raise ScenarioError("seats.policies is empty; give one policy per seat")
         if players is None:
             players = len(entries)
+            if not (isinstance(players, int) and var.min_players <= players <= var.max_players):
+                raise ScenarioError(f"{players} seat policies given (seats.policies, or --policy repeated), but "
+                                    f"{game.name} {var.name} takes {var.min_players}-{var.max_players} players: "
+                                    f"give one policy per player, or one for them all")
     elif policies is None or isinstance(policies, str | Mapping):
         entries = None
     else:

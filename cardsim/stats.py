@@ -44,7 +44,8 @@ def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
     den = 1 + z * z / n
     mid = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, mid - half), min(1.0, mid + half))
+    # at k = 0 (k = n) the bound is exactly 0 (1); rounding left 1e-19 there
+    return (0.0 if k <= 0 else max(0.0, mid - half), 1.0 if k >= n else min(1.0, mid + half))
 
 
 def wilson_exprs(k: pl.Expr, n: pl.Expr, prefix: str = "", z: float = Z95) -> list[pl.Expr]:
@@ -55,8 +56,8 @@ def wilson_exprs(k: pl.Expr, n: pl.Expr, prefix: str = "", z: float = Z95) -> li
     half = z * ((p * (1 - p)).clip(0.0, None) / n + z * z / (4 * n * n)).sqrt() / den
     return [
         p.alias(f"{prefix}rate"),
-        (mid - half).clip(0.0, 1.0).alias(f"{prefix}lo"),
-        (mid + half).clip(0.0, 1.0).alias(f"{prefix}hi"),
+        pl.when(k <= 0).then(0.0).otherwise((mid - half).clip(0.0, 1.0)).alias(f"{prefix}lo"),
+        pl.when(k >= n).then(1.0).otherwise((mid + half).clip(0.0, 1.0)).alias(f"{prefix}hi"),
     ]
 
 

@@ -62,6 +62,33 @@ def test_run_prints_the_answer_first(tmp_path):
     assert out["notes"][0].startswith("cli: ") and "run directory" in out["notes"][0]
 
 
+def test_run_of_a_study_scenario_says_which_command_plays_its_study(tmp_path):
+    # `cardsim run` on a search scenario (games = 1) played one game and said nothing of [search]
+    study = GOOD + '\n[compare]\narms = [{ name = "a" }, { name = "b", rules = { point_cards = 5 } }]\n'
+    path = write(tmp_path, study)
+    r = invoke("run", path, "--out", tmp_path / "run", "--games", "50", "--format", "json")
+    assert r.exit_code == 0, r.output
+    notes = json.loads(r.stdout[r.stdout.index("{"):])["notes"]
+    assert f"{path} has a [compare] section, which `cardsim run` does not play" in notes[-1]
+    assert f"`cardsim compare {path}` does" in notes[-1]
+    r = invoke("run", write(tmp_path, GOOD), "--out", tmp_path / "run2", "--games", "50", "--format", "json")
+    assert not any("section" in n for n in json.loads(r.stdout[r.stdout.index("{"):])["notes"])
+
+
+@pytest.mark.parametrize(("game", "cap"), [("fubnub", "max_hands"), ("gubs", "max_turns")])
+def test_a_run_whose_every_game_was_cut_says_so(tmp_path, game, cap):
+    # every game cut at its cap: the headline (of FUBNUB, Gubs) raised an IndexError on no finished game,
+    # and the report another; now the answer says so, and the report refuses in one line
+    path = write(tmp_path, f'[scenario]\nname = "cut"\ngame = "{game}"\ngames = 40\n[rules]\n{cap} = 1\n')
+    r = invoke("run", path, "--out", tmp_path / "run")
+    assert r.exit_code == 0, r.output
+    said = f"No game finished: every game was cut at the game's cap (rules.{cap} = 1), so no seat won one"
+    assert said in r.stdout
+    r = invoke("report", tmp_path / "run", "--out", tmp_path / "rep")
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.output.strip().startswith("error: ") and "no report: no game finished" in r.output
+
+
 def test_trace_text_and_jsonl():
     r = invoke("trace", "fubnub", "--seed", "3", "--policy", "greedy")
     assert r.exit_code == 0 and "deals" in r.output and "trick 1" in r.output
@@ -118,6 +145,8 @@ BAD = [
     ("malformed toml", GOOD.replace("games = 300", "games = = 300"), "malformed TOML"),
     ("seven players", GOOD.replace("seed = 1", "seed = 1\nplayers = 7"), "4-4 players"),
     ("seat count", GOOD.replace('["partner", "partner", "partner", "partner"]', '["partner", "partner"]'), "players"),
+    ("seven seat policies", GOOD.replace('["partner", "partner", "partner", "partner"]', '["partner"' + ', "partner"' * 6 + "]"),
+     "7 seat policies given (seats.policies, or --policy repeated), but fubnub traditional takes 4-4 players"),
     ("unknown key", GOOD.replace("seed = 1", "seed = 1\nsed = 2"), "did you mean 'seed'"),
     ("unknown section", GOOD + "\n[rulez]\nx = 1\n", "[rules]"),
     ("games negative", GOOD.replace("games = 300", "games = -5"), "scenario.games"),

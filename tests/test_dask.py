@@ -24,8 +24,14 @@ def tables(res):
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+def cluster(tmp_path_factory):
+    # its scratch space in a test folder (as cardsim's own local cluster does): by default it is
+    # /tmp/dask-scratch-space, left behind
+    import dask
+
+    scratch = str(tmp_path_factory.mktemp("dask"))
+    with dask.config.set({"temporary-directory": scratch}), distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, local_directory=scratch) as c:
         yield c
 
 

@@ -21,6 +21,18 @@ from cardsim.studies import sweep as sw
 
 
 # -- clustering -------------------------------------------------------------------------------
+def test_wilson_bounds_at_zero_and_all_are_exact():
+    # k = 0 gave lo = 1.08e-19 (floating point), which the Python API and JSON print as it is
+    from cardsim.stats import wilson, wilson_exprs
+
+    for n in (1, 7, 100, 2000, 10**9):
+        assert wilson(0, n)[0] == 0.0 and wilson(n, n)[1] == 1.0
+        assert 0 < wilson(0, n)[1] < 1 and 0 < wilson(n, n)[0] < 1
+        row = pl.DataFrame({"k": [0.0, float(n)], "n": [n, n]}).select(wilson_exprs(pl.col("k"), pl.col("n")))
+        assert row["lo"][0] == 0.0 and row["hi"][1] == 1.0
+        assert row["hi"][0] == pytest.approx(wilson(0, n)[1]) and row["lo"][1] == pytest.approx(wilson(n, n)[0])
+
+
 def test_rate_table_is_clustered_by_game_and_prints_the_design_effect():
     rng = np.random.default_rng(0)
     g = np.repeat(np.arange(2000), 6)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import polars as pl
 import pytest
@@ -67,6 +68,20 @@ def test_more_games_extend_a_run(tmp_path):
     same(collect(api.run(scenario(), out=tmp_path / "fresh")), collect(big))
 
 
+def test_fewer_games_read_a_run_without_playing_over_it(tmp_path):
+    # a run asked for fewer games than its directory holds reads its first games: it must not play
+    # a chunk again, smaller, over the games already played (that lost them, and left the directory
+    # looking unfinished to `cardsim report RUN_DIR`)
+    full = api.run(scenario(), out=tmp_path / "r")  # chunks of 120: four full, the last holds 20
+    before = json.loads((tmp_path / "r" / "manifest.json").read_text())["done"]
+    for games in (300, 100, 500):  # a cut inside a full chunk, inside the first, and all of them
+        res = api.run(scenario(games=games), out=tmp_path / "r")
+        assert res.played == 0
+        assert json.loads((tmp_path / "r" / "manifest.json").read_text())["done"] == before
+        same(collect(api.run(scenario(games=games), out=tmp_path / f"fresh{games}")), collect(res))
+    same(collect(full), collect(api.open_run(tmp_path / "r")))
+
+
 def test_refuses_a_directory_of_another_scenario(tmp_path):
     api.run(scenario(games=50), out=tmp_path / "r")
     with pytest.raises(RunDirError, match="another scenario"):
@@ -90,6 +105,24 @@ def test_corrupt_manifest_is_reported(tmp_path):
     (tmp_path / "r" / "manifest.json").write_text("{not json")
     with pytest.raises(RunDirError, match="corrupt"):
         api.run(scenario(games=50), out=tmp_path / "r")
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("chunk", 0, "chunk = 0 must be a positive integer"),
+    ("chunk", "big", "chunk = 'big' must be a positive integer"),
+    ("scenario", [], "'scenario' must be the scenario's tables"),
+])
+def test_a_manifest_with_a_wrong_value_is_reported(tmp_path, key, value, message):
+    # a hand-edited manifest: a one-line RunDirError, not a traceback from deep inside (a chunk of
+    # 0 reached range(); a scenario that is not a table reached .items())
+    api.run(scenario(games=50), out=tmp_path / "r")
+    m = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    (tmp_path / "r" / "manifest.json").write_text(json.dumps({**m, key: value}))
+    with pytest.raises(RunDirError, match="corrupt: " + re.escape(message)):
+        if key == "scenario":
+            api.open_run(tmp_path / "r")
+        else:
+            api.run(scenario(games=50), out=tmp_path / "r")
 
 
 def test_manifest_records_identity(tmp_path):

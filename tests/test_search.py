@@ -93,6 +93,9 @@ def test_search_json_has_best_baseline_heldout(tmp_path):
     for k in ("diff", "lo", "hi", "games"):
         assert k in out["heldout"]
     assert out["heldout"]["lo"] <= out["heldout"]["diff"] <= out["heldout"]["hi"]
+    for who in ("best", "baseline"):  # each objective with its interval
+        h = out["heldout"]
+        assert h[f"{who}_lo"] <= h[who] <= h[f"{who}_hi"] and h[f"{who}_lo"] < h[f"{who}_hi"]
     assert "Held-out gain (paired, 95% CI)" in out["tables"]
 
 

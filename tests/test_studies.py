@@ -73,6 +73,15 @@ def test_compare_decide_mode_stops_with_a_sign(tmp_path):
     row = res.diffs.row(0, named=True)
     assert row["hi"] < 0 and "lo_fixed_n" in row and "p" not in row  # the answer is the anytime-valid sequence
     assert "anytime-valid 95% CI" in paired.headline(res) and "decision rule stopped" in paired.headline(res)
+    # on the terminal the difference and both intervals are percentages (diff and the fixed-n bounds
+    # printed as raw fractions, -0.137 beside -14.7%, before)
+    from cardsim.output import text_table
+
+    out = paired.output(res)
+    title, frame = out.tables[1]
+    header, _rule, line = text_table(frame, 400, out.shares[title]).splitlines()[:3]
+    cells = dict(zip(header.split(), line.split(), strict=True))  # the arm names are one word here
+    assert all(cells[c].endswith("%") for c in ("diff", "lo_fixed_n", "hi_fixed_n", "lo", "hi")), cells
 
 
 def test_compare_decide_capped_before_its_first_look_says_so(tmp_path):
@@ -107,6 +116,33 @@ def test_sweep_one_row_per_point(tmp_path):
     assert (t["lo_s0"] <= t["winrate_s0"]).all() and (t["winrate_s0"] <= t["hi_s0"]).all()
     with pytest.raises(ScenarioError, match="unknown key"):
         api.sweep(scen(sweep={"grid": {"rulez.x": [1]}}), runs=tmp_path)
+
+
+def test_sweep_whose_point_never_finishes_reports_instead_of_failing(tmp_path):
+    # max_hands = 1 cuts every game to 15 point cards after one hand: no game of that point has a winner,
+    # so no deal is left to pair the points on (the headline raised a TypeError, the report another)
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "cut"\ngame = "fubnub"\ngames = 200\n'
+                 '[sweep]\ngrid = {"rules.max_hands" = [1, 1000]}\n')
+    r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs"), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout[r.stdout.index("{"):])
+    assert "rules.max_hands=1: no finished game; rules.max_hands=1000: " in out["answer"]
+    assert out["notes"][0].startswith("The points are not compared: 0 of 200 deals finished at every point")
+    assert "rules.max_hands" in out["notes"][0] and "max_turns" not in out["notes"][0]
+    assert [row["unfinished"] for row in out["tables"]["Sweep"]] == [1.0, 0.0]
+    r = CliRunner().invoke(app, ["report", str(f), "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 0, r.output
+    assert "The points are not compared" in (tmp_path / "rep" / "cut" / "report.md").read_text()
+
+
+def test_compare_with_an_arm_that_never_finishes_says_so(tmp_path):
+    # the answer read "'cut' wins nan points less often than 'a' (nan% -> nan% ...)"
+    s = scen(compare={"arms": [{"name": "a"}, {"name": "cut", "rules": {"max_hands": 1}}]})
+    res = api.compare(s, games=100, runs=tmp_path)
+    text = paired.headline(res)
+    assert text.startswith("The arms cannot be compared: not one of the 100 deals finished in every arm")
+    assert "nan" not in text
 
 
 def test_sweep_metric_of_a_seat_the_table_lacks_is_refused_before_playing(tmp_path):

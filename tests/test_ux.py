@@ -223,6 +223,25 @@ def test_truncated_part_gives_one_line_and_run_replays_it(tmp_path):
     assert invoke("report", run_dir, "--out", tmp_path / "reports").exit_code == 0
 
 
+def test_a_part_whose_data_is_damaged_gives_one_line(tmp_path):
+    # the footer reads (so the run trusts the chunk) but the pages do not: a one-line error naming
+    # the part, not polars' traceback; once it is deleted the run plays that chunk again
+    scen = scenario(tmp_path)
+    run_dir = tmp_path / "run"
+    assert invoke("run", scen, "--out", run_dir).exit_code == 0
+    part = run_dir / "hands" / "part-000001.parquet"
+    data = bytearray(part.read_bytes())
+    footer = int.from_bytes(data[-8:-4], "little")
+    data[4:len(data) - 8 - footer] = bytes(len(data) - 12 - footer)
+    part.write_bytes(bytes(data))
+    for args in (("report", run_dir, "--out", tmp_path / "reports"), ("run", run_dir), ("run", scen, "--out", run_dir)):
+        line = one_error_line(invoke(*args), "part-000001.parquet does not read")
+        assert f"delete it, and `cardsim run {run_dir}` plays its chunk again" in line
+    part.unlink()
+    assert invoke("run", run_dir).exit_code == 0
+    assert invoke("report", run_dir, "--out", tmp_path / "reports").exit_code == 0
+
+
 def test_unfinished_chunk_gives_one_line(tmp_path):
     scen = scenario(tmp_path)
     run_dir = tmp_path / "run"

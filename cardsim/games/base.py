@@ -340,6 +340,22 @@ class Game(abc.ABC):
         """The report's one-sentence answer ('' to use the generic seat sentence)."""
         return ""
 
+    def answer(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+        """:meth:`headline`, or, when not one game finished (every game cut at a cap), a sentence
+        saying so: a win rate over no games has nothing to say, and the headlines assume one."""
+        return self.none_finished(tables, setup) or self.headline(tables, setup)
+
+    def none_finished(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+        """'' when a game of the run finished; else a sentence saying that every game was cut at a cap."""
+        oc = self.outcomes(tables, setup).select(pl.len().alias("n"), pl.col("win").is_not_null().sum().alias("won"))
+        n, won = oc.collect().row(0)
+        if not n or won:
+            return ""
+        caps = [f"rules.{k} = {v:,}" for k, v in setup.knobs.items()
+                if k in ("max_hands", "max_turns", "turn_cap", "max_games") and isinstance(v, int)]
+        return (f"No game finished: every game was cut at the game's cap ({', '.join(caps)}), so no seat won "
+                f"one; raise the cap to see who wins.")
+
     def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
         """Game-specific report sections: (title, [(caption, matplotlib Figure)], [(title, frame)])."""
         return []

@@ -290,6 +290,11 @@ def build(result, title: str | None = None) -> Report:
     s = result.scenario
     game = get_game(s.game)
     setup = s.setup
+    none = game.none_finished(result.tables, setup)
+    if none:  # a report of win rates, lengths and figures over no finished game has nothing to show
+        from cardsim.errors import ScenarioError
+
+        raise ScenarioError(f"{result.path}: no report: {none[0].lower()}{none[1:]}")
     answer, sections = standard_sections(result)
     headline = game.headline(result.tables, setup)
     if headline:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -57,16 +58,19 @@ def compare_section(res: CompareResult) -> Section:
 def sweep_section(res: SweepResult) -> Section:
     est, a, b = metric_columns(res)
     t = res.table
+    def nan_for_none(xs: list) -> list[float]:  # a point whose every game was unfinished has no win rate
+        return [math.nan if v is None else v for v in xs]
+
     if b == "se":
         lo = (t[est] - Z95 * t[a]).to_list()
         hi = (t[est] + Z95 * t[a]).to_list()
     else:
-        lo, hi = t[a].to_list(), t[b].to_list()
+        lo, hi = nan_for_none(t[a].to_list()), nan_for_none(t[b].to_list())
     words = metric_words(res.plan.metric)
     sec = Section("Sweep", text=f"{len(res.plan.points)} points, each on the same deals; metric: {words} "
-                                f"({res.plan.metric} in the tables).")
+                                f"({res.plan.metric} in the tables)." + (f" {res.note}" if res.note else ""))
     ylabel = f"{words} (95% interval)"
-    e = t[est].to_list()
+    e = nan_for_none(t[est].to_list())
     numeric = {k: all(isinstance(v, int | float) for v in t[k].to_list()) for k in res.plan.keys}
     grid = "grid" in res.plan.base.raw.get("sweep", {})
     if len(res.plan.keys) == 1 or grid:

@@ -19,6 +19,7 @@ of every difference is known, anytime-valid) and ``alpha`` (default 0.05).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -108,7 +109,11 @@ def _values(results: list[Any], focus: int, metric: str, players: int) -> np.nda
         out = res.outcomes().filter(pl.col("seat") == seat).sort("game").collect()
         col = "win" if metric == "win" else "length"
         cols.append(out[col].cast(pl.Float64).fill_null(np.nan).to_numpy())
-    return np.nanmean(np.vstack(cols), axis=0) if metric == "win" else np.mean(np.vstack(cols), axis=0)
+    if metric != "win":
+        return np.mean(np.vstack(cols), axis=0)
+    with warnings.catch_warnings():  # a game unfinished in every rotation stays NaN: no warning for it
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(np.vstack(cols), axis=0)
 
 
 @dataclass
@@ -235,6 +240,11 @@ def span(lo: float, hi: float, scale: float, unit: str) -> str:
 
 
 def headline(res: CompareResult) -> str:
+    if res.plan.metric == "win" and res.diffs.height and not any(res.diffs["n"].to_list()):
+        # an unfinished game has no winner, so a deal counts only where every arm finished it
+        return (f"The arms cannot be compared: not one of the {res.games:,} deals finished in every arm (an "
+                "unfinished game has no winner, and an arm whose rules cut every game at a cap finishes none). "
+                "Raise that arm's cap (rules.max_hands, rules.max_turns or rules.turn_cap).")
     parts = [describe(res, row) for row in res.diffs.iter_rows(named=True)]
     rot = len(res.plan.runs[res.plan.arms[0]])
     where = f"the same {res.games:,} deals" + (f" in each of {rot} seat rotations" if rot > 1 else "")
@@ -252,6 +262,6 @@ def output(res: CompareResult) -> Output:
     if res.plan.metric == "win":  # a win share and its differences: percentages on the terminal
         shares = {arms: ("mean", "se", "lo", "hi"),
                   diffs: ("diff", "se_paired", "lo", "hi", "se_unpaired", "lo_unpaired", "hi_unpaired", "cs_lo",
-                          "cs_hi")}
+                          "cs_hi", "lo_fixed_n", "hi_fixed_n")}
     return Output(headline(res), [(arms, res.arms), (diffs, res.diffs)], notes=[res.stopped] if res.stopped else [],
                   shares=shares)

@@ -121,6 +121,7 @@ class SweepResult:
     heldout: pl.DataFrame | None = None  # the best point on fresh deals
     best_index: int | None = None
     critical: float = math.nan  # max-T critical value of the simultaneous intervals
+    note: str = ""  # why the points were not compared (no game finished at every point)
 
 
 def point_values(out: pl.DataFrame, metric: str) -> pl.DataFrame:
@@ -196,6 +197,14 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         joined = joined.join(f.rename({"v": f"v{i}"}), on="game", how="inner")
     values = joined.drop("game").to_numpy().astype(np.float64)
     values = values[np.all(np.isfinite(values), axis=1)]
+    if values.shape[0] < 2:  # an unfinished game has no winner: nothing left to pair the points on
+        from cardsim.games import get_game
+
+        caps = [f"rules.{k.name}" for k in get_game(base.game).knobs if k.name in ("max_hands", "max_turns", "turn_cap")]
+        return SweepResult(p, table, note=(
+            f"The points are not compared: {values.shape[0]} of {joined.height:,} deals finished at every point (an "
+            f"unfinished game has no winner; see the unfinished column). Raise the game's caps ({', '.join(caps)}) "
+            "or read each point's own win rates."))
     c = contrasts(values, p.best, seed=base.seed)
     b = int(c["best"])
     table = table.with_columns(
@@ -249,14 +258,16 @@ def headline(res: SweepResult) -> str:
     unit = LENGTH_UNITS.get(res.plan.base.game, "turns") if length else "points"
     gap = ("longer" if res.plan.best == "min" else "shorter") if length else (
         "behind" if res.plan.best == "max" else "ahead")
-    if not res.plan.paired:
+    if not res.plan.paired or res.best_index is None:
         if b == "se":
             parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: {r[est]:.1f} (95% CI "
                      f"{r[est] - 1.96 * r[a]:.1f}-{r[est] + 1.96 * r[a]:.1f})" for r in t.iter_rows(named=True)]
             return f"{metric_words(res.plan.metric).capitalize()} at each point: " + "; ".join(parts) + "."
         # the fair share changes with the player count: compare each point with its own
-        parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: {100 * r[est]:.1f}% (95% CI "
-                 f"{100 * r[a]:.1f}-{100 * r[b]:.1f}%; fair {100 * r['fair']:.1f}%)" for r in t.iter_rows(named=True)]
+        parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: " + (
+                 f"{100 * r[est]:.1f}% (95% CI {100 * r[a]:.1f}-{100 * r[b]:.1f}%; fair {100 * r['fair']:.1f}%)"
+                 if r.get(est) is not None and math.isfinite(r[est]) else "no finished game")
+                 for r in t.iter_rows(named=True)]
         return (f"{metric_words(res.plan.metric).capitalize()} against the fair share at each point: "
                 + "; ".join(parts) + ".")
     best = t.row(res.best_index, named=True)
@@ -287,7 +298,7 @@ def headline(res: SweepResult) -> str:
 def output(res: SweepResult) -> Output:
     """What ``cardsim sweep`` prints."""
     tables = [("Sweep", res.table)]
-    notes = []
+    notes = [res.note] if res.note else []
     if res.heldout is not None:
         tables.append(("Best point on fresh deals", res.heldout))
     shares = {}
