@@ -757,13 +757,6 @@ def protected_reps(pub, reps, ld):
 
 
 @njit(_nrt=False, inline="always")
-def foe(o, ld):
-    """Opponent ``o`` is a target worth listing: any opponent (``ld`` = -1, the full list) or
-    ``simple``'s only target, the leader ``ld`` (:func:`legal_plays`)."""
-    return ld < 0 or o == ld
-
-
-@njit(_nrt=False, inline="always")
 def ring_fits(pub, aux, n):
     for s in range(n):
         if ((aux >> (2 * s)) & 3) > pub[U(P_FREE + s)]:
@@ -772,39 +765,38 @@ def ring_fits(pub, aux, n):
 
 
 @njit(_nrt=False, inline="always")
-def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps, ld):
+def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps, ld, d0, d1):
     """Append the plays of Hazard or Tool ``k`` (LURE..CURE) played as card ``c`` (``k`` itself
     or Cricket Song acting as it, FAQ 3) by seat ``a`` to ``acts[:n]``; returns the new n.
-    ``ld`` >= 0: only the plays ``simple`` can choose (:func:`legal_plays`)."""
+    Opponents are the seats ``d0 .. d1 - 1`` places after ``a``; ``ld`` >= 0: only the plays
+    ``simple`` can choose (:func:`legal_plays`)."""
     if k == LURE:
-        for d in range(1, np_):
+        for d in range(d0, d1):
             o = seat_at(a, d, np_)
-            if pub[U(P_FREE + o)] > 0 and foe(o, ld):
+            if pub[U(P_FREE + o)] > 0:
                 n = add(acts, n, OP_LURE, c, o, -1, 0)
     elif k == SUPERLURE:
-        for d in range(1, np_):
+        for d in range(d0, d1):
             o = seat_at(a, d, np_)
-            if pub[U(P_FREE + o)] + pub[U(P_PROT + o)] > 0 and foe(o, ld):
+            if pub[U(P_FREE + o)] + pub[U(P_PROT + o)] > 0:
                 n = add(acts, n, OP_SLURE, c, o, -1, 0)
     elif k == CYCLONE:
-        for d in range(1, np_):
+        for d in range(d0, d1):
             o = seat_at(a, d, np_)
-            if pub[U(P_BARS + o)] > 0 and foe(o, ld):
+            if pub[U(P_BARS + o)] > 0:
                 n = add(acts, n, OP_CYCLONE, c, o, -1, 0)
     elif k == LIGHTNING:
         e = pub[P_ELDER]
-        if e >= 0 and e != a and foe(e, ld):
+        if e >= 0 and e != a and (ld < 0 or e == ld):
             n = add(acts, n, OP_LIGHT_ELDER, c, e, pub[P_ELDER_SLOT], 0)
         if kn[K_LHAND] != 0:
-            for d in range(1, np_):
+            for d in range(d0, d1):
                 o = seat_at(a, d, np_)
-                if pub[U(P_HANDN + o)] > 0 and foe(o, ld):
+                if pub[U(P_HANDN + o)] > 0:
                     n = add(acts, n, OP_LIGHT_HAND, c, o, -1, 0)
     elif k == THIEF:
-        for d in range(1, np_):
+        for d in range(d0, d1):
             o = seat_at(a, d, np_)
-            if not foe(o, ld):
-                continue
             if pub[U(P_FREE + o)] > 0:
                 n = add(acts, n, OP_THIEF, c, o, -1, 0)
             if pub[U(P_SPOUTED + o)] > 0:
@@ -883,8 +875,12 @@ def legal_plays(a, pub, hand, kn, acts, reps, ld):
     if hm & (1 << ELDER):
         n = add(acts, n, OP_GUB, ELDER, a, -1, 0)
     stack = kn[K_STACK] != 0 and ld < 0  # simple never stacks a Barricade (its value 0)
+    d0 = 1  # the opponents attacked: d0 .. d1 - 1 places after a (simple: its leader only)
+    d1 = np_
     if ld >= 0:
         hm &= ~(1 << CRICKET)  # simple keeps Cricket Song for interrupts
+        d0 = ld - a if ld > a else ld - a + np_
+        d1 = d0 + 1
     nrep = 0
     if pub[P_PROT_ALL] > 0 and (hm & REP_BITS or (stack and hm & (1 << MOTH))):
         nrep = protected_reps(pub, reps, ld)
@@ -913,9 +909,9 @@ def legal_plays(a, pub, hand, kn, acts, reps, ld):
                         n = add(acts, n, OP_UNBAR, TOAD, pub[U(P_SIDE + i)], i, b)
     # Traps
     if hm & (1 << SPOUT):
-        for d in range(1, np_):
+        for d in range(d0, d1):
             o = seat_at(a, d, np_)
-            if pub[U(P_FREE + o)] > 0 and foe(o, ld):
+            if pub[U(P_FREE + o)] > 0:
                 n = add(acts, n, OP_SPOUT, SPOUT, o, -1, 0)
     if hm & RING_BITS and pub[P_FREE_ALL] > pub[U(P_FREE + a)] and (ld < 0 or pub[U(P_FREE + ld)] > 0):
         n = ring_plays(a, n, hm, np_, pub, kn, acts, ld)
@@ -924,24 +920,18 @@ def legal_plays(a, pub, hand, kn, acts, reps, ld):
     while ht != 0:
         k = lowest_bit(ht)
         ht &= ht - 1
-        n = ht_plays(k, k, a, n, np_, nrep, pub, kn, acts, reps, ld)
+        n = ht_plays(k, k, a, n, np_, nrep, pub, kn, acts, reps, ld, d0, d1)
     if hm & (1 << CRICKET):
         for k in range(LURE, CURE + 1):
-            n = ht_plays(k, CRICKET, a, n, np_, nrep, pub, kn, acts, reps, ld)
+            n = ht_plays(k, CRICKET, a, n, np_, nrep, pub, kn, acts, reps, ld, d0, d1)
     return n
-
-
-@njit(_nrt=False, inline="always")
-def ring_takes(aux, ld):
-    """A Ring play (``aux``: Gubs taken per seat, 2 bits a seat) worth listing: any (``ld`` =
-    -1) or, for ``simple``, one that takes a Gub of the leader ``ld``."""
-    return ld < 0 or (aux >> (2 * ld)) & 3 != 0
 
 
 @njit(_nrt=False)
 def ring_plays(a, n, hm, np_, pub, kn, acts, ld):
     """The Rings' plays of :func:`legal_plays` (each Ring held: every way to pick exactly its
-    number of opponents' Free Gubs, as counts per seat; ``ring_exact = false``: up to it)."""
+    number of opponents' Free Gubs, as counts per seat; ``ring_exact = false``: up to it).
+    ``ld`` >= 0: only those that take a Gub of ``simple``'s leader ``ld``."""
     for ring in range(RING1, RING3 + 1):
         if hm & (1 << ring) == 0:
             continue
@@ -951,13 +941,13 @@ def ring_plays(a, n, hm, np_, pub, kn, acts, ld):
             if size == 1:
                 for d1 in range(1, np_):
                     aux = 1 << (2 * seat_at(a, d1, np_))
-                    if ring_fits(pub, aux, np_) and ring_takes(aux, ld):
+                    if ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0):
                         n = add(acts, n, OP_RING, ring, -1, -1, aux)
             elif size == 2:
                 for d1 in range(1, np_):
                     for d2 in range(d1, np_):
                         aux = (1 << (2 * seat_at(a, d1, np_))) + (1 << (2 * seat_at(a, d2, np_)))
-                        if ring_fits(pub, aux, np_) and ring_takes(aux, ld):
+                        if ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0):
                             n = add(acts, n, OP_RING, ring, -1, -1, aux)
             else:
                 for d1 in range(1, np_):
@@ -965,7 +955,7 @@ def ring_plays(a, n, hm, np_, pub, kn, acts, ld):
                         for d3 in range(d2, np_):
                             aux = ((1 << (2 * seat_at(a, d1, np_))) + (1 << (2 * seat_at(a, d2, np_)))
                                    + (1 << (2 * seat_at(a, d3, np_))))
-                            if ring_fits(pub, aux, np_) and ring_takes(aux, ld):
+                            if ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0):
                                 n = add(acts, n, OP_RING, ring, -1, -1, aux)
     return n
 
