@@ -16,6 +16,7 @@ from polars.testing import assert_frame_equal
 
 from cardsim.errors import PolicyError
 from cardsim.games.gubs import cards as C
+from cardsim.games.gubs import rules as R
 from cardsim.games.gubs.game import GAME
 from cardsim.scenario import build_setup, load
 
@@ -64,6 +65,22 @@ def test_conservation_debug_mode_every_player_count(players):
     s = build_setup(GAME, players=players, policies="random")
     g = GAME.simulate_chunk(s, 8, 0, 300, debug=True)["games"]
     assert g["finished"].all() and (g["turns"] > 0).all()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_lean_simple_kernel_plays_the_general_kernels_games(players):
+    """The kernel for a table of `simple` seats lists only the plays `simple` can choose
+    (engine.legal_plays with its leader); the general kernel (debug mode runs it) lists every
+    legal play: the same games, knobs that change the list included."""
+    for rules in ({}, {"barricade_stack": False, "thief_targets": "unprotected", "cure_takes": "gub",
+                       "ring_exact": False, "lightning_hand": False, "toad_rider_destroys": False},
+                  {"stolen_barricades": "move", "thief_to": "hand", "hand_limit": 4}):
+        s = build_setup(GAME, players=players, policies="simple", rules=rules)
+        assert GAME._one(s) == R.SIMPLE
+        lean = GAME.simulate_chunk(s, 5, 0, 300)
+        general = GAME.simulate_chunk(s, 5, 0, 300, debug=True)
+        for k in lean:
+            assert_frame_equal(lean[k], general[k])
 
 
 def test_results_are_consistent():

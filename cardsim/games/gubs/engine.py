@@ -728,14 +728,16 @@ def add(acts, n, op, card, tseat, tslot, aux):
 
 
 @njit(_nrt=False)
-def protected_reps(pub, reps):
-    """reps[:k] = one slot per distinct Protected Gub (same side and same Barricades are alike)."""
+def protected_reps(pub, reps, ld):
+    """reps[:k] = one slot per distinct Protected Gub (same side and same Barricades are alike);
+    with ``ld`` >= 0 only those on seat ``ld``'s side (the order and the choice of slot are
+    the same as in the full list, which they are a part of)."""
     k = 0
     if pub[P_PROT_ALL] == 0:
         return 0
     for i in range(pub[P_HI]):
         s = pub[U(P_SIDE + i)]
-        if s < 0 or pub[U(P_TRAP + i)] != 0 or pub[U(P_ELD + i)] != 0:
+        if s < 0 or pub[U(P_TRAP + i)] != 0 or pub[U(P_ELD + i)] != 0 or (ld >= 0 and s != ld):
             continue
         m = pub[U(P_BM + i)]
         t = pub[U(P_BT + i)]
@@ -763,35 +765,37 @@ def ring_fits(pub, aux, n):
 
 
 @njit(_nrt=False, inline="always")
-def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps):
+def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps, ld, d0, d1):
     """Append the plays of Hazard or Tool ``k`` (LURE..CURE) played as card ``c`` (``k`` itself
-    or Cricket Song acting as it, FAQ 3) by seat ``a`` to ``acts[:n]``; returns the new n."""
+    or Cricket Song acting as it, FAQ 3) by seat ``a`` to ``acts[:n]``; returns the new n.
+    Opponents are the seats ``d0 .. d1 - 1`` places after ``a``; ``ld`` >= 0: only the plays
+    ``simple`` can choose (:func:`legal_plays`)."""
     if k == LURE:
-        for d in range(1, np_):
+        for d in range(d0, d1):
             o = seat_at(a, d, np_)
             if pub[U(P_FREE + o)] > 0:
                 n = add(acts, n, OP_LURE, c, o, -1, 0)
     elif k == SUPERLURE:
-        for d in range(1, np_):
+        for d in range(d0, d1):
             o = seat_at(a, d, np_)
             if pub[U(P_FREE + o)] + pub[U(P_PROT + o)] > 0:
                 n = add(acts, n, OP_SLURE, c, o, -1, 0)
     elif k == CYCLONE:
-        for d in range(1, np_):
+        for d in range(d0, d1):
             o = seat_at(a, d, np_)
             if pub[U(P_BARS + o)] > 0:
                 n = add(acts, n, OP_CYCLONE, c, o, -1, 0)
     elif k == LIGHTNING:
         e = pub[P_ELDER]
-        if e >= 0 and e != a:
+        if e >= 0 and e != a and (ld < 0 or e == ld):
             n = add(acts, n, OP_LIGHT_ELDER, c, e, pub[P_ELDER_SLOT], 0)
         if kn[K_LHAND] != 0:
-            for d in range(1, np_):
+            for d in range(d0, d1):
                 o = seat_at(a, d, np_)
                 if pub[U(P_HANDN + o)] > 0:
                     n = add(acts, n, OP_LIGHT_HAND, c, o, -1, 0)
     elif k == THIEF:
-        for d in range(1, np_):
+        for d in range(d0, d1):
             o = seat_at(a, d, np_)
             if pub[U(P_FREE + o)] > 0:
                 n = add(acts, n, OP_THIEF, c, o, -1, 0)
@@ -808,7 +812,7 @@ def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps):
     elif k == SPEAR:
         if pub[P_SPOUT_ALL] > 0:
             for s in range(np_):
-                if pub[U(P_SPOUTED + s)] > 0:
+                if pub[U(P_SPOUTED + s)] > 0 and (ld < 0 or s == a):  # simple frees only its own
                     n = add(acts, n, OP_SPEAR_SPOUT, c, s, -1, 0)
         for j in range(nrep):
             i = reps[j]
@@ -818,8 +822,10 @@ def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps):
     elif k == FLUTE:
         if pub[P_NRINGS] > 0:
             for r in range(MAX_RINGS):
-                if pub[U(P_RSIDE + r)] >= 0:
+                if pub[U(P_RSIDE + r)] >= 0 and (ld < 0 or pub[U(P_RN + r)] > 0):  # simple: Rings holding Gubs
                     n = add(acts, n, OP_FLUTE, c, pub[U(P_RSIDE + r)], -1, r)
+    elif ld >= 0 and (k == SCOUT or k == RETREAT):  # simple keeps them
+        pass
     elif k == SCOUT:
         if pub[P_DECKN] > 0:
             n = add(acts, n, OP_SCOUT_DECK, c, -1, -1, 0)
@@ -832,7 +838,7 @@ def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps):
                 + pub[U(P_RINGS_ON + a)]) > 0:
             n = add(acts, n, OP_RETREAT, c, a, -1, 0)
     elif k == CURE:  # any card of the discard pile but the Elder (FAQ 5) and Events
-        if kn[K_CURE_ANY] == 0:
+        if kn[K_CURE_ANY] == 0 or ld >= 0:  # simple takes back only a Gub
             if pub[P_DISC + GUB] > 0:
                 n = add(acts, n, OP_CURE, c, -1, -1, GUB)
         else:
@@ -843,7 +849,7 @@ def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps):
 
 
 @njit(_nrt=False, inline="always")
-def legal_plays(a, pub, hand, kn, acts, reps):
+def legal_plays(a, pub, hand, kn, acts, reps, ld):
     """Fill ``acts[:n]`` (int32[MAX_ACTS, 5] rows op, card, tseat, tslot, aux) with seat ``a``'s
     legal plays, ``acts[0]`` = stop; return n. Copies of a card are one play; Free Gubs of one
     side are alike (``tslot = -1``: the effect takes the first such Gub); Protected Gubs alike
@@ -852,7 +858,15 @@ def legal_plays(a, pub, hand, kn, acts, reps):
 
     The order of the rows is part of the game (``random`` draws an index): stop, Gubs, the
     Barricades' plays, Sud Spout, Rings, then each Hazard and Tool held in card order, then
-    each again as Cricket Song. Only the kinds held are visited (``hand[HMASK, a]``)."""
+    each again as Cricket Song. Only the kinds held are visited (``hand[HMASK, a]``).
+
+    ``ld`` = -1 lists every legal play. ``ld`` >= 0 (the kernel where every seat plays
+    ``simple``; ``ld`` its leader) lists only the plays whose ``policies.simple_value`` can be
+    above stop's, in the same order: attacks on the leader only, no Cricket Song, Scout,
+    Retreat or stacked Barricade, Flute on a Ring holding Gubs, Spear on one's own Sud Spout,
+    Age-Old Cure on a Gub. ``simple`` takes the first best row, so it makes the same choice
+    from either list (``test_gubs_game``: the lean ``simple`` kernel plays the games of the
+    general one, whose list is full)."""
     n = add(acts, 0, OP_STOP, -1, -1, -1, 0)
     hm = hand[HMASK, U(a)]
     np_ = pub[P_NP]
@@ -860,9 +874,16 @@ def legal_plays(a, pub, hand, kn, acts, reps):
         n = add(acts, n, OP_GUB, GUB, a, -1, 0)
     if hm & (1 << ELDER):
         n = add(acts, n, OP_GUB, ELDER, a, -1, 0)
+    stack = kn[K_STACK] != 0 and ld < 0  # simple never stacks a Barricade (its value 0)
+    d0 = 1  # the opponents attacked: d0 .. d1 - 1 places after a (simple: its leader only)
+    d1 = np_
+    if ld >= 0:
+        hm &= ~(1 << CRICKET)  # simple keeps Cricket Song for interrupts
+        d0 = ld - a if ld > a else ld - a + np_
+        d1 = d0 + 1
     nrep = 0
-    if pub[P_PROT_ALL] > 0 and (hm & REP_BITS or (kn[K_STACK] != 0 and hm & (1 << MOTH))):
-        nrep = protected_reps(pub, reps)
+    if pub[P_PROT_ALL] > 0 and (hm & REP_BITS or (stack and hm & (1 << MOTH))):
+        nrep = protected_reps(pub, reps, ld)
     if hm & BAR_BITS:
         # Barricades: protect your Gub (never the Elder, FAQ 5); Mushroom / Toad Rider destroy
         for b in (MUSHROOM, TOAD, MOTH):
@@ -870,7 +891,7 @@ def legal_plays(a, pub, hand, kn, acts, reps):
                 continue
             if pub[U(P_FREE + a)] > 0:
                 n = add(acts, n, OP_PROTECT, b, a, -1, 0)
-            if kn[K_STACK] != 0:
+            if stack:
                 for j in range(nrep):
                     i = reps[j]
                     if pub[U(P_SIDE + i)] == a:
@@ -888,28 +909,29 @@ def legal_plays(a, pub, hand, kn, acts, reps):
                         n = add(acts, n, OP_UNBAR, TOAD, pub[U(P_SIDE + i)], i, b)
     # Traps
     if hm & (1 << SPOUT):
-        for d in range(1, np_):
+        for d in range(d0, d1):
             o = seat_at(a, d, np_)
             if pub[U(P_FREE + o)] > 0:
                 n = add(acts, n, OP_SPOUT, SPOUT, o, -1, 0)
-    if hm & RING_BITS and pub[P_FREE_ALL] > pub[U(P_FREE + a)]:
-        n = ring_plays(a, n, hm, np_, pub, kn, acts)
+    if hm & RING_BITS and pub[P_FREE_ALL] > pub[U(P_FREE + a)] and (ld < 0 or pub[U(P_FREE + ld)] > 0):
+        n = ring_plays(a, n, hm, np_, pub, kn, acts, ld)
     # Hazards and Tools: the cards themselves, then Cricket Song acting as each (FAQ 3)
     ht = hm & HT_BITS
     while ht != 0:
         k = lowest_bit(ht)
         ht &= ht - 1
-        n = ht_plays(k, k, a, n, np_, nrep, pub, kn, acts, reps)
+        n = ht_plays(k, k, a, n, np_, nrep, pub, kn, acts, reps, ld, d0, d1)
     if hm & (1 << CRICKET):
         for k in range(LURE, CURE + 1):
-            n = ht_plays(k, CRICKET, a, n, np_, nrep, pub, kn, acts, reps)
+            n = ht_plays(k, CRICKET, a, n, np_, nrep, pub, kn, acts, reps, ld, d0, d1)
     return n
 
 
 @njit(_nrt=False)
-def ring_plays(a, n, hm, np_, pub, kn, acts):
+def ring_plays(a, n, hm, np_, pub, kn, acts, ld):
     """The Rings' plays of :func:`legal_plays` (each Ring held: every way to pick exactly its
-    number of opponents' Free Gubs, as counts per seat; ``ring_exact = false``: up to it)."""
+    number of opponents' Free Gubs, as counts per seat; ``ring_exact = false``: up to it).
+    ``ld`` >= 0: only those that take a Gub of ``simple``'s leader ``ld``."""
     for ring in range(RING1, RING3 + 1):
         if hm & (1 << ring) == 0:
             continue
@@ -919,13 +941,13 @@ def ring_plays(a, n, hm, np_, pub, kn, acts):
             if size == 1:
                 for d1 in range(1, np_):
                     aux = 1 << (2 * seat_at(a, d1, np_))
-                    if ring_fits(pub, aux, np_):
+                    if ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0):
                         n = add(acts, n, OP_RING, ring, -1, -1, aux)
             elif size == 2:
                 for d1 in range(1, np_):
                     for d2 in range(d1, np_):
                         aux = (1 << (2 * seat_at(a, d1, np_))) + (1 << (2 * seat_at(a, d2, np_)))
-                        if ring_fits(pub, aux, np_):
+                        if ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0):
                             n = add(acts, n, OP_RING, ring, -1, -1, aux)
             else:
                 for d1 in range(1, np_):
@@ -933,7 +955,7 @@ def ring_plays(a, n, hm, np_, pub, kn, acts):
                         for d3 in range(d2, np_):
                             aux = ((1 << (2 * seat_at(a, d1, np_))) + (1 << (2 * seat_at(a, d2, np_)))
                                    + (1 << (2 * seat_at(a, d3, np_))))
-                            if ring_fits(pub, aux, np_):
+                            if ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0):
                                 n = add(acts, n, OP_RING, ring, -1, -1, aux)
     return n
 

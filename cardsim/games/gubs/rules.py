@@ -145,7 +145,16 @@ from cardsim.games.gubs.engine import (
     target_slot,
     wasps,
 )
-from cardsim.games.gubs.policies import RANDOM, SIMPLE, STRONG, decide_draw, decide_pick, decide_play, decide_respond
+from cardsim.games.gubs.policies import (
+    RANDOM,
+    SIMPLE,
+    STRONG,
+    decide_draw,
+    decide_pick,
+    decide_play,
+    decide_respond,
+    leader,
+)
 from cardsim.jit import njit
 from cardsim.rng import DEAL, EFFECT, POLICY, seed_stream
 
@@ -199,6 +208,24 @@ def debug_check(sb, rb, wb, ob):
     ctl = ob[0]
     if ctl[C_DEBUG] != 0:
         check(sb[0], sb[1], sb[2], sb[3], rb[1], wb[4], ctl, ob[3])
+
+
+@njit(_nrt=False, inline="always")
+def answerable(ctx, a, ascard, hand, n):
+    """G4: whether anyone :func:`window` would ask holds an answer to the card (the hand
+    masks of the seats asked: every other seat, and for a drawn Event the drawer too). When
+    nobody does the window asks nobody and changes nothing, so the caller skips it."""
+    if ctx == CTX_PLAY:
+        want = (1 << FEATHER) | (1 << CRICKET)
+        if ascard == LURE or ascard == SUPERLURE:
+            want |= 1 << BLINDFOLD
+    else:
+        want = (1 << FLOPBOAT) | (1 << CRICKET)
+    held = 0
+    for s in range(n):
+        if s != a or ctx != CTX_PLAY:
+            held |= hand[HMASK, U(s)]
+    return held & want != 0
 
 
 @njit(_nrt=False)
@@ -280,7 +307,7 @@ def play_card(a, k, sb, rb, pb, wb, ob, one):
     if op == OP_GUB or op == OP_RING:  # the card itself
         ascard = card
     emit(ctl, ev, evn, EV_PLAY, a, op, card, ts, slot, aux)
-    if OP_WINDOW[op] != 0:
+    if OP_WINDOW[op] != 0 and answerable(CTX_PLAY, a, ascard, hand, pub[P_NP]):
         r = window(CTX_PLAY, a, op, card, ts, tsl, aux, ascard, sb, rb, pb, wb, ob, one)
         if r >= 0:
             priv[U(V_PEND + card)] -= 1
@@ -370,7 +397,9 @@ def drawn_event(a, c, sb, rb, pb, wb, ob, one):
     erng = pb[3]
     ctl, ev, evn = ob[0], ob[1], ob[2]
     priv[U(V_PEND + c)] += 1
-    r = window(CTX_EVENT, a, OP_STOP, c, -1, -1, 0, c, sb, rb, pb, wb, ob, one)
+    r = -1
+    if answerable(CTX_EVENT, a, c, hand, pub[P_NP]):
+        r = window(CTX_EVENT, a, OP_STOP, c, -1, -1, 0, c, sb, rb, pb, wb, ob, one)
     if r >= 0:
         priv[U(V_PEND + c)] -= 1
         depth = deck_insert_random(deck, pub, priv, c, erng, ctl, ev, evn, FROM_PEND, a, -1)
@@ -464,7 +493,9 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
             if plays >= maxp:
                 priv[V_PLAYCAPS] += 1
                 break
-            m = legal_plays(a, pub, hand, kn, acts, reps)
+            # every seat plays simple: list only the plays it can choose, attacks on its leader
+            ld = leader(pub, a) if one == SIMPLE else -1
+            m = legal_plays(a, pub, hand, kn, acts, reps, ld)
             if m == 1:
                 break
             k = decide_play(pid_of(pids, a, one), a, acts, m, pub, hand[a], params[a], prng[a])

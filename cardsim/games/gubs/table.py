@@ -241,7 +241,7 @@ class Table:
         hand[C.HMASK, seat] = E.hand_mask(hand, seat)
         acts = np.zeros((C.MAX_ACTS, C.ACT_W), np.int32)
         reps = np.zeros(C.MAX_GUBS, np.int32)
-        m = E.legal_plays(seat, pub, hand, self.kn, acts, reps)
+        m = E.legal_plays(seat, pub, hand, self.kn, acts, reps, -1)
         out = []
         for op, card, ts, tsl, aux in acts[:m].tolist():
             a: Any = aux
