@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -315,3 +316,24 @@ def test_meta_cells_never_read_a_zero_width_interval():
     common = np.random.default_rng(3).binomial(4, 0.25, 2000) / 4
     c, t = share_estimate(common), estimate(common)  # at a common share: about the t interval
     assert c.mean == t.mean and abs((c.hi - c.lo) / (t.hi - t.lo) - 1) < 0.05
+
+
+def test_meta_unexploited_strategy_has_no_measured_zero():
+    """A strategy nothing on the payoff table beats is not re-played: its exploitability is empty
+    (null in JSON, blank in the table), not a 0.0 without an interval."""
+    from types import SimpleNamespace
+
+    from cardsim.output import render
+
+    res = SimpleNamespace(labels=["a", "b"], entries=["collector", "bidder"], mix=np.array([0.0, 1.0]),
+                          alpharank=np.array([0.1, 0.9]),
+                          exploit={"a": mt.Exploit("b", mt.estimate(np.array([0.1, 0.2, 0.15, 0.12]))),
+                                   "b": mt.Exploit("none", None), "Nash mixture": mt.Exploit("none", None)})
+    t = mt.strategies_table(res)
+    assert t["exploitability"].dtype == t["lo"].dtype == t["hi"].dtype
+    assert t.filter(t["strategy"] == "b")["exploitability"].to_list() == [None]
+    assert t.filter(t["strategy"] == "a")["lo"].to_list()[0] is not None
+    text = render(mt.Output("x", [("Strategies", t)], shares={"Strategies": ("exploitability", "lo", "hi")}))
+    row = [ln for ln in text.splitlines() if ln.lstrip("│| ").startswith("b ")]
+    assert len(row) == 1 and not re.search(r"(?<![\d.])0\.0%", row[0]), text
+    assert json.loads(render(mt.Output("x", [("Strategies", t)]), "json"))

@@ -510,7 +510,9 @@ def _best_response(p: Plan, x: np.ndarray, entries: list[Any], ev: Evaluator, ru
 def _exploitability(p: Plan, table: Table, check: Table, entries: list[Any], labels: list[str], x: np.ndarray,
                     k: int) -> dict[str, Exploit]:
     """For each pure strategy and the Nash mixture: the population's best response on the table,
-    its gain over the strategy's own value re-played on the held-out deals."""
+    its gain over the strategy's own value re-played on the held-out deals. When no strategy
+    gains against it on the table nothing is re-played: ``Exploit("none", None)``, printed as
+    ``none`` with an empty gain (not a measured 0)."""
     n = len(entries)
     out: dict[str, Exploit] = {}
     targets = [(labels[s], np.eye(n)[s]) for s in range(n)] + [("Nash mixture", x)]
@@ -536,13 +538,14 @@ def strategies_table(res: MetaResult) -> pl.DataFrame:
         ex = res.exploit[lab]
         rows.append({"strategy": lab, "policy": space.policy_name(res.entries[i]), "nash": float(res.mix[i]),
                      "alpharank": float(res.alpharank[i]), "exploited_by": ex.by,
-                     "exploitability": ex.gain.mean if ex.gain else 0.0,
+                     "exploitability": ex.gain.mean if ex.gain else None,
                      "lo": ex.gain.lo if ex.gain else None, "hi": ex.gain.hi if ex.gain else None})
     ex = res.exploit["Nash mixture"]
     rows.append({"strategy": "Nash mixture", "policy": "", "nash": None, "alpharank": None, "exploited_by": ex.by,
-                 "exploitability": ex.gain.mean if ex.gain else 0.0, "lo": ex.gain.lo if ex.gain else None,
+                 "exploitability": ex.gain.mean if ex.gain else None, "lo": ex.gain.lo if ex.gain else None,
                  "hi": ex.gain.hi if ex.gain else None})
-    return pl.DataFrame(rows)
+    return pl.DataFrame(rows, schema_overrides={c: pl.Float64 for c in ("nash", "alpharank", "exploitability", "lo",
+                                                                        "hi")})
 
 
 def rounds_table(res: MetaResult) -> pl.DataFrame:
@@ -597,7 +600,7 @@ def output(res: MetaResult) -> Output:
     exploit = {}
     for name, ex in res.exploit.items():
         exploit[name] = ({"gain": ex.gain.mean, "lo": ex.gain.lo, "hi": ex.gain.hi, "deals": ex.gain.n, "by": ex.by}
-                         if ex.gain else {"gain": 0.0, "lo": None, "hi": None, "deals": 0, "by": None})
+                         if ex.gain else {"gain": None, "lo": None, "hi": None, "deals": 0, "by": None})
     fields = {
         "mix": {lab: float(w) for lab, w in zip(res.labels, res.mix, strict=True)},
         "alpharank": {lab: float(w) for lab, w in zip(res.labels, res.alpharank, strict=True)},
