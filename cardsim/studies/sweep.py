@@ -186,7 +186,9 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
             row[f"hi_s{r['seat']}"] = r["hi"]
         length = out.group_by("game").agg(pl.col("length").first()).select(mean_exprs("length", "length_"))
         row |= {k: length[k][0] for k in ("length_mean", "length_se")}
-        row["unfinished"] = float(out.group_by("game").agg(pl.col("win").null_count() > 0)["win"].mean())
+        cut = out.group_by("game").agg(pl.col("win").null_count() > 0)["win"]
+        row["unfinished"] = float(cut.mean())
+        row["unfinished_lo"], row["unfinished_hi"] = wilson(float(cut.sum()), float(cut.len()))
         rows.append(row)
         per_game.append(point_values(out, p.metric))
     table = pl.DataFrame(rows)
@@ -301,9 +303,9 @@ def output(res: SweepResult) -> Output:
     notes = [res.note] if res.note else []
     if res.heldout is not None:
         tables.append(("Best point on fresh deals", res.heldout))
-    shares = {}
+    shares = {"Sweep": ("unfinished", "unfinished_lo", "unfinished_hi")}
     if res.plan.metric != "length":  # a win rate (named winrate_s<k>) and its differences
-        shares = {"Sweep": ("vs_best", "vs_best_lo", "vs_best_hi"),
+        shares = {"Sweep": ("vs_best", "vs_best_lo", "vs_best_hi", "unfinished", "unfinished_lo", "unfinished_hi"),
                   "Best point on fresh deals": (res.plan.metric, "lo", "hi", "in_sweep")}
     if res.plan.paired and res.best_index is not None:
         notes.append(f"vs_best: each point minus the best, on the same deals; vs_best_lo/hi: simultaneous 95% "
