@@ -99,6 +99,8 @@ def sweep_section(res: SweepResult) -> Section:
                        + f", simultaneous 95% intervals (max-T {res.critical:.2f})")
         sec.figures.append(("Paired contrasts with the best point; intervals hold for every pair of points at once",
                             F.png_bytes(fig)))
+    # the unfinished share as a percentage, as the terminal prints it (a column named as a rate)
+    t = t.rename({c: c.replace("unfinished", "unfinished_rate") for c in t.columns if c.startswith("unfinished")})
     sec.tables.append(("One row per point (vs_best: minus the best point, simultaneous 95% interval; p_best: "
                        "probability of being the best point)", t))
     if res.heldout is not None:
