@@ -333,7 +333,7 @@ def test_meta_unexploited_strategy_has_no_measured_zero():
     assert t["exploitability"].dtype == t["lo"].dtype == t["hi"].dtype
     assert t.filter(t["strategy"] == "b")["exploitability"].to_list() == [None]
     assert t.filter(t["strategy"] == "a")["lo"].to_list()[0] is not None
-    text = render(mt.Output("x", [("Strategies", t)], shares={"Strategies": ("exploitability", "lo", "hi")}))
+    text = render(mt.Output("x", [("Strategies", t)], shares={"Strategies": ("exploitability", "lo", "hi")}), width=200)
     row = [ln for ln in text.splitlines() if ln.lstrip("│| ").startswith("b ")]
     assert len(row) == 1 and not re.search(r"(?<![\d.])0\.0%", row[0]), text
     assert json.loads(render(mt.Output("x", [("Strategies", t)]), "json"))
