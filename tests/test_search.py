@@ -253,6 +253,8 @@ def test_search_never_plays_more_than_its_budget(tmp_path):
     cfg = {**SMALL, "params": {"seat0.first_at": [4, 7], "seat0.cost_base": [4, 12]}}
     least = api.search(scenario({**cfg, "budget": 1600}), runs=tmp_path / "a", threads=2)
     assert least.trials.height == 1 and least.games <= 1600
+    # its one trial is the baseline's own values (enqueued first): the answer says so, not "nothing beat it"
+    assert srch_output(least).answer.startswith("No candidate other than the baseline was tried")
     assert "earlier session" not in " ".join(srch_output(least).notes)
     assert "Top trials" in dict(srch_output(least).tables)
     for budget in (3000, 5100):

@@ -618,6 +618,13 @@ def headline(res: SearchResult) -> str:
         return (f"No candidate was tried: the budget of {p.budget:,} games ended with the baseline's race "
                 f"({describe(p, base.values)}); on {p.heldout:,} held-out deals its {what} is "
                 f"{_val(p, base.heldout.mean)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}).")
+    others = sum(1 for r in res.trials.iter_rows(named=True)
+                 if any(r.get(prm.name) != base.values.get(prm.name) for prm in p.params))
+    if not others and not res.best.label.startswith("best"):  # the first trial is the baseline's own values
+        return (f"No candidate other than the baseline was tried: the budget of {p.budget:,} games allowed "
+                f"{tried:,} trial{'s' if tried != 1 else ''}, and the first trial is the baseline's own values "
+                f"({describe(p, base.values)}); raise the budget to try others. On {p.heldout:,} held-out deals "
+                f"its {what} is {_val(p, base.heldout.mean)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}).")
     if not res.best.label.startswith("best"):
         return (f"Nothing beat the baseline ({describe(p, base.values)}) within {res.games:,} games ({tried:,} "
                 f"candidate{'s' if tried != 1 else ''} tried); on "
