@@ -17,12 +17,47 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+import typer.core
 
 from cardsim.errors import CardsimError
 from cardsim.output import Format as OutFormat
 from cardsim.output import Output, emit
 
+#: the click typer's groups run on: vendored as ``typer._click`` since typer 0.2x, plain click before
+_click = getattr(typer.core, "_click", None) or getattr(typer.core, "click")
+_NoArgsIsHelp = getattr(_click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
+
+
+class _OneLineUsage(typer.core.TyperGroup):
+    """Click's usage errors (an unknown command or option, ``--games abc``, a missing argument) as one
+    ``error:`` line ending with the command's usage, exit code 2, like every other user error."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:  # a caller that handles click's exceptions itself
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _NoArgsIsHelp as e:  # bare `cardsim` or `cardsim run`: the help
+            e.show()
+            sys.exit(e.exit_code)
+        except _click.exceptions.UsageError as e:
+            usage = ""
+            if e.ctx is not None:
+                usage = e.ctx.get_usage().replace("Usage: ", "", 1)
+                usage = f" (usage: {usage}; more with '{e.ctx.command_path} --help')"
+            typer.echo(f"error: {e.format_message().rstrip('.')}{usage}", err=True)
+            sys.exit(e.exit_code)
+        except _click.exceptions.ClickException as e:
+            e.show()
+            sys.exit(e.exit_code)
+        except typer.Abort:
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)  # an int is typer.Exit's code in this mode
+
+
 app = typer.Typer(
+    cls=_OneLineUsage,
     name="cardsim",
     help="Monte Carlo strategy analysis for FUBNUB, Bad Bad Turtle, Gubs and FOURBID.",
     no_args_is_help=True,
@@ -705,7 +740,7 @@ def report(
 
 
 def main() -> None:  # pragma: no cover
-    app()
+    app(prog_name="cardsim")  # `python -m cardsim.cli` names itself as the installed command does
 
 
 if __name__ == "__main__":  # pragma: no cover

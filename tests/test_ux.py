@@ -87,6 +87,27 @@ def test_command_list_is_not_cut():
     assert r.exit_code == 0 and "..." not in commands
 
 
+@pytest.mark.parametrize(("args", "needle", "usage"), [
+    (["run", "scenarios/fubnub.toml", "--games", "abc"], "'--games'", "cardsim run [OPTIONS]"),
+    (["run", "scenarios/fubnub.toml", "--gmaes", "5"], "No such option: --gmaes", "cardsim run [OPTIONS]"),
+    (["run"], "Missing argument", "cardsim run [OPTIONS]"),
+    (["runn"], "Did you mean 'run'?", "cardsim [OPTIONS] COMMAND"),
+    (["trace", "fubnub", "-n", "0"], "greater than or equal to 1", "cardsim trace [OPTIONS]"),
+])
+def test_usage_errors_are_one_line_with_the_usage(args, needle, usage):
+    """click's usage errors end like every other user error: one `error:` line on stderr (naming
+    what is wrong and, through the usage, what is allowed) and exit code 2."""
+    r = subprocess.run([sys.executable, "-m", "cardsim.cli", *args], cwd=ROOT, env=ENV, capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0] and usage in lines[0], r.stderr
+
+
+def test_no_command_prints_the_help():
+    r = subprocess.run([sys.executable, "-m", "cardsim.cli"], cwd=ROOT, env=ENV, capture_output=True, text=True)
+    assert r.returncode == 2 and "Commands:" in r.stdout + r.stderr
+
+
 # -- progress and the run directory on stderr -------------------------------------------------
 def test_progress_on_a_terminal_stderr_when_stdout_is_a_file(tmp_path):
     """stdout to a file, stderr a terminal: the answer goes to the file, the run directory and the
