@@ -395,7 +395,9 @@ def run(
 
     what = f"{s.name}: {s.games:,} games of {s.game} ({s.setup.variant}), seed {s.seed}, run directory {result.path}"
     answer = get_game(s.game).answer(result.tables, s.setup)  # the report's answer, in words
-    notes = ([what] if answer else []) + ([result.stop] if result.stop else [])
+    from cardsim.stats import ROWWISE
+
+    notes = ([what] if answer else []) + ([result.stop] if result.stop else []) + [ROWWISE]
     if debug and not result.played:
         notes.append(f"--debug checked nothing: all {s.games:,} games were already played in {result.path}; "
                      f"to check them, play them again into a fresh directory (--out NEW_DIR)")

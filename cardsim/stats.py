@@ -35,6 +35,13 @@ Z95 = 1.959963984540054
 #: at most this many clusters per group (games beyond it share a cluster: game mod CLUSTERS)
 CLUSTERS = 1 << 16
 
+#: how a run's summary (its tables of many rows: by seat, by card, by position) handles multiplicity,
+#: said under every summary and report of a run
+ROWWISE = ("Each interval is a 95% interval for its own row (pointwise): in a table of many rows about one in "
+           "twenty misses its truth by chance, so a table's highest and lowest rows are not findings on their "
+           "own. The balance metric allows for picking the best and worst seat (max-T over every pair of "
+           "seats); the studies cardsim compare, sweep and cards compare rows with the multiplicity adjusted.")
+
 
 def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval for ``k`` successes in ``n`` trials (``(nan, nan)`` when n == 0)."""

@@ -60,6 +60,8 @@ def test_run_prints_the_answer_first(tmp_path):
     out = json.loads(r.stdout[r.stdout.index("{"):])
     assert "wins" in out["answer"] and "95% CI" in out["answer"]
     assert out["notes"][0].startswith("cli: ") and "run directory" in out["notes"][0]
+    # the summary's tables of many rows say how they handle multiplicity
+    assert any(n.startswith("Each interval is a 95% interval for its own row (pointwise)") for n in out["notes"])
 
 
 def test_run_of_a_study_scenario_says_which_command_plays_its_study(tmp_path):

@@ -137,6 +137,9 @@ def test_run_report_reads_as_an_answer(small, tmp_path):
     html = (out / "index.html").read_text()
     assert "games per game" not in md and "made" not in md.split("## Run")[1].split("##")[0]
     assert re.search(r"\*\*Answer\.\*\* .*% \(95% CI", md)
+    # its tables of many rows say how they handle multiplicity (pointwise intervals)
+    assert "**Intervals.** Each interval is a 95% interval for its own row (pointwise)" in md
+    assert "<b>Intervals.</b> Each interval is a 95% interval for its own row (pointwise)" in html
     assert "A game lasts" in md and "hands (95% CI" in md
     assert not re.search(r"\d\.0000\b", md)  # no "5028.0000"
     assert "nan" not in md.lower().replace("natural", "")

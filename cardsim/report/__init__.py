@@ -46,6 +46,7 @@ class Report:
     meta: dict[str, str]
     scenario_text: str
     sections: list[Section]
+    intervals: str = ""  # how the report's intervals handle multiplicity (a run's: cardsim.stats.ROWWISE)
 
     def write(self, out_dir: str | Path) -> Path:
         """Write ``index.html``, ``report.md`` and the PNGs the Markdown links to; returns the folder."""
@@ -57,6 +58,9 @@ class Report:
         md = [f"# {self.title}", "", f"**Question.** {self.question}", "", f"**Answer.** {self.answer}", ""]
         body = [f"<h1>{esc(self.title)}</h1>", f"<p class='q'><b>Question.</b> {esc(self.question)}</p>",
                 f"<p class='a'><b>Answer.</b> {esc(self.answer)}</p>"]
+        if self.intervals:
+            md += [f"**Intervals.** {self.intervals}", ""]
+            body.append(f"<p><b>Intervals.</b> {esc(self.intervals)}</p>")
         toc = [s.title for s in self.sections] + ["Run", "Scenario"]
         body.append("<nav>" + " · ".join(f"<a href='#{anchor(t)}'>{esc(t)}</a>" for t in toc) + "</nav>")
         for sec in self.sections:
@@ -322,8 +326,10 @@ def build(result, title: str | None = None) -> Report:
         meta["stopped"] = result.stop
     text = s.path.read_text() if s.path is not None and s.path.exists() else json.dumps(dict(s.raw), indent=1)
     report_title = title or s.raw.get("report", {}).get("title") or f"{game.title}: {s.name}"
+    from cardsim.stats import ROWWISE
+
     return Report(s.name, report_title, s.question or "What does this scenario's run show?", answer, meta, text,
-                  _dedupe(sections))
+                  _dedupe(sections), intervals=ROWWISE)
 
 
 def write(result, out_dir: str | Path = "reports", title: str | None = None) -> Path:

@@ -1,0 +1,349 @@
+"""The Python API; the CLI is a thin layer over these functions."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from cardsim import scenario as sc
+from cardsim.errors import RunDirError, ScenarioError
+from cardsim.games import get_game
+from cardsim.results import RunDir
+from cardsim.runner import Backend, Progress, default_run_dir, holds, identity_change, plan, play
+
+
+@dataclass
+class Result:
+    """A finished run: its directory, scenario and tables (lazy polars)."""
+
+    scenario: sc.Scenario
+    rundir: RunDir
+    stop: str = ""
+    played: int = 0  #: games this call played (0: every game asked for was in the run directory already)
+
+    @property
+    def path(self) -> Path:
+        return self.rundir.path
+
+    @property
+    def tables(self) -> dict[str, pl.LazyFrame]:
+        """Each table of the run, restricted to this scenario's games."""
+        chunks = [c.index for c in plan(self.scenario.games, self.scenario.chunk)]
+        game = get_game(self.scenario.game)
+        # the last chunk may hold more games than asked (a run read at fewer games than it played)
+        n = self.scenario.games
+        return {t: self.rundir.scan(t, chunks).filter(pl.col("game") < n) for t in game.columns}
+
+    def summary(self) -> list[tuple[str, pl.DataFrame]]:
+        """The game's summary tables, each with n and 95% intervals."""
+        return get_game(self.scenario.game).summarize(self.tables, self.scenario.setup)
+
+    def balance(self) -> pl.DataFrame:
+        """Balance metrics (balance, equal-seat test, first-player and dealer advantage, duration, final lead, ...)."""
+        from cardsim.metrics import balance_table
+
+        return balance_table(get_game(self.scenario.game), self.tables, self.scenario.setup)
+
+    def outcomes(self) -> pl.LazyFrame:
+        """One row per (game, seat): win (1, 1/k shared, 0; null unfinished) and length."""
+        return get_game(self.scenario.game).outcomes(self.tables, self.scenario.setup)
+
+    def to_pandas(self, table: str):
+        """Table ``table`` as a pandas DataFrame with pandas' nullable dtypes (:func:`to_pandas`): an
+        integer column with nulls stays integer (``Int8`` .. ``Int64``) instead of becoming float64."""
+        tables = self.tables
+        if table not in tables:
+            raise RunDirError(f"no table {table!r} in {self.path}; tables: {', '.join(tables)}")
+        return to_pandas(tables[table].collect())
+
+
+def to_pandas(frame: pl.DataFrame | pl.LazyFrame):
+    """A polars frame as pandas, integers and booleans as pandas' nullable ``Int*`` / ``UInt*`` /
+    ``boolean`` dtypes and text as ``string`` (a null stays a null: ``pd.NA``), floats as float64
+    (a null becomes NaN), enums as categoricals. Needs pandas and pyarrow (``cardsim[pandas]``)."""
+    try:
+        import pandas as pd
+        import pyarrow as pa
+    except ImportError:
+        raise ScenarioError("to_pandas needs pandas and pyarrow: pip install 'cardsim[pandas]'") from None
+    mapping = {
+        pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(),
+        pa.int64(): pd.Int64Dtype(), pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
+        pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(), pa.bool_(): pd.BooleanDtype(),
+        pa.string(): pd.StringDtype(), pa.large_string(): pd.StringDtype(), pa.string_view(): pd.StringDtype(),
+    }
+    if isinstance(frame, pl.LazyFrame):
+        frame = frame.collect()
+    return frame.to_arrow().to_pandas(types_mapper=mapping.get)
+
+
+def open_run(path: str | Path) -> Result:
+    """The :class:`Result` of a finished run directory, as it was played: its scenario, seed and
+    chunking come from its manifest."""
+    rd, m, s = played_scenario(path)
+    if s.hash() != m["hash"]:
+        why = (identity_change(m.get("identity", {}), s.identity())
+               or f"it was made by another rules version or cardsim (hash {m['hash']}, now {s.hash()})")
+        raise RunDirError(f"{rd.path} cannot be read as this scenario's run: {why}; run the scenario again "
+                          f"into a new --out")
+    _check_parts(rd, m, s)
+    return Result(s, rd, stop=until_note(m, s.games))
+
+
+def until_games(m: dict) -> int | None:
+    """Where an ``--until`` run of this directory stopped (its manifest's ``until``), if it was one."""
+    u = m.get("until")
+    g = u.get("games") if isinstance(u, dict) else None
+    return g if isinstance(g, int) and not isinstance(g, bool) and g >= 1 else None
+
+
+def until_note(m: dict, games: int) -> str:
+    """The stopping line of an ``--until`` run read at its stop (empty for any other read)."""
+    return str(m["until"].get("note", "")) if until_games(m) == games else ""
+
+
+def played_scenario(path: str | Path) -> tuple[RunDir, dict, sc.Scenario]:
+    """A run directory, its manifest and the scenario it played (``cardsim run RUN_DIR`` resumes it)."""
+    rd = RunDir(path)
+    m = rd.read_manifest()
+    if not isinstance(m["scenario"], dict):
+        raise RunDirError(f"{rd.manifest_path} is corrupt: 'scenario' must be the scenario's tables")
+    try:
+        s = sc.from_dict(m["scenario"], name=m.get("name", "run"))
+    except sc.ScenarioError as exc:
+        raise RunDirError(f"{rd.manifest_path}: its scenario no longer validates: {exc}") from None
+    # the manifest's identity and chunk are what was played: a run with --seed, a sweep's best point
+    # on fresh deals and an --until run (its own chunk) differ there from the scenario file (older
+    # manifests kept the file's seed and chunk in "scenario")
+    played = m["identity"].get("seed", s.seed) if isinstance(m["identity"], dict) else s.seed
+    games = until_games(m) or m.get("games", s.games)  # an --until run: the games up to its stop
+    try:
+        s = s.with_options(games=max(1, int(games)), seed=played, chunk=m["chunk"])
+    except (sc.ScenarioError, TypeError, ValueError) as exc:
+        raise RunDirError(f"{rd.manifest_path} is corrupt: {exc}") from None
+    return rd, m, s
+
+
+def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
+    """Refuse a run directory with an unfinished chunk or a part that does not read (a torn or
+    truncated file), naming it; ``cardsim run RUN_DIR`` plays that chunk again."""
+    done = m["done"] if isinstance(m["done"], dict) else {}
+    again = f"`cardsim run {rd.path}` plays it again; the other chunks are kept"
+    for c in plan(s.games, s.chunk):
+        if not holds(done, c):
+            raise RunDirError(f"{rd.path}: chunk {c.index} (games {c.start:,}-{c.start + c.count - 1:,}) is not "
+                              f"finished; {again}")
+        for table in m["tables"]:
+            part = rd.part(table, c.index)
+            try:
+                pl.read_parquet_schema(part)
+            except Exception as exc:
+                why = "missing" if not part.exists() else f"truncated or corrupt: {type(exc).__name__}"
+                raise RunDirError(f"{part} does not read ({why}); {again}") from None
+
+
+def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None) -> sc.Scenario:
+    s = scenario if isinstance(scenario, sc.Scenario) else sc.load(scenario)
+    return s.with_options(games=games, seed=seed)
+
+
+#: called with (run directory, scenario) when a run starts, before any game is played
+OnStart = Callable[[Path, sc.Scenario], None]
+
+
+def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None,
+        out: str | Path | None = None, runs: str | Path = "runs", threads: int | None = None,
+        progress: Progress | None = None, debug: bool = False, until: str | None = None,
+        backend: Backend | None = None, on_start: OnStart | None = None) -> Result:
+    """Run (or resume, or extend) a scenario and return its :class:`Result`.
+
+    ``out`` is the run directory (default ``runs/<name>-<hash>``). Finished
+    chunks already in it are reused, so calling ``run`` twice costs nothing.
+    ``until`` (e.g. ``"winrate_s0 +-0.002"``) plays chunk after chunk until the
+    named estimate's 95% Wilson interval is that narrow (looking after every
+    chunk in game order, :mod:`cardsim.studies.until`), with ``games`` (or the
+    scenario's) as the cap; ``Result.scenario.games`` is where it stopped.
+    ``on_start(path, scenario)`` is called before the first game (the CLI prints the directory).
+    """
+    s = load(scenario, games, seed)
+    until = until or s.raw.get("scenario", {}).get("until")
+    target = None
+    if until:  # checked before anything runs, so its error is the only line
+        from cardsim.studies import until as ut
+
+        target = ut.parse(until, s.setup.players)
+        s, path = _until_setup(s, out, runs, target)
+    else:
+        path = Path(out) if out is not None else default_run_dir(s, runs)
+    own = backend is None
+    if own:  # the scenario's backend / workers / scheduler keys
+        backend = make_backend(s)
+    if on_start is not None:
+        on_start(path, s)
+    try:
+        if target is not None:
+            return _run_until(s, path, target, threads, progress, debug, backend)
+        rd, played = play(s, path, threads=threads, progress=progress, debug=debug, backend=backend)
+        m = rd.read_manifest()
+        return Result(s.with_options(chunk=m["chunk"]), rd, stop=until_note(m, s.games), played=played)
+    finally:
+        if own and backend is not None:
+            backend.close()
+
+
+def _until_setup(s: sc.Scenario, out, runs, target) -> tuple[sc.Scenario, Path]:
+    """The scenario with its chunk no larger than the look size of ``target`` (small targets play
+    small chunks), and its run directory (its own, when the chunk changed: a run directory keeps
+    one chunk size)."""
+    from cardsim.studies import until as ut
+
+    chunk = min(s.chunk, ut.look_size(target.width))
+    path = Path(out) if out is not None else default_run_dir(s, runs)
+    if out is None and chunk != s.chunk:
+        path = path.with_name(f"{path.name}-chunk{chunk}")
+    return s.with_options(chunk=chunk), path
+
+
+def _run_until(s: sc.Scenario, path: Path, target, threads, progress, debug, backend) -> Result:
+    """Play chunk after chunk until the target's Wilson interval is narrow enough (see
+    :mod:`cardsim.studies.until`)."""
+    import numpy as np
+
+    from cardsim.studies import until as ut
+
+    chunks = plan(s.games, s.chunk)
+    ahead = max(1, threads or min(4, os.cpu_count() or 1))  # chunks played per step; looks stay per chunk
+    done = played = 0
+    while True:
+        first = done
+        done = min(len(chunks), done + ahead)
+        played += play(s, path, threads=threads, progress=progress, debug=debug, chunks=chunks[:done],
+                       backend=backend)[1]
+        n = chunks[done - 1].start + chunks[done - 1].count
+        res = Result(s.with_options(games=n), RunDir(path))
+        w = (res.outcomes().filter(pl.col("seat") == target.seat).sort("game").select("win").collect()["win"]
+             .cast(pl.Float64).fill_null(np.nan).to_numpy())
+        looks = [c.start + c.count for c in chunks[first:done]]
+        stop = ut.first_stop(w, looks, target.width)
+        if stop is not None or done == len(chunks):
+            stop = stop or ut.at(w, n)
+            res = Result(s.with_options(games=stop.games), RunDir(path), played=played)
+            res.stop = ut.describe(target, stop, s.chunk, s.games)
+            # the games past the stop (threads play ahead) stay in the directory but are not the
+            # run: `cardsim report RUN_DIR` and open_run read the games up to the stop, as printed
+            m = res.rundir.read_manifest()
+            m["until"] = {"target": f"{target.name} +-{target.width:g}", "games": stop.games, "note": res.stop}
+            res.rundir.write_manifest(m)
+            return res
+
+
+def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None = None,
+                 scheduler: str | None = None) -> Backend | None:
+    """The backend named by the CLI options or the scenario's ``backend`` / ``workers`` /
+    ``scheduler`` keys: None (local threads) or a :class:`cardsim.dask_backend.DaskBackend`."""
+    cfg = s.raw.get("scenario", {})
+    backend = backend or cfg.get("backend", "local")
+    scheduler = scheduler or cfg.get("scheduler")
+    workers = workers or cfg.get("workers")
+    if scheduler:
+        backend = "dask"
+    if backend not in ("local", "dask"):
+        raise ScenarioError(f"backend = {backend!r}; allowed: local, dask")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ScenarioError(f"workers = {workers!r} must be a positive integer")
+    if scheduler is not None and (not isinstance(scheduler, str) or "://" not in scheduler):
+        raise ScenarioError(f"scheduler = {scheduler!r} must be an address like tcp://host:8786")
+    if backend == "local":
+        return None
+    try:
+        from cardsim.dask_backend import DaskBackend
+    except ImportError:
+        raise ScenarioError("backend = 'dask' needs dask[distributed]: pip install 'cardsim[dask]'") from None
+    return DaskBackend(scheduler=scheduler, workers=workers)
+
+
+def compare(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
+            threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
+    """Play every arm of ``[compare]`` on the same deals; returns a :class:`cardsim.studies.compare.CompareResult`."""
+    from cardsim.studies import compare as cmp
+
+    s = load(scenario)
+    return cmp.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
+
+
+def sweep(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
+          threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
+    """Play every point of ``[sweep]``; returns a :class:`cardsim.studies.sweep.SweepResult` (``.table``: polars)."""
+    from cardsim.studies import sweep as sw
+
+    s = load(scenario)
+    return sw.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
+
+
+def cards(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
+          threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
+    """Card effects of ``[cards]``: each card removed (or its count changed) on the same seeds; returns a
+    :class:`cardsim.studies.cards.CardsResult` (``.effects``: polars)."""
+    from cardsim.studies import cards as cd
+
+    s = load(scenario)
+    return cd.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
+
+
+def rate(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
+         threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
+    """Round robin or gauntlet of ``[ratings]``; returns a :class:`cardsim.studies.rate.RatingResult`."""
+    from cardsim.studies import rate as rt
+
+    s = load(scenario)
+    return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
+
+
+def _in_memory(kind: str, scenario: str | Path | sc.Scenario, seed: int | None, threads: int | None,
+               backend: Backend | None, **kw):
+    """Run the ``search`` or ``meta`` study on an in-memory evaluator (local threads, or the given
+    or the scenario's Dask backend)."""
+    import importlib
+
+    from cardsim.studies.evaluate import Evaluator
+
+    mod = importlib.import_module(f"cardsim.studies.{kind}")
+    s = load(scenario, seed=seed)
+    p = mod.plan(s)
+    own = backend is None
+    if own:
+        backend = make_backend(s)
+    ev = Evaluator(s.game, chunk=p.chunk, threads=threads, backend=backend)
+    try:
+        return mod.run(s, ev, **kw)
+    finally:
+        ev.close()
+        if own and backend is not None:
+            backend.close()
+
+
+def search(scenario: str | Path | sc.Scenario, budget: int | None = None, seed: int | None = None,
+           runs: str | Path | None = "runs", threads: int | None = None, progress: Progress | None = None,
+           backend: Backend | None = None):
+    """Search the ``[search]`` section's parameters; returns a :class:`cardsim.studies.search.SearchResult`.
+
+    ``budget`` (games) overrides ``search.budget``; the search's journal lives in
+    ``runs/<name>-search-<hash>/`` (``runs=None``: in memory), so calling ``search`` again after
+    a kill resumes it, and after it finished costs only the held-out re-play. ``progress(done,
+    total)`` follows the search's games. ``backend`` (a Dask backend) plays the games on a cluster;
+    by default the scenario's ``backend`` / ``scheduler`` keys decide."""
+    return _in_memory("search", scenario, seed, threads, backend, runs=runs, progress=progress, budget=budget)
+
+
+def meta(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None,
+         runs: str | Path | None = "runs", threads: int | None = None, progress: Progress | None = None,
+         backend: Backend | None = None):
+    """Empirical game analysis of the ``[meta]`` section; returns a :class:`cardsim.studies.meta.MetaResult`.
+
+    ``games`` overrides ``meta.deals`` and ``meta.heldout`` (deals per profile, and held out). Best-response searches keep their
+    journals under ``runs`` as ``search`` does."""
+    return _in_memory("meta", scenario, seed, threads, backend, runs=runs, progress=progress, deals=games)

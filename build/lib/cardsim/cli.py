@@ -1,0 +1,747 @@
+"""The ``cardsim`` command line: parses, calls the library, prints (STYLE habit 11).
+
+Every user error (a bad scenario, an unknown policy, a corrupt run
+directory) ends with one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import json
+import os
+import sys
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import typer.core
+
+from cardsim.errors import CardsimError
+from cardsim.output import Format as OutFormat
+from cardsim.output import Output, emit
+
+#: the click typer's groups run on: vendored as ``typer._click`` since typer 0.2x, plain click before
+_click = getattr(typer.core, "_click", None) or getattr(typer.core, "click")
+_NoArgsIsHelp = getattr(_click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
+
+
+class _OneLineUsage(typer.core.TyperGroup):
+    """Click's usage errors (an unknown command or option, ``--games abc``, a missing argument) as one
+    ``error:`` line ending with the command's usage, exit code 2, like every other user error."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:  # a caller that handles click's exceptions itself
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _NoArgsIsHelp as e:  # bare `cardsim` or `cardsim run`: the help
+            e.show()
+            sys.exit(e.exit_code)
+        except _click.exceptions.UsageError as e:
+            usage = ""
+            if e.ctx is not None:
+                usage = e.ctx.get_usage().replace("Usage: ", "", 1)
+                usage = f" (usage: {usage}; more with '{e.ctx.command_path} --help')"
+            typer.echo(f"error: {e.format_message().rstrip('.')}{usage}", err=True)
+            sys.exit(e.exit_code)
+        except _click.exceptions.ClickException as e:
+            e.show()
+            sys.exit(e.exit_code)
+        except typer.Abort:
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)  # an int is typer.Exit's code in this mode
+
+
+app = typer.Typer(
+    cls=_OneLineUsage,
+    name="cardsim",
+    help="Monte Carlo strategy analysis for FUBNUB, Bad Bad Turtle, Gubs and FOURBID.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    # plain help text: rich markup would eat "[compare]" in "a scenario with a [compare] section"
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from cardsim import __version__
+
+        typer.echo(f"cardsim {__version__}")
+        raise typer.Exit()
+
+
+#: ``--format`` of the commands that answer a question (cardsim.output)
+FORMAT = typer.Option("--format", "-f", help="table for people; json or csv for programs")
+
+
+_debug = False
+
+
+@app.callback()
+def main_options(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="print the cardsim version and exit")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="on an error, print the whole traceback (a plug-in's "
+                                                         "numba typing message in full) after the one-line error")
+                     ] = False,
+) -> None:
+    """Monte Carlo strategy analysis for FUBNUB, Bad Bad Turtle, Gubs and FOURBID."""
+    global _debug
+    _debug = debug
+    from cardsim import jit
+
+    jit.announce_compiles()  # 'compiling ... (first run only)' on stderr after a second of compiling
+
+
+#: errno values of a folder the user cannot write to (read-only, no permission, full disk)
+_WRITE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENOTDIR, errno.EEXIST}
+
+
+def user_errors(fn):
+    """Turn :class:`CardsimError`, a failing plug-in and a folder that cannot be written into one
+    line on stderr and exit code 2 (with the whole traceback first under ``cardsim --debug``), and
+    Ctrl-C into a line saying what was kept and how to resume (exit code 130)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        session = Session()
+        _SESSION[:] = [session]
+        try:
+            return fn(*args, **kwargs)
+        except CardsimError as exc:
+            _fail(exc, str(exc))
+        except OSError as exc:
+            if exc.errno not in _WRITE_ERRNOS:
+                raise
+            where = exc.filename or "a file"
+            _fail(exc, f"cannot write {where}: {exc.strerror}; nothing already computed is lost "
+                       f"(choose a folder you can write to with --out / --runs)")
+        except KeyboardInterrupt:
+            typer.echo(f"interrupted: {session.kept()}", err=True)
+            raise typer.Exit(130) from None
+        except Exception as exc:
+            from cardsim.plugin_errors import explain
+            from cardsim.policies import loaded_plugins
+
+            part = session.corrupt_part(exc)
+            if part is not None:
+                _fail(exc, f"{part} does not read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
+                           f"delete it, and `cardsim run {part.parent.parent}` plays its chunk again (the other "
+                           f"chunks are kept)")
+            line = explain(exc, *loaded_plugins())
+            if line is None:
+                raise
+            _fail(exc, line)
+
+    return wrapper
+
+
+def _fail(exc: BaseException, line: str) -> None:
+    if _debug:
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    typer.echo(f"error: {line}", err=True)
+    raise typer.Exit(2) from None
+
+
+class Session:
+    """What one command does that a user should see on stderr: the run directories it starts,
+    a progress bar, and after Ctrl-C how many games were kept."""
+
+    def __init__(self) -> None:
+        self.dirs: dict[Path, int] = {}  # run directory -> games asked of it
+        self.read: list[Path] = []  # run directories only read (cardsim report RUN_DIR)
+        self.bar: Any = None
+
+    def corrupt_part(self, exc: BaseException) -> Path | None:
+        """After a polars error, the first parquet part of this command's run directories that does
+        not read in full (its footer reads, so the run trusted it, but its data is damaged), if any."""
+        import polars as pl
+
+        if not isinstance(exc, pl.exceptions.PolarsError):
+            return None
+        for d in [*self.dirs, *self.read]:
+            for part in sorted(Path(d).glob("*/part-*.parquet")):
+                try:
+                    pl.read_parquet(part)
+                except Exception:
+                    return part
+        return None
+
+    def on_start(self, path: Path, scenario: Any) -> None:
+        """``api.run``'s hook: print each run directory once, when its run starts."""
+        first = path not in self.dirs
+        self.dirs[path] = max(self.dirs.get(path, 0), scenario.games)
+        if first:
+            line = f"{scenario.name}: run directory {path}"
+            if self.bar is not None:
+                self.bar.console.print(line, markup=False, highlight=False, soft_wrap=True)
+            else:
+                typer.echo(line, err=True)
+
+    def progress(self, label: str):
+        """A rich progress bar on stderr (shown when stderr is a terminal, whatever stdout is) as a
+        ``(done, total)`` callback, and the context that shows it."""
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        console = Console(stderr=True)
+        self.bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                            transient=False, disable=not console.is_terminal, console=console)
+        task = self.bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            self.bar.update(task, completed=done, total=total)
+
+        return self.bar, update
+
+    def kept(self) -> str:
+        """What Ctrl-C left behind, in one line: games kept, where, how to resume."""
+        from cardsim.results import RunDir
+
+        if not self.dirs:
+            return "no game was played yet; nothing to keep"
+        kept = 0
+        for path in self.dirs:
+            try:
+                kept += sum(RunDir(path).read_manifest()["done"].values())
+            except (CardsimError, OSError, AttributeError, TypeError):
+                continue
+        resume = "run the same command again to resume (finished chunks are not played again)"
+        if len(self.dirs) == 1:
+            path, asked = next(iter(self.dirs.items()))
+            return f"{kept:,} of {asked:,} games are kept in {path}; {resume}"
+        parents = sorted({str(p.parent) for p in self.dirs})
+        return (f"{kept:,} games are kept in the {len(self.dirs)} run directories started under "
+                f"{', '.join(parents)}; {resume}")
+
+
+_SESSION: list[Session] = [Session()]
+
+
+def session() -> Session:
+    """The current command's :class:`Session`."""
+    return _SESSION[0]
+
+
+def _check_writable(path: Path, option: str) -> None:
+    """Fail before any game is played when ``path`` (``--out`` / ``--runs``) cannot be written."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path, prefix=".cardsim-write-check.")
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        raise CardsimError(f"{option} {path}: cannot write there ({exc.strerror}); choose a folder you can "
+                           f"write to") from None
+
+
+def _parse_rules(rules: list[str] | None) -> dict[str, Any]:
+    import tomllib
+
+    out: dict[str, Any] = {}
+    for r in rules or []:
+        if "=" not in r:
+            raise CardsimError(f"--rule {r!r} must look like name=value (a TOML value, e.g. point_cards=7)")
+        k, v = r.split("=", 1)
+        try:
+            out[k.strip()] = tomllib.loads(f"x = {v}")["x"]
+        except tomllib.TOMLDecodeError:
+            out[k.strip()] = v
+    return out
+
+
+# -- games ------------------------------------------------------------------------
+@app.command()
+@user_errors
+def games(
+    game: Annotated[str | None, typer.Argument(metavar="GAME", help="show one game only")] = None,
+) -> None:
+    """List games, variants, knobs, policies and tables.
+
+    Each knob with its default and allowed values, each policy with its parameters, each
+    table with its columns (for the variant that has them).
+    """
+    from cardsim.games import game_names, get_game
+    from cardsim.plugin_docs import decision_docs
+
+    for name in [game] if game else game_names():
+        g = get_game(name)
+        typer.echo(f"{g.name}: {g.title} (rules version {g.rules_version})")
+        typer.echo("  variants:")
+        for v in g.variants:
+            typer.echo(f"    {v.name:<14} {v.min_players}-{v.max_players} players (default {v.default_players}): {v.help}")
+        typer.echo("  knobs ([rules]):")
+        for k in g.knobs:
+            d = list(k.default) if isinstance(k.default, tuple) else k.default
+            only = f" [variants: {', '.join(k.variants)}]" if k.variants else ""
+            typer.echo(f"    {k.name} = {json.dumps(d)}  ({k.allowed()}){only}\n        {k.help}")
+        typer.echo("  policies:")
+        for p in g.policies:
+            params = ", ".join(f"{n}={v:g} [{p.domain(n).describe()}]" for n, v in p.params)
+            typer.echo(f"    {p.name}{f' ({params})' if params else ''}: {p.help}")
+        typer.echo("  plug-in decisions (define <name>_<decision> with @numba.njit; docs/plugins.md):")
+        meanings, returns = decision_docs(g)
+        for d, args in {**g.decisions, **g.optional_decisions}.items():
+            opt = f"  [optional; left out: {g.optional_fallbacks[d][0]}]" if d in g.optional_decisions else ""
+            typer.echo(f"    {d}({args}){opt}")
+            if game:  # one game: what each argument means
+                typer.echo(f"        returns {returns[d]}")
+                for a, meaning in meanings[d].items():
+                    typer.echo(f"        {a}: {meaning}")
+        typer.echo("  tables (columns in order):")
+        for t, (counts, names) in _table_columns(g).items():
+            typer.echo(f"    {t} ({counts}): {names}")
+        typer.echo("")
+
+
+def _table_columns(g) -> dict[str, tuple[str, str]]:
+    """Each table's column count (by variant and players, when they change it) and its column
+    names, runs such as ``tricks_s0, tricks_s1, ...`` written ``tricks_s0..tricks_s3``."""
+    seen: dict[str, set[tuple[str, ...]]] = {}
+    for v in g.variants:
+        for players in sorted({v.min_players, v.max_players}):
+            for t, cols in g.columns_for(v.name, players).items():
+                seen.setdefault(t, set()).add(tuple(cols))
+    out = {}
+    for t, layouts in seen.items():
+        widest = max(layouts, key=len)
+        sizes = sorted({len(c) for c in layouts})
+        counts = f"{sizes[0]}-{sizes[-1]} columns by players" if len(sizes) > 1 else f"{sizes[0]} columns"
+        out[t] = (counts, _compress(list(widest)))
+    return out
+
+
+def _compress(names: list[str]) -> str:
+    """``a, x_s0, x_s1, x_s2, b`` -> ``a, x_s0..x_s2, b``."""
+    import re
+
+    out: list[str] = []
+    i = 0
+    while i < len(names):
+        m = re.fullmatch(r"(.*?)(\d+)", names[i])
+        j = i
+        if m:
+            while j + 1 < len(names) and names[j + 1] == f"{m.group(1)}{int(m.group(2)) + j + 1 - i}":
+                j += 1
+        out += names[i:j + 1] if j - i < 2 else [f"{names[i]}..{names[j]}"]
+        i = j + 1
+    return ", ".join(out)
+
+
+# -- run --------------------------------------------------------------------------
+#: a study's section -> the command that plays it
+STUDIES = {"compare": "compare", "sweep": "sweep", "ratings": "rate", "cards": "cards", "search": "search",
+           "meta": "meta"}
+
+
+@app.command()
+@user_errors
+def run(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO|RUN_DIR", help="scenario TOML file, or a run "
+                                             "directory to resume or extend")],
+    games: Annotated[int | None, typer.Option("--games", "-n", help="games to play (overrides the scenario)")] = None,
+    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
+    out: Annotated[Path | None, typer.Option(help="run directory (default: RUNS/<name>-<hash>)")] = None,
+    runs: Annotated[Path, typer.Option(help="parent of default run directories")] = Path("runs"),
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")] = None,
+    debug: Annotated[bool, typer.Option(help="check card conservation at every step (slow)")] = False,
+    until: Annotated[str | None, typer.Option(help="stop when an estimate is this precise, e.g. 'winrate_s0 +-0.002' "
+                                                   "(95% Wilson, looked at after every chunk; --games is the cap)")] = None,
+    balance: Annotated[bool, typer.Option(help="also print the balance metrics")] = False,
+    backend: Annotated[str | None, typer.Option(help="local (threads, default) or dask")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="workers of a local Dask cluster")] = None,
+    scheduler: Annotated[str | None, typer.Option(help="address of a Dask scheduler, e.g. tcp://host:8786")] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
+) -> None:
+    """Play a scenario and print its summary.
+
+    The run directory is resumed or extended when it exists: finished chunks are not played
+    again (RUN_DIR: the run it holds, with its seed). Ctrl-C keeps every finished chunk.
+    """
+    from cardsim import api
+
+    if scenario.is_dir():  # a run directory: resume or extend the run it holds
+        if not (scenario / "manifest.json").exists():
+            raise CardsimError(f"{scenario} is a directory but not a run directory (no manifest.json); give a "
+                               f"scenario file (.toml) or the run directory `cardsim run` printed")
+        _, m, s = api.played_scenario(scenario)
+        asked = m.get("asked", 0)  # the most games a run asked of it (an interrupted run's too)
+        s = api.load(s, games or (asked if isinstance(asked, int) and asked > s.games else None), seed)
+        out = out if out is not None else scenario
+    else:
+        s = api.load(scenario, games, seed)
+    if out is not None:
+        _check_writable(out, "--out")
+    else:
+        _check_writable(runs, "--runs")
+    be = api.make_backend(s, backend, workers, scheduler)
+    bar, update = session().progress(f"{s.name}: games")
+    try:
+        with bar:
+            result = api.run(s, out=out, runs=runs, threads=threads, progress=update, debug=debug, until=until,
+                             backend=be, on_start=session().on_start)
+    finally:
+        if be is not None:
+            be.close()
+    s = result.scenario
+    from cardsim.games import get_game
+
+    what = f"{s.name}: {s.games:,} games of {s.game} ({s.setup.variant}), seed {s.seed}, run directory {result.path}"
+    answer = get_game(s.game).answer(result.tables, s.setup)  # the report's answer, in words
+    notes = ([what] if answer else []) + ([result.stop] if result.stop else [])
+    if debug and not result.played:
+        notes.append(f"--debug checked nothing: all {s.games:,} games were already played in {result.path}; "
+                     f"to check them, play them again into a fresh directory (--out NEW_DIR)")
+    if not scenario.is_dir():  # a study's scenario: `cardsim run` plays its base only (`games` of it)
+        for section, command in STUDIES.items():
+            if section in s.raw:
+                notes.append(f"{scenario} has a [{section}] section, which `cardsim run` does not play (it played "
+                             f"the base scenario alone): `cardsim {command} {scenario}` does")
+    emit(Output(answer or what,
+                result.summary() + ([("Balance metrics", result.balance())] if balance else []),
+                notes=notes,
+                fields={"run_dir": str(result.path), "games": s.games, "seed": s.seed}), fmt)
+
+
+# -- trace ------------------------------------------------------------------------
+class Format(StrEnum):
+    text = "text"
+    jsonl = "jsonl"
+
+
+@app.command()
+@user_errors
+def trace(
+    game: Annotated[str, typer.Argument(metavar="GAME", help="game name (cardsim games)")],
+    seed: Annotated[int, typer.Option(help="root seed")] = 0,
+    policy: Annotated[list[str] | None, typer.Option("--policy", "-p",
+                      help="policy per seat (repeat), or one for all seats")] = None,
+    games: Annotated[int, typer.Option("--games", "-n", min=1, help="games to trace (any number: printed as "
+                                                                   "they are played, in batches)")] = 1,
+    start: Annotated[int, typer.Option(min=0, help="first game index (the same game as in a run)")] = 0,
+    variant: Annotated[str | None, typer.Option(help="variant (default: the game's first)")] = None,
+    players: Annotated[int | None, typer.Option(help="number of players")] = None,
+    rule: Annotated[list[str] | None, typer.Option("--rule", "-r", help="knob as name=value (repeat)")] = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="text for people, jsonl for programs")] = Format.text,
+) -> None:
+    """Print games move by move.
+
+    From the same kernel as the fast runs; each game starts with a header event naming everything
+    needed to play it again (cardsim.tracing.replay).
+    """
+    from cardsim.games import get_game
+    from cardsim.scenario import build_setup
+    from cardsim.tracing import describe
+
+    g = get_game(game)
+    pols: Any = None
+    if policy:
+        parsed = [_policy_arg(p) for p in policy]
+        pols = parsed[0] if len(parsed) == 1 else parsed
+    setup = build_setup(g, variant, players, pols, _parse_rules(rule), base_dir=Path.cwd())
+    out = sys.stdout
+    try:
+        for e in g.traced(setup, seed, start, games):
+            out.write((json.dumps(e) if fmt == Format.jsonl else describe(g, e)) + "\n")
+        out.flush()
+    except BrokenPipeError:  # the reader stopped (e.g. `| head`): not an error; what Python still
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # flushes at exit goes nowhere
+
+
+def _policy_arg(text: str) -> Any:
+    """A ``--policy`` value: a policy name, or a TOML inline table with its parameters as in a
+    scenario's seats (``"{ name = 'tactician', call_need = 3 }"``)."""
+    if not text.lstrip().startswith("{"):
+        return text
+    import tomllib
+
+    from cardsim.errors import ScenarioError
+
+    try:
+        return tomllib.loads(f"policy = {text}")["policy"]
+    except tomllib.TOMLDecodeError as exc:
+        why = str(exc).split(" (at ")[0]
+        raise ScenarioError(f"--policy {text!r} is not a TOML inline table ({why}); write a name, or e.g. "
+                            "\"{ name = 'tactician', call_need = 3 }\"") from None
+
+
+# -- bench ------------------------------------------------------------------------
+@app.command()
+@user_errors
+def bench(
+    game: Annotated[list[str] | None, typer.Argument(metavar="GAME...", help="games to bench (default: all)")] = None,
+    count: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per timed repetition")] = None,
+    interp: Annotated[int | None, typer.Option(min=1, help="games for the interpreted run")] = None,
+    markdown: Annotated[bool, typer.Option(help="print a Markdown table (for the README)")] = False,
+    variants: Annotated[bool, typer.Option("--variants", help="bench every variant, not only the first")] = False,
+    memory: Annotated[int | None, typer.Option(help="also run this many FUBNUB hands through `cardsim run` and "
+                                                    "report its peak resident memory (make bench: 100000000)")] = None,
+) -> None:
+    """Measure kernel speed: full vs interpreted vs minimal.
+
+    Units per second of the full kernel, of the same kernel interpreted and of a minimal
+    shuffle-deal-resolve kernel, timed side by side; compare the ratios, not the rates.
+    """
+    from cardsim.bench import bench as run_bench
+    from cardsim.games import game_names, get_game
+
+    if memory:
+        from cardsim.bench import memory as run_memory
+
+        m = run_memory(memory)
+        typer.echo(f"memory: {m.hands:,} FUBNUB hands ({m.games:,} games) through `cardsim run` in {m.seconds:,.0f} s "
+                   f"({m.hands / m.seconds:,.0f} hands/s end to end, parquet included): peak resident "
+                   f"{m.peak_rss_mib:,.0f} MiB")
+
+    names = game or game_names()
+    for n in names:
+        get_game(n)
+    jobs = [(n, v.name) for n in names for v in (get_game(n).variants if variants else get_game(n).variants[:1])]
+    if markdown:
+        typer.echo("| game | variant | unit | full kernel /s | with tables /s | interpreted /s | minimal /s | "
+                   "tables / kernel | full / interpreted | full / minimal | pairs' range |")
+        typer.echo("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for n, v in jobs:
+        r = run_bench(n, count, interp, v)
+        spread = f"{_ratio(min(r.ratios))}-{_ratio(max(r.ratios))}"
+        if markdown:
+            typer.echo(f"| {r.game} | {r.variant} | {r.unit} | {r.full:,.0f} | {r.tables:,.0f} | {r.interpreted:,.0f} | "
+                       f"{r.minimal:,.0f} | {r.tables_vs_full:.2f} | {r.vs_interpreted:,.0f}x | {_ratio(r.vs_minimal)} | "
+                       f"{spread} |")
+        else:
+            # the rates are medians of their own timings, the ratios medians of back-to-back pairs, so
+            # a ratio need not equal the quotient of the printed rates (the machine's speed drifts)
+            typer.echo(f"{r.game} {r.variant}: {r.full:,.0f} {r.unit}s/s full kernel, {r.tables:,.0f}/s with tables, "
+                       f"{r.interpreted:,.0f}/s interpreted, {r.minimal:,.0f}/s minimal kernel (medians of each "
+                       f"kind's timings); full/interpreted = {r.vs_interpreted:,.0f}x, tables/kernel = "
+                       f"{r.tables_vs_full:.2f}, full/minimal = {_ratio(r.vs_minimal)} (each the median of "
+                       f"{len(r.ratios)} back-to-back pairs, full/minimal {spread})")
+
+
+def _ratio(x: float) -> str:
+    """A bench ratio to two decimals, three below 0.1 (Gubs' 0.097 is not the bar's 0.10)."""
+    return f"{x:.3f}" if x < 0.1 else f"{x:.2f}"
+
+
+# -- studies ----------------------------------------------------------------------
+def _study(kind: str, scenario: Path, games: int | None, runs: Path, threads: int | None, fmt: OutFormat) -> None:
+    from cardsim import api
+    from cardsim.studies import cards as cd
+    from cardsim.studies import compare as cmp
+    from cardsim.studies import rate as rt
+    from cardsim.studies import sweep as sw
+
+    s = api.load(scenario)
+    _check_writable(runs, "--runs")
+    fn = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate, "cards": api.cards}[kind]
+    mod = {"compare": cmp, "sweep": sw, "ratings": rt, "cards": cd}[kind]
+    bar, update = session().progress(f"{s.name}: games")
+    with bar:
+        res = fn(s, games=games, runs=runs, threads=threads, progress=update, on_start=session().on_start)
+    emit(mod.output(res), fmt)
+
+
+@app.command()
+@user_errors
+def compare(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [compare] section")],
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per arm and rotation (cap in decide mode)")] = None,
+    runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
+) -> None:
+    """Compare arms on the same deals (paired, seats rotated).
+
+    Plays the scenario's [compare] section and prints each arm against the first with its
+    paired 95% interval.
+    """
+    _study("compare", scenario, games, runs, threads, fmt)
+
+
+@app.command()
+@user_errors
+def sweep(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [sweep] section")],
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per point")] = None,
+    runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
+) -> None:
+    """Sweep a grid of knobs or parameters.
+
+    Plays every point of the scenario's [sweep] section on the same deals and prints one row
+    per point, with intervals.
+    """
+    _study("sweep", scenario, games, runs, threads, fmt)
+
+
+@app.command()
+@user_errors
+def rate(
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [ratings] section")],
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per pair and rotation")] = None,
+    runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
+) -> None:
+    """Rate policies (round robin or gauntlet).
+
+    A Luce model (Bradley-Terry when two sides meet), clustered by deal. Plays the scenario's [ratings] section and prints each policy's strength with its 95%
+    interval and the pairwise win rates.
+    """
+    _study("ratings", scenario, games, runs, threads, fmt)
+
+
+@app.command()
+@user_errors
+def cards(
+    scenario: Annotated[Path, typer.Argument(help="scenario with a [cards] section")],
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per deck (and rotation)")] = None,
+    runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
+) -> None:
+    """Measure each card's effect on the same deals.
+
+    The scenario's [cards] section: every game played again on the same seeds with the card
+    removed (or its count changed), paired, with Holm or BH across cards.
+    """
+    _study("cards", scenario, games, runs, threads, fmt)
+
+
+def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, runs: Path, threads: int | None,
+                 backend: str | None, workers: int | None, scheduler: str | None, fmt: OutFormat) -> None:
+    """``search`` and ``meta``: in-memory evaluation on local threads or a Dask cluster."""
+    import importlib
+
+    from cardsim import api
+
+    mod = importlib.import_module(f"cardsim.studies.{kind}")
+    s = api.load(scenario, seed=seed)
+    _check_writable(runs, "--runs")
+    be = api.make_backend(s, backend, workers, scheduler)
+    bar, update = session().progress(f"{s.name}: {'search games' if kind == 'search' else 'profiles'}")
+    try:
+        with bar:
+            if kind == "search":
+                res = api.search(s, budget=size, runs=runs, threads=threads, progress=update, backend=be)
+            else:
+                res = api.meta(s, games=size, runs=runs, threads=threads, progress=update, backend=be)
+    finally:
+        if be is not None:
+            be.close()
+    emit(mod.output(res), fmt)
+
+
+Seed = Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")]
+Threads = Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")]
+BackendOpt = Annotated[str | None, typer.Option(help="local (threads, default) or dask")]
+Workers = Annotated[int | None, typer.Option(min=1, help="workers of a local Dask cluster")]
+Scheduler = Annotated[str | None, typer.Option(help="address of a Dask scheduler, e.g. tcp://host:8786")]
+
+
+@app.command()
+@user_errors
+def search(
+    scenario: Annotated[Path, typer.Argument(help="scenario with a [search] section")],
+    budget: Annotated[int | None, typer.Option("--budget", "-n", min=1, help="games the search may play "
+                                               "(overrides search.budget)")] = None,
+    seed: Seed = None,
+    runs: Annotated[Path, typer.Option(help="parent of the search folder (its journal makes it resumable)")]
+    = Path("runs"),
+    threads: Threads = None,
+    backend: BackendOpt = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
+) -> None:
+    """Search a policy's parameters or the rules.
+
+    The scenario's [search] section: candidates raced on the same deals (Optuna proposes them), the
+    winner re-played on held-out deals against the baseline and the runner-up.
+    """
+    _scale_study("search", scenario, budget, seed, runs, threads, backend, workers, scheduler, fmt)
+
+
+@app.command()
+@user_errors
+def meta(
+    scenario: Annotated[Path, typer.Argument(help="scenario with a [meta] section")],
+    games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="deals per profile and held out "
+                                              "(overrides meta.deals and meta.heldout)")] = None,
+    seed: Seed = None,
+    runs: Annotated[Path, typer.Option(help="parent of the best-response searches' folders")] = Path("runs"),
+    threads: Threads = None,
+    backend: BackendOpt = None,
+    workers: Workers = None,
+    scheduler: Scheduler = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
+) -> None:
+    """Solve the meta-game of a population of strategies.
+
+    The scenario's [meta] section: the payoff table, Nash mixture, alpha-rank, exploitability and
+    iterated best response.
+    """
+    _scale_study("meta", scenario, games, seed, runs, threads, backend, workers, scheduler, fmt)
+
+
+# -- report -----------------------------------------------------------------------
+@app.command()
+@user_errors
+def report(
+    source: Annotated[Path, typer.Argument(metavar="SCENARIO|RUN_DIR", help="a scenario TOML (run or resumed first) or a run directory")],
+    out: Annotated[Path, typer.Option(help="reports folder; the report goes to OUT/<name>/")] = Path("reports"),
+    runs: Annotated[Path, typer.Option(help="parent of default run directories")] = Path("runs"),
+    games: Annotated[int | None, typer.Option("--games", "-n", help="games (overrides the scenario)")] = None,
+    threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+) -> None:
+    """Write the HTML and Markdown report of a scenario or run.
+
+    OUT/<name>/index.html (self-contained, no network needed) and report.md with its figures.
+    A scenario is run (or resumed) first; a run directory is read as it is.
+    """
+    from cardsim import api
+    from cardsim import report as rep
+
+    if not source.exists():
+        raise CardsimError(f"{source} does not exist; give a run directory (the one `cardsim run` printed) or "
+                           f"a scenario file (.toml)")
+    if source.is_dir():
+        session().read.append(source)
+        result = api.open_run(source)
+        _check_writable(out, "--out")
+        path = rep.write(result, out)
+    else:
+        s = api.load(source, games)
+        _check_writable(out, "--out")
+        _check_writable(runs, "--runs")
+        kind = next((k for k in ("compare", "sweep", "ratings", "cards", "search", "meta") if k in s.raw), None)
+        bar, update = session().progress(f"{s.name}: games")
+        with bar:
+            if kind is None:
+                result = api.run(s, runs=runs, threads=threads, progress=update, on_start=session().on_start)
+                path = rep.write(result, out)
+            elif kind in ("search", "meta"):
+                study = api.search if kind == "search" else api.meta
+                res = study(s, runs=runs, threads=threads, progress=update)
+                path = rep.build_study(s, kind, res).write(out)
+            else:
+                study = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate, "cards": api.cards}[kind]
+                res = study(s, runs=runs, threads=threads, progress=update, on_start=session().on_start)
+                path = rep.build_study(s, kind, res).write(out)
+    typer.echo(f"report written to {path / 'index.html'} and {path / 'report.md'}")
+
+
+def main() -> None:  # pragma: no cover
+    app(prog_name="cardsim")  # `python -m cardsim.cli` names itself as the installed command does
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,62 @@
+"""Coverage of the balance interval (cardsim.metrics.balance_interval: picks the best and worst seat from the data)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardsim.coverage import Coverage, _kernels, case
+from cardsim.metrics import balance_interval
+
+#: normal draws for the max-T critical value (the reports use 200,000; fewer keep the suite quick)
+DRAWS = 5_000
+
+
+def _shared(rng: np.random.Generator, n: int, probs: list[float], share: float) -> np.ndarray:
+    """Games x seats win shares: one winner drawn from ``probs``; with chance ``share`` the winner shares
+    the win with the next seat (1/2 each)."""
+    k = len(probs)
+    win = rng.choice(k, size=n, p=probs)
+    w = np.zeros((n, k))
+    w[np.arange(n), win] = 1.0
+    s = rng.random(n) < share
+    w[s, win[s]] = 0.5
+    w[s, (win[s] + 1) % k] += 0.5
+    return w
+
+
+@case("balance", replicates=1000)
+def balance(replicates: int, seed: int) -> list[Coverage]:
+    """Fair and unfair 4-seat games (the truth is 1 - (max - min) of the true seat rates), with shared wins,
+    and two-team games (team mates' results identical)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    cases = [("fair 4 seats", [0.25] * 4, 0.0, 1.0), ("fair 4 seats, 20% shared wins", [0.25] * 4, 0.2, 1.0),
+             ("unfair 4 seats (0.30/0.25/0.25/0.20)", [0.3, 0.25, 0.25, 0.2], 0.0, 0.9)]
+    for label, probs, share, truth in cases:
+        for n in (1000, 10000):
+            hit = 0
+            for _ in range(replicates):
+                _, lo, hi, _ = balance_interval(_shared(rng, n, probs, share), draws=DRAWS)
+                hit += lo <= truth <= hi
+            out.append(Coverage("balance", f"simulated {label}, {n:,} games", 0.95, replicates, hit))
+    hit = 0
+    for _ in range(replicates):
+        t0 = (rng.random(2000) < 0.5).astype(float)
+        w = np.column_stack([t0, 1 - t0, t0, 1 - t0])
+        _, lo, hi, _ = balance_interval(w, draws=DRAWS)
+        hit += lo <= 1.0 <= hi
+    out.append(Coverage("balance", "simulated fair two-team game, 2,000 games", 0.95, replicates, hit))
+    return out
+
+
+@case("balance, FUBNUB", replicates=500)
+def balance_fubnub(replicates: int, seed: int) -> list[Coverage]:
+    """FUBNUB with four partner players: every seat wins half its games (balance 1) by team symmetry."""
+    hit = 0
+    for r in range(replicates):
+        tables = _kernels.play("fubnub", seed * 100_003 + r, 1000, "partner")
+        oc = _kernels.outcomes("fubnub", tables, "partner").drop_nulls("win")
+        w = oc.pivot(on="seat", index="game", values="win").sort("game").drop("game").to_numpy().astype(float)
+        _, lo, hi, _ = balance_interval(w, draws=DRAWS)
+        hit += lo <= 1.0 <= hi
+    return [Coverage("balance", "FUBNUB partner x4 (truth 1 by team symmetry), 1,000 games", 0.95, replicates, hit)]

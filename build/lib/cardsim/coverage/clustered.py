@@ -1,0 +1,59 @@
+"""Coverage of the rates and means clustered by game (cardsim.stats.rate_table, mean_table)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from cardsim.coverage import Coverage, _kernels, case
+from cardsim.stats import mean_table, rate_table
+
+
+def _games(rng: np.random.Generator, games: int, icc: str) -> pl.DataFrame:
+    """Hands of ``games`` games (3-15 hands each) whose success chance varies by game (``icc``
+    positive: a Beta(2, 6) game effect, mean 0.25) or is negatively correlated within a game
+    (one success among the first hands of each game, at random)."""
+    n = rng.integers(3, 16, games)
+    g = np.repeat(np.arange(games), n)
+    if icc == "positive":
+        p = rng.beta(2, 6, games)[g]
+        y = rng.random(g.size) < p
+    else:  # exactly one success in each game's first 4 hands: rate 1/4 of those hands, strongly negative ICC
+        pos = np.concatenate([np.arange(k) for k in n])
+        hit = rng.integers(0, 4, games)[g]
+        y = np.where(pos < 4, pos == hit, rng.random(g.size) < 0.25)
+    return pl.DataFrame({"game": g, "x": np.zeros(g.size, np.int8), "y": y, "v": y * 10.0 + rng.random(g.size)})
+
+
+@case("clustered rate", replicates=2000)
+def clustered_rate(replicates: int, seed: int) -> list[Coverage]:
+    """Per-hand rates and means with a game effect: truth 0.25 (rate) and 3.0 (mean of y * 10 + U(0, 1))."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for icc in ("positive", "negative"):
+        for games in (200, 2000):
+            hit_r = hit_m = 0
+            for _ in range(replicates):
+                f = _games(rng, games, icc)
+                r = rate_table(f, ["x"], "y").row(0, named=True)
+                m = mean_table(f, "v").row(0, named=True)
+                hit_r += r["lo"] <= 0.25 <= r["hi"]
+                hit_m += m["lo"] <= 3.0 <= m["hi"]
+            out.append(Coverage("game-clustered rate", f"simulated, {icc} within-game correlation, {games:,} games",
+                                0.95, replicates, hit_r))
+            out.append(Coverage("game-clustered mean", f"simulated, {icc} within-game correlation, {games:,} games",
+                                0.95, replicates, hit_m))
+    return out
+
+
+@case("clustered rate, FUBNUB hands", replicates=1000)
+def clustered_rate_fubnub(replicates: int, seed: int) -> list[Coverage]:
+    """FUBNUB with four partner players: a played hand goes to team 0 with chance exactly 1/2 (the first
+    dealer is drawn at random and the teams play alike, so swapping the teams changes nothing)."""
+    hit = 0
+    for r in range(replicates):
+        hands = _kernels.play("fubnub", seed * 100_003 + r, 300, "partner")["hands"]
+        t = rate_table(hands.filter(pl.col("winner") >= 0).with_columns(x=pl.lit(0)), ["x"], pl.col("winner") == 0)
+        hit += t["lo"][0] <= 0.5 <= t["hi"][0]
+    return [Coverage("game-clustered rate", "FUBNUB partner x4: team 0 wins a played hand (truth 1/2), 300 games",
+                     0.95, replicates, hit)]

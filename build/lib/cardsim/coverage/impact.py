@@ -1,0 +1,67 @@
+"""Coverage of a group's rate minus the rest's, clustered by game (cardsim.stats.rate_difference):
+Gubs' card impact (seats that drew a card against seats that did not) and Turtle's lift (the
+revealing seat's win rate minus the win rate behind a revealed number card)."""
+
+from __future__ import annotations
+
+from math import comb, exp
+
+import numpy as np
+
+from cardsim.coverage import Coverage, case
+from cardsim.stats import rate_difference
+
+SEATS = 4
+
+
+def win_chance(flag: int, q: float, delta: float) -> float:
+    """Exact chance that a seat wins when it holds the card (``flag``), each other seat holds it
+    with chance ``q``, and the one winner is drawn with weight 1 + ``delta`` for a holder, 1 otherwise."""
+    w = 1 + delta * flag
+    return sum(comb(SEATS - 1, k) * q ** k * (1 - q) ** (SEATS - 1 - k) * w / (w + k * (1 + delta) + SEATS - 1 - k)
+               for k in range(SEATS))
+
+
+def _games(rng: np.random.Generator, games: int, flags: np.ndarray, delta: float) -> np.ndarray:
+    """The winning seat of each game (one winner, drawn with weight 1 + delta for a holder)."""
+    w = 1 + delta * flags
+    u = rng.random(games) * w.sum(axis=1)
+    return (np.cumsum(w, axis=1) < u[:, None]).sum(axis=1)
+
+
+@case("rate difference", replicates=2000)
+def rate_difference_coverage(replicates: int, seed: int) -> list[Coverage]:
+    """Seats that hold a card win more often (weight 1.5); one winner a game, so the seats of a game
+    are negatively correlated. Drew vs not (Gubs' card impact: one row per seat, each seat holds the
+    card with chance 0.3; a rarer card, 0.05) and lift (Turtle: a seat reveals the card Poisson(0.8)
+    times and number cards Poisson(6) times, every reveal a row; lift over the number cards' rate,
+    1/4 by symmetry)."""
+    rng = np.random.default_rng(seed)
+    delta = 0.5
+    out = []
+    for games in (500, 5000):
+        for q in (0.3, 0.05):
+            truth = win_chance(1, q, delta) - win_chance(0, q, delta)
+            hit = 0
+            for _ in range(replicates):
+                flags = (rng.random((games, SEATS)) < q).astype(np.int64)
+                won = _games(rng, games, flags, delta)
+                w_in = flags[np.arange(games), won].astype(np.float64)
+                e = rate_difference(w_in, flags.sum(axis=1), np.ones(games), np.full(games, float(SEATS)))
+                hit += e.lo <= truth <= e.hi
+            out.append(Coverage("rate difference (drew vs not)", f"simulated, holders win 1.5x as often, card held "
+                                f"by {q:.0%} of seats, {games:,} games", 0.95, replicates, hit))
+        p1 = 1 - exp(-0.8)
+        truth = win_chance(1, p1, delta) - 1 / SEATS
+        hit = 0
+        for _ in range(replicates):
+            m = rng.poisson(0.8, (games, SEATS))
+            r = rng.poisson(6.0, (games, SEATS))
+            won = _games(rng, games, (m > 0).astype(np.int64), delta)
+            at = np.arange(games)
+            e = rate_difference(m[at, won].astype(np.float64), m.sum(axis=1), (m + r)[at, won].astype(np.float64),
+                                (m + r).sum(axis=1))
+            hit += e.lo <= truth <= e.hi
+        out.append(Coverage("rate difference (lift)", f"simulated reveals, Poisson(0.8) of the card and Poisson(6) "
+                            f"number cards a seat, {games:,} games", 0.95, replicates, hit))
+    return out

@@ -1,0 +1,81 @@
+"""Coverage of the rating strengths (cardsim.studies.rate: Luce choice model, clustered by deal)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from cardsim.coverage import Coverage, _kernels, case
+from cardsim.studies import rate as R
+
+THETA = np.array([0.0, 0.5, -0.7])
+
+
+def _simulate(rng: np.random.Generator, players: int, deals: int) -> R.Observations:
+    """A round robin of three policies with true strengths THETA at every distinct seating; all tables
+    of a deal share one uniform draw (common random numbers: strongly correlated within a deal)."""
+    t_idx, dl, sh, pairs, mult = [], [], [], [], []
+    u = rng.random(deals)
+    for a, b in [(0, 1), (0, 2), (1, 2)]:
+        for mask in R.seatings(players):
+            seats = np.array([a if m == 0 else b for m in mask])
+            w = np.exp(THETA[seats])
+            winner = np.searchsorted(np.cumsum(w / w.sum()), u)
+            t_idx.append(np.full(deals, len(pairs)))
+            dl.append(np.arange(deals))
+            sh.append((seats[np.minimum(winner, players - 1)] == a).astype(float))
+            pairs.append((a, b))
+            na = int((seats == a).sum())
+            mult.append((na, players - na))
+    return R.Observations(np.concatenate(t_idx), np.concatenate(dl), np.concatenate(sh), pairs,
+                          np.array(mult, dtype=np.float64))
+
+
+@case("rating strength", replicates=1000)
+def rating(replicates: int, seed: int) -> list[Coverage]:
+    """Known strengths (0, +0.5, -0.7) with 2, 3 and 4 seats (free-for-all), 1,000 deals per table."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for players in (2, 3, 4):
+        hit = np.zeros(3)
+        for _ in range(replicates):
+            f = R.fit_model(_simulate(rng, players, 1000), 3, 0)
+            hit += np.abs(f.theta - THETA) <= R.Z95 * f.se + R.TOL
+        for i in (1, 2):
+            out.append(Coverage("rating strength", f"simulated Luce model, {players} seats, theta = {THETA[i]:+.1f}",
+                                0.95, replicates, int(hit[i])))
+    return out
+
+
+@case("rating strength, young Turtle", replicates=50)
+def rating_turtle(replicates: int, seed: int) -> list[Coverage]:
+    """Young Turtle (no decisions): eager and random play the same games, so their strengths are equal
+    (truth 0) with 2-6 players; each replicate rates them on fresh deals through the study's own code."""
+    out = []
+    for players in (2, 3, 4, 5, 6):
+        hit = 0
+        for r in range(replicates):
+            tables = {}
+            for mask in R.seatings(players):
+                seats = tuple(mask)
+                tables[seats] = _kernels.outcomes(
+                    "turtle", _kernels.play("turtle", seed * 1009 + r, 300, "eager", "young", players), "eager",
+                    "young", players)
+            obs = R.Observations(*_stack(tables, players))
+            f = R.fit_model(obs, 2, 0)
+            hit += abs(f.theta[1]) <= R.Z95 * f.se[1] + R.TOL
+        out.append(Coverage("rating strength", f"young Turtle eager vs random, {players} players (truth 0)", 0.95,
+                            replicates, hit))
+    return out
+
+
+def _stack(tables: dict[tuple[int, ...], pl.DataFrame], players: int):
+    t_idx, dl, sh, pairs, mult = [], [], [], [], []
+    for seats, out in tables.items():
+        g, s, ma, mb, _ = R.table_shares(out, seats, 0)
+        t_idx.append(np.full(g.size, len(pairs)))
+        dl.append(g)
+        sh.append(s)
+        pairs.append((0, 1))
+        mult.append((ma, mb))
+    return (np.concatenate(t_idx), np.concatenate(dl), np.concatenate(sh), pairs, np.array(mult, dtype=np.float64))

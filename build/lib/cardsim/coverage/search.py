@@ -1,0 +1,112 @@
+"""Coverage of the intervals ``search`` and ``meta`` print, on the real kernels.
+
+Every interval these studies print is a mean of per-deal values (a paired
+difference, a payoff, an advantage, an exploitability) +- 1.96 SE, each
+deal's seat rotations and seats folded into one value (the deal is the
+cluster). The truth of a tactic's gain is not known in closed form, so each
+case plays a *pool* of ``replicates x n`` deals through the same engine
+(:mod:`cardsim.studies.evaluate`), takes the pool's mean as the truth, and
+checks the interval of each disjoint block of ``n`` deals against it. The
+pool's own error is ``1 / sqrt(replicates)`` of a block's standard error,
+small beside the interval (with 1,000 replicates, 3% of it), and each
+block is 1 / replicates of the pool.
+
+The held-out gain is this interval on deals the search never saw: the
+winner is chosen on other deals, so conditionally on the choice it is a
+plain paired interval, which is what the cases measure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardsim import scenario as sc
+from cardsim.coverage import Coverage, case
+from cardsim.rng import spawn_keys
+from cardsim.studies import meta as mt
+from cardsim.studies import space
+from cardsim.studies.evaluate import Evaluator, estimate, share_estimate
+
+TUNED = {"name": "bidder", "first_at": 5, "next_at": 3, "cost_base": 9, "cost_top": 4, "cost_ready": 0,
+         "cost_card": 0, "out_min": 0, "challenge_at": 12}
+FOUND = {**TUNED, "first_at": 6, "cost_base": 12}
+
+
+def _fourbid() -> sc.Scenario:
+    return sc.from_dict({"scenario": {"name": "coverage", "game": "fourbid", "variant": "game", "games": 1},
+                         "seats": {"policies": [TUNED, "collector", "collector", "collector"]},
+                         "rules": {"target": 72}})
+
+
+def _blocks(values: np.ndarray, ns: tuple[int, ...], reps: int, what: str, label: str,
+            interval=estimate) -> list[Coverage]:
+    """The coverage of ``interval`` (the one the command prints) on each disjoint block of ``n`` deals."""
+    truth = float(values.mean())
+    top = max(ns)
+    out = []
+    for n in ns:
+        hit = 0
+        for r in range(reps):
+            e = interval(values[r * top: r * top + n])
+            hit += e.lo <= truth <= e.hi
+        out.append(Coverage(what, f"{label}, n={n:,} deals", 0.95, reps, int(hit)))
+    return out
+
+
+def _values(game: str, lineups, deals: int, seed: int) -> list[np.ndarray]:
+    ev = Evaluator(game, chunk=1000)
+    try:
+        return ev.evaluate(lineups, spawn_keys(seed, 1)[0], 0, deals)
+    finally:
+        ev.close()
+
+
+@case("search held-out paired gain", replicates=1000)
+def heldout_gain(replicates: int, seed: int) -> list[Coverage]:
+    """FOURBID, games to 72: a found bidder minus the tuned one against three collectors, in every
+    seat rotation (the interval of the held-out gain and of the one-step contrasts)."""
+    base = _fourbid()
+    fld = space.Field(("collector",), (1.0,), keep=False)
+    lus = [space.lineup(base, {"scenario": dict(base.raw["scenario"]), "rules": dict(base.raw["rules"]),
+                               "seats": {"policies": [e, "collector", "collector", "collector"]}},
+                        [0], fld, 0, "win") for e in (FOUND, TUNED)]
+    ns = (50, 250)
+    a, b = _values("fourbid", lus, replicates * max(ns), seed)
+    return _blocks(a - b, ns, replicates, "search: paired gain (held-out)", "FOURBID found - tuned bidder")
+
+
+@case("meta payoff and exploitability", replicates=1000)
+def meta_intervals(replicates: int, seed: int) -> list[Coverage]:
+    """FOURBID meta-game of collector and tuned bidder: a payoff-table entry (tuned against three
+    collectors) and the exploitability of the 50/50 mixture (the best reply's per-deal gain over the
+    mixture's own value, built from every profile as ``cardsim meta`` builds it)."""
+    base = sc.from_dict({"scenario": {"name": "coverage", "game": "fourbid", "variant": "game", "games": 1},
+                         "rules": {"target": 72},
+                         "meta": {"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 800}})
+    p = mt.plan(base)
+    ns = (mt.MIN_DEALS // 2, mt.MIN_DEALS)  # cardsim meta plays at least MIN_DEALS deals per profile (why: n/2)
+    deals = replicates * max(ns)
+    ev = Evaluator("fourbid", chunk=1000)
+    try:
+        t = mt.Table(p, ev, spawn_keys(seed, 1)[0], deals)
+        t.fill(p.entries, mt.profiles(2, 4))
+    finally:
+        ev.close()
+    x = np.array([0.5, 0.5])
+    payoff = t.v[(0, 0, 0, 1)][1]
+    gain = t.against(1, x, 4) - sum(x[i] * t.against(i, x, 4) for i in (0, 1))
+    return (_blocks(payoff, ns, replicates, "meta: payoff-table entry", "tuned vs three collectors", share_estimate)
+            + _blocks(gain, ns, replicates, "meta: exploitability (held-out)", "50/50 collector/tuned mixture"))
+
+
+@case("search rule-design objective", replicates=1000)
+def rule_objective(replicates: int, seed: int) -> list[Coverage]:
+    """Gubs, three `simple` players: the first-player advantage (a rule-design objective: its
+    per-game value is the first seat's result minus the mean over seats)."""
+    base = sc.from_dict({"scenario": {"name": "coverage", "game": "gubs", "players": 3, "games": 1},
+                         "seats": {"policy": "simple"}})
+    lu = space.lineup(base, {"scenario": dict(base.raw["scenario"]), "rules": {},
+                             "seats": {"policy": "simple"}}, [0], space.Field(), 0, "first")
+    ns = (50, 250)
+    (v,) = _values("gubs", [lu], replicates * max(ns), seed)
+    return _blocks(v, ns, replicates, "search: rule-design objective", "Gubs first-player advantage, 3 players")

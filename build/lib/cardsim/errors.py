@@ -1,0 +1,32 @@
+"""Errors a user can cause. The CLI turns each into one line and exit code 2."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class CardsimError(Exception):
+    """Bad input: the message names what is wrong and what is allowed."""
+
+
+class ScenarioError(CardsimError):
+    """A scenario file or option that does not validate."""
+
+
+class PolicyError(CardsimError):
+    """A policy that cannot be found, loaded or that acted illegally."""
+
+
+class RunDirError(CardsimError):
+    """A run directory that is corrupt or belongs to another scenario."""
+
+
+def did_you_mean(word: str, allowed: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` when a close match exists, else ``''``."""
+    close = difflib.get_close_matches(str(word), [str(a) for a in allowed], n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def allowed_list(allowed: Iterable[object]) -> str:
+    return ", ".join(str(a) for a in allowed)

@@ -1,0 +1,1 @@
+"""Gubs: A Game of Wit and Luck (G1-G5)."""

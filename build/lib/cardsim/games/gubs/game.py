@@ -1,0 +1,650 @@
+"""Gubs' face: variants, knobs, tables, trace decoding and summaries (G1-G5)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cardsim.errors import PolicyError, ScenarioError
+from cardsim.frames import column, const, pick
+from cardsim.games.base import Game, Knob, Setup, Variant
+from cardsim.games.gubs import cards as C
+from cardsim.games.gubs import engine as E
+from cardsim.games.gubs import rules as R
+from cardsim.games.gubs.policies import POLICIES
+from cardsim.policies import kernel_namespace
+from cardsim.report import numbers as N
+from cardsim.stats import mean_exprs, on_games, rate_difference, rate_table, wilson_exprs
+
+DECISIONS = {
+    "draw": "seat, peek, pub, hand, params, rng",
+    "play": "seat, acts, nacts, pub, hand, params, rng",
+    "respond": "seat, ann, opts, nopts, pub, hand, params, rng",
+    "pick": "seat, purpose, opts, nopts, pub, hand, params, rng",
+}
+
+GAME_COLUMNS = {
+    "game": "global game index",
+    "players": "players in the game (2-6)",
+    "finished": "the third Letter was drawn (false: cut at max_turns)",
+    "winner": "winning seat (-1: a shared win or an unfinished game)",
+    "winners": "bitmask of the winning seats (bit s = seat s; 0 when unfinished)",
+    "shared": "the win is shared by tied players (G5: same score, no Elder, same hand size)",
+    "tie_break": "G5 tie-break that decided: none, elder, hand (fewest cards), shared, unfinished",
+    "turns": "player turns taken (a round is `players` turns)",
+    **{f"score_s{s}": f"Free + Protected Gubs of seat {s} at the end (null: no seat {s})" for s in range(C.MAXS)},
+    **{f"hand_s{s}": f"cards in seat {s}'s hand at the end (null: no seat {s})" for s in range(C.MAXS)},
+    "letters_flopped": "Letters sent back into the deck by Flop Boat (or Cricket Song as one)",
+    "interrupts": "interrupt cards played (Feather, Blindfold, Flop Boat, Cricket Song as one)",
+    "events": "Events (not Letters) that acted",
+    "skips": "draws skipped (G3)",
+    "deck_left": "cards left in the deck at the end",
+    "elder_seat": "seat with the Esteemed Elder in play at the end (-1: none)",
+    "play_caps": "turns whose play phase was cut at max_plays (0 for every built-in policy in practice)",
+}
+CARD_COLUMNS = {
+    "game": "global game index",
+    "seat": "seat",
+    "card": "card name as the sheet writes it",
+    "drawn": "copies the seat took from the deck (opening hand, draws, Plague redraws; drawn Events too)",
+    "played": "copies the seat played (as its own play, as an interrupt answer or to save its hand)",
+}
+
+CHOICES = {
+    "stolen_barricades": ("return", "discard", "move"),
+    "thief_to": ("play", "hand"),
+    "thief_targets": ("any", "unprotected"),
+    "cure_takes": ("any", "gub"),
+    "plague_redraw": ("same", "three", "none"),
+    "plague_shuffle": ("insert", "shuffle"),
+    "letter_placement": ("thirds", "shuffled"),
+}
+
+
+class Gubs(Game):
+    name = "gubs"
+    title = "Gubs: A Game of Wit and Luck"
+    rules_version = 1
+    unit = "game"
+    unit_table = "games"
+    variants = (Variant("standard", "the 70-card game, 2-6 players, seat 0 starts", 2, 6, 2),)
+    knobs = (
+        Knob("remove_cards", (), "cards to take out of the deck: each entry removes one copy "
+             "(list a name twice to remove two); e.g. an assumed card you do not own",
+             kind="names", choices=C.COUNTABLE),
+        Knob("add_cards", (), "cards to add to the deck: each entry adds one copy", kind="names",
+             choices=C.COUNTABLE),
+        Knob("assumed_events", True, "include the three Events whose effects are assumed (Dangerous "
+             "Alchemy, Traveling Merchant, Rumor of Wasps)", kind="bool"),
+        Knob("barricade_stack", True, "a Barricade may go on an already Protected Gub (seed 001: "
+             "Barricades stack); false: only on a Free Gub", kind="bool"),
+        Knob("toad_rider_destroys", True, "assumed: a Toad Rider may instead destroy any Barricade "
+             "in play", kind="bool"),
+        Knob("lightning_hand", True, "assumed: Lightning may instead discard an opponent's hand",
+             kind="bool"),
+        Knob("stolen_barricades", "return", "Barricades on a Gub taken by Super Lure or Smahl Thief: "
+             "return to the victim's hand (GUBS_agent), discard, or move with the Gub",
+             kind="choice", choices=CHOICES["stolen_barricades"]),
+        Knob("thief_to", "play", "where a Gub stolen by Smahl Thief goes: into play on the thief's "
+             "side, or into the thief's hand (GUBS_agent)", kind="choice", choices=CHOICES["thief_to"]),
+        Knob("thief_targets", "any", "Gubs Smahl Thief may steal: any (Free, Protected, under a Sud "
+             "Spout) or unprotected (Free or under a Sud Spout)", kind="choice",
+             choices=CHOICES["thief_targets"]),
+        Knob("ring_exact", True, "a Ring traps exactly its number of Free Gubs (the Single Ring text "
+             "says exactly one); false: up to that number", kind="bool"),
+        Knob("cure_takes", "any", "what Age-Old Cure takes from the discard pile: any card but the "
+             "Elder and Events (the rules reference), or only a Gub (GUBS_agent)", kind="choice",
+             choices=CHOICES["cure_takes"]),
+        Knob("plague_redraw", "same", "new hands after the Gargok Plague: as many cards as the hand "
+             "had, three, or none (GUBS_agent)", kind="choice", choices=CHOICES["plague_redraw"]),
+        Knob("plague_shuffle", "insert", "how Plague hands go into the deck: each card at a random "
+             "place (Letters keep their thirds), or the whole deck shuffled", kind="choice",
+             choices=CHOICES["plague_shuffle"]),
+        Knob("letter_placement", "thirds", "G2: one Letter in each third of the deck, or shuffled "
+             "anywhere", kind="choice", choices=CHOICES["letter_placement"]),
+        Knob("hand_limit", 8, "cards a hand may hold at the end of its turn (G3)", lo=1, hi=60),
+        Knob("hand_size", 3, "cards dealt to each player (G2)", lo=1, hi=10),
+        Knob("max_turns", 2000, "player turns after which a game is cut and counted unfinished",
+             lo=1, hi=1_000_000),
+        Knob("max_plays", 200, "plays after which a turn's play phase is cut (a safety against endless "
+             "turns, e.g. two Age-Old Cures taking each other back; counted in play_caps)", lo=1, hi=100_000),
+    )
+    policies = POLICIES
+    decisions = DECISIONS
+    dispatchers = {"draw": "decide_draw", "play": "decide_play", "respond": "decide_respond",
+                   "pick": "decide_pick"}
+    columns = {"games": GAME_COLUMNS, "cards": CARD_COLUMNS}
+    default_chunk = 20000
+    kernel_module = "cardsim.games.gubs.rules"
+    default_policy = "simple"
+    bench_count = 20000
+    minimal_scale = 4
+    trace_batch = 20  # a game traces about a thousand events
+
+    # -- set-up --------------------------------------------------------------------------
+    def counts(self, setup: Setup) -> np.ndarray:
+        """int32[NK]: copies of each card in the game after the count knobs."""
+        return C.deck_counts(tuple(setup.knob("remove_cards")), tuple(setup.knob("add_cards")),
+                             bool(setup.knob("assumed_events")))
+
+    def check_setup(self, setup: Setup) -> None:
+        cnt = self.counts(setup)
+        for k, name in enumerate(C.CARD_NAMES):
+            if cnt[k] < 0:
+                raise ScenarioError(f"rules.remove_cards removes more copies of {name!r} than the deck has "
+                                    f"({C.STANDARD_COUNTS[k]}, after assumed_events)")
+            if cnt[k] > C.MAX_COPIES:
+                raise ScenarioError(f"rules.add_cards: at most {C.MAX_COPIES} copies of {name!r} are allowed")
+        n = setup.players
+        if cnt[C.GUB] < n:
+            raise ScenarioError(f"rules.remove_cards leaves {cnt[C.GUB]} Gubs; G2 needs one per player ({n})")
+        if cnt[C.ELDER] > 1:
+            raise ScenarioError("rules.add_cards: there is one Esteemed Elder (G1)")
+        if cnt[C.GUB] + cnt[C.ELDER] > C.MAX_GUBS:
+            raise ScenarioError(f"rules.add_cards: at most {C.MAX_GUBS} Gub cards in all")
+        if cnt[C.RING1] + cnt[C.RING2] + cnt[C.RING3] > C.MAX_RINGS:
+            raise ScenarioError(f"rules.add_cards: at most {C.MAX_RINGS} Ring cards in all")
+        if int(cnt.sum()) > C.DECK_MAX - 10:
+            raise ScenarioError(f"rules.add_cards: at most {C.DECK_MAX - 10} cards in all")
+        dealable = int(sum(cnt[k] for k in range(C.NK) if C.CARD_TYPE[k] < C.T_EVENT)) - n
+        if dealable < n * setup.knob("hand_size"):
+            raise ScenarioError(f"rules.hand_size = {setup.knob('hand_size')}: the deck holds only {dealable} "
+                                f"cards that are not Events to deal to {n} players")
+
+    def knob_array(self, setup: Setup) -> np.ndarray:
+        """int32[NKNOB]: the knob values as the kernel reads them."""
+        k = setup.knob
+        kn = np.zeros(C.NKNOB, np.int32)
+        kn[C.K_STACK] = int(k("barricade_stack"))
+        kn[C.K_TOAD] = int(k("toad_rider_destroys"))
+        kn[C.K_LHAND] = int(k("lightning_hand"))
+        kn[C.K_STOLEN] = CHOICES["stolen_barricades"].index(k("stolen_barricades"))
+        kn[C.K_THIEF_TO] = CHOICES["thief_to"].index(k("thief_to"))
+        kn[C.K_THIEF_ANY] = int(k("thief_targets") == "any")
+        kn[C.K_RING_EXACT] = int(k("ring_exact"))
+        kn[C.K_CURE_ANY] = int(k("cure_takes") == "any")
+        kn[C.K_REDRAW] = CHOICES["plague_redraw"].index(k("plague_redraw"))
+        kn[C.K_PSHUFFLE] = int(k("plague_shuffle") == "shuffle")
+        kn[C.K_HAND_LIMIT] = int(k("hand_limit"))
+        kn[C.K_HAND_SIZE] = int(k("hand_size"))
+        kn[C.K_MAX_TURNS] = int(k("max_turns"))
+        kn[C.K_LETTERS] = CHOICES["letter_placement"].index(k("letter_placement"))
+        kn[C.K_MAX_PLAYS] = int(k("max_plays"))
+        return kn
+
+    # -- the kernel call -----------------------------------------------------------------
+    def _run(self, setup: Setup, key: int, start: int, count: int, debug: bool, trace: bool,
+             stack: np.ndarray | None = None):
+        ns = kernel_namespace(self, setup.plugins)
+        n = setup.players
+        cnt = self.counts(setup)
+        kn = self.knob_array(setup)
+        stack = np.zeros(0, np.int32) if stack is None else self._check_stack(np.asarray(stack, np.int32), cnt, n)
+        evcap = max(1, count * 2000) if trace else 1
+        while True:
+            ev = np.zeros((evcap, 8), np.int64)
+            evn = np.zeros(1, np.int64)
+            gout = np.zeros((count, C.NG), np.int32)
+            cout = np.zeros((max(1, count * n * C.NK), R.NC), np.int32)
+            err = np.zeros(6, np.int64)
+            args = (np.uint64(key), start, count, n, setup.pids(), setup.params(), cnt, kn, stack)
+            try:
+                if debug or trace:
+                    rows = ns["simulate"](*args, debug, trace, ev, evn, gout, cout, err)
+                else:
+                    rows = ns["LEAN"][self._one(setup)](*args, ev, evn, gout, cout, err)
+            except (ValueError, AssertionError):
+                raise_kernel_error(setup, err)
+                raise
+            if trace and evn[0] > evcap:
+                evcap = int(evn[0])
+                continue
+            return gout, cout[:rows], ev[: evn[0]]
+
+    @staticmethod
+    def _one(setup: Setup) -> int:
+        """The built-in policy every seat plays (the kernel compiled for it, rules.lean), or ANY."""
+        shared = set(setup.pids())
+        one = int(shared.pop()) if len(shared) == 1 else R.ANY
+        return one if one in R.LEAN else R.ANY
+
+    @staticmethod
+    def _check_stack(stack: np.ndarray, cnt: np.ndarray, n: int) -> np.ndarray:
+        want = cnt.copy()
+        want[C.GUB] -= n
+        got = np.bincount(stack, minlength=C.NK) if stack.size else np.zeros(C.NK, np.int64)
+        if stack.size and (stack.min() < 0 or stack.max() >= C.NK or not np.array_equal(got, want)):
+            raise ScenarioError("a stacked deck must hold every card of the game once, minus one Gub per player")
+        return stack
+
+    def simulate_chunk(self, setup: Setup, key: int, start: int, count: int,
+                       debug: bool = False) -> dict[str, pl.DataFrame]:
+        gout, cout, _ = self._run(setup, key, start, count, debug, False)
+        return {"games": games_frame(start, setup.players, gout), "cards": cards_frame(start, cout)}
+
+    def bench_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:
+        self._run(setup, key, start, count, False, False)
+        return count
+
+    def minimal_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:
+        E.minimal_games(np.uint64(key), start, count, setup.players, self.counts(setup), self.knob_array(setup))
+        return count
+
+    # -- trace ---------------------------------------------------------------------------
+    def trace(self, setup: Setup, key: int, start: int, count: int,
+              stack: np.ndarray | None = None) -> list[dict[str, Any]]:
+        *_, ev = self._run(setup, key, start, count, True, True, stack)
+        return decode_events(ev)
+
+    def describe_event(self, event: Mapping[str, Any]) -> str:
+        return describe(event)
+
+    # -- analysis ------------------------------------------------------------------------
+    def outcomes(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> pl.LazyFrame:
+        return outcomes(tables["games"], setup.players)
+
+    def summarize(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
+        return summarize(tables, setup.players)
+
+    def length_unit(self, setup: Setup) -> str:
+        return "turns"
+
+    def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
+        oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
+        first = rate_table(oc.filter(pl.col("seat") == 0).with_columns(x=pl.lit(0)), ["x"], "win").row(0, named=True)
+        impact = card_impact(tables["cards"], oc).filter(pl.col("n_drew") >= 30).sort("lift", descending=True)
+        top, low = impact.row(0, named=True), impact.row(impact.height - 1, named=True)
+        fair = 1 / setup.players
+        edge = ("no detectable edge over" if first["lo"] <= fair <= first["hi"] else
+                f"{N.points(abs(first['rate'] - fair), sign=False)} {'above' if first['rate'] > fair else 'below'}")
+        return (f"With {setup.players} players the starting seat wins {N.pct_ci(first['rate'], first['lo'], first['hi'])} "
+                f"of {first['n']:,} finished games: {edge} the fair share of {N.pct(fair)}. Seats that draw "
+                f"{top['card']} win {N.points(top['lift'], sign=False)} more often than seats that do not (the largest gain), "
+                f"seats that draw {low['card']} {N.points(abs(low['lift']), sign=False)} less often (the largest "
+                f"loss); a card's association with winning, not its isolated effect.")
+
+    def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
+        from cardsim.report import figures as F
+
+        oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
+        t = card_impact(tables["cards"], oc).filter(pl.col("n_drew") > 0).sort("lift")
+        fig = F.forest(t["card"].to_list(), t["lift"].to_list(), t["lift_lo"].to_list(), t["lift_hi"].to_list(),
+                       "Card impact: win rate of seats that drew it minus the rest",
+                       "difference in win rate (95% interval, clustered by game)", percent=True)
+        return [("Card power ranking",
+                 [("Win rate of seats that drew each card minus seats that did not (a card's association "
+                   "with winning, not its isolated effect)", fig)],
+                 [("Card impact", t.sort("lift", descending=True))])]
+
+
+def raise_kernel_error(setup: Setup, err: np.ndarray) -> None:
+    """Turn the kernel's error report into PolicyError / AssertionError (no return when set)."""
+    g, a, d, value, kind, nopts = (int(x) for x in err)
+    if kind == E.E_POLICY:
+        legal = {E.D_DRAW: "1 (draw) or 0 (skip)", E.D_PLAY: f"an index into acts[:{nopts}] (0 = stop)",
+                 E.D_RESPOND: f"an index into opts[:{nopts}] (0 = pass)",
+                 E.D_PICK: f"an index into opts[:{nopts}]"}[d]
+        who = setup.seats[a].plugin or setup.seats[a].name if a < len(setup.seats) else "?"
+        raise PolicyError(f"seat {a} ({who}) returned {value} at decision '{E.DECISION_NAMES[d]}' in game {g}; "
+                          f"legal: {legal}")
+    if kind == E.E_CONSERVE:
+        what = ({-1: "a hand or deck counter", -2: "a per-seat summary of the table"}[a] if a < 0
+                else f"card {C.card_name(a - 1)!r}")
+        raise AssertionError(f"Gubs card conservation broken in game {g}: {what} is off")
+
+
+# -- frames -----------------------------------------------------------------------------
+def games_frame(start: int, n: int, g: np.ndarray) -> pl.DataFrame:
+    count = g.shape[0]
+    fin = g[:, C.G_FINISHED] == 1
+    winners = g[:, C.G_WINNERS]
+    nwin = np.zeros(count, np.int64)
+    for s in range(n):
+        nwin += (winners >> s) & 1
+    cols: dict[str, pl.Series] = {
+        "game": pl.Series(np.arange(start, start + count), dtype=pl.Int64),
+        "players": pl.Series(np.full(count, n), dtype=pl.Int8),
+        "finished": pl.Series(fin),
+        "winner": column(g[:, C.G_WINNER], pl.Int8),
+        "winners": column(winners, pl.Int16),
+        "shared": pl.Series(fin & (nwin > 1)),
+        "tie_break": pick(_TIE_BREAKS, g[:, C.G_TB]),
+        "turns": column(g[:, C.G_TURNS], pl.Int32),
+    }
+    for s in range(C.MAXS):
+        v = g[:, C.G_SCORE + s]
+        cols[f"score_s{s}"] = column(v, pl.Int16) if s < n else const(count, None, pl.Int16)
+    for s in range(C.MAXS):
+        v = g[:, C.G_HAND + s]
+        cols[f"hand_s{s}"] = column(v, pl.Int16) if s < n else const(count, None, pl.Int16)
+    cols |= {
+        "letters_flopped": column(g[:, C.G_FLOPPED], pl.Int16),
+        "interrupts": column(g[:, C.G_INTERRUPTS], pl.Int16),
+        "events": column(g[:, C.G_EVENTS], pl.Int16),
+        "skips": column(g[:, C.G_SKIPS], pl.Int16),
+        "deck_left": column(g[:, C.G_DECK], pl.Int16),
+        "elder_seat": column(g[:, C.G_ELDER], pl.Int8),
+        "play_caps": column(g[:, C.G_PLAYCAPS], pl.Int16),
+    }
+    return pl.DataFrame(cols)
+
+
+_NAMES = pl.Series("card", C.CARD_NAMES, dtype=pl.Enum(list(C.CARD_NAMES)))
+_TIE_BREAKS = pl.Series("tie_break", C.TB_NAMES, dtype=pl.String)
+
+
+def cards_frame(start: int, c: np.ndarray) -> pl.DataFrame:
+    return pl.DataFrame({
+        "game": pl.Series(c[:, R.C_G].astype(np.int64) + start, dtype=pl.Int64),
+        "seat": column(c[:, R.C_SEAT], pl.Int8),
+        "card": pick(_NAMES, c[:, R.C_CARD]),
+        "drawn": column(c[:, R.C_DRAWN], pl.Int16),
+        "played": column(c[:, R.C_PLAYED], pl.Int16),
+    })
+
+
+# -- analysis ----------------------------------------------------------------------------
+def outcomes(games: pl.LazyFrame, n: int) -> pl.LazyFrame:
+    seats = pl.LazyFrame({"seat": list(range(n))}, schema={"seat": pl.Int8})
+    nwin = sum(((pl.col("winners") // (1 << s)) % 2) for s in range(n))
+    mine = (pl.col("winners") // (2 ** pl.col("seat").cast(pl.Int64))) % 2
+    return games.select("game", "finished", "winners", "turns").join(seats, how="cross").select(
+        "game", "seat",
+        pl.when(~pl.col("finished")).then(None).otherwise(mine.cast(pl.Float64) / nwin).alias("win"),
+        pl.col("turns").alias("length"),
+        (pl.col("seat") == 0).alias("first"),  # seat 0 takes the first turn
+    )
+
+
+def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.DataFrame]]:
+    games = tables["games"]
+    out: list[tuple[str, pl.DataFrame]] = []
+    oc = outcomes(games, n).filter(pl.col("win").is_not_null())
+    seat = (oc.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("wins"))
+            .sort("seat").with_columns(wilson_exprs(pl.col("wins"), pl.col("n"))).collect())
+    out.append(("Win rate by seat (seat 0 starts; a win shared by k counts 1/k), 95% Wilson", seat))
+    g = games.collect()
+    fin = g.filter(pl.col("finished"))
+    length = pl.concat([fin.select(pl.lit(name).alias("per_game"), *mean_exprs(expr)) for name, expr in (
+        ("turns", pl.col("turns")), ("rounds", pl.col("turns") / n), ("letters_flopped", pl.col("letters_flopped")),
+        ("interrupts", pl.col("interrupts")), ("skipped_draws", pl.col("skips")))])
+    out.append((f"Game length and events per finished game (mean, se, 95% CI; {int((~g['finished']).sum()):,} "
+                "unfinished games left out)", length))
+    tb = (g.group_by("tie_break").agg(pl.len().alias("k")).with_columns(pl.lit(g.height).alias("n"))
+          .sort("tie_break").with_columns(wilson_exprs(pl.col("k"), pl.col("n"))))
+    out.append(("How games were decided (G5 tie-breaks), 95% Wilson", tb))
+    scores = pl.concat([fin.select(pl.lit(s).alias("seat").cast(pl.Int8), *mean_exprs(f"score_s{s}", ""))
+                        for s in range(n)])
+    out.append(("Final score (Free + Protected Gubs) by seat, mean and 95% CI", scores))
+    out.append(("Card impact (an association, not a causal effect): draws, plays, win rate of seats that drew the "
+                "card vs not (95% Wilson), and their difference (lift) with a 95% interval clustered by game",
+                card_impact(tables["cards"], oc)))
+    return out
+
+
+def card_impact(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
+    """Per card: times drawn and played (all games) and, over finished games, the win rate
+    of seats that drew it vs seats that did not (shared wins count 1/k). The summary names
+    cards as text (the table stores them as an Enum, cheap to build and to write)."""
+    cards = cards.with_columns(pl.col("card").cast(pl.String))
+    tot = oc.select(pl.len().alias("N"), pl.col("win").sum().alias("W")).collect()
+    big_n, big_w = int(tot["N"][0]), float(tot["W"][0] or 0.0)
+    counts = cards.group_by("card").agg(pl.col("drawn").cast(pl.Int64).sum().alias("drawn"),
+                                        pl.col("played").cast(pl.Int64).sum().alias("played"))
+    drew = (cards.filter(pl.col("drawn") > 0).join(oc, on=["game", "seat"], how="inner")
+            .group_by("card").agg(pl.len().alias("n_drew"), pl.col("win").sum().alias("wins_drew")))
+    t = counts.join(drew, on="card", how="left").with_columns(
+        pl.col("n_drew").fill_null(0), pl.col("wins_drew").fill_null(0.0)).with_columns(
+        (pl.lit(big_n) - pl.col("n_drew")).alias("n_not"),
+        (pl.lit(big_w) - pl.col("wins_drew")).alias("wins_not"),
+    ).with_columns(
+        wilson_exprs(pl.col("wins_drew"), pl.col("n_drew"), "drew_"),
+    ).with_columns(
+        wilson_exprs(pl.col("wins_not"), pl.col("n_not"), "not_"),
+    ).with_columns((pl.col("drew_rate") - pl.col("not_rate")).alias("lift"))
+    order = {name: i for i, name in enumerate(C.CARD_NAMES)}
+    df = t.collect().join(_impact_intervals(cards, oc), on="card", how="left")
+    return df.with_columns(pl.col("card").replace_strict(order, return_dtype=pl.Int32).alias("_o")).sort("_o").drop("_o")
+
+
+def _impact_intervals(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
+    """Per card: the interval of ``lift`` (drew minus not), clustered by game (the seats of a game share
+    it; ``lift_deff`` is the design effect against two independent binomial rates)."""
+    per_game = oc.group_by("game").agg(pl.len().alias("n"), pl.col("win").sum().alias("w")).sort("game").collect()
+    if per_game.height == 0:
+        return pl.DataFrame(schema={"card": pl.String, "lift_lo": pl.Float64, "lift_hi": pl.Float64,
+                                    "lift_deff": pl.Float64})
+    games = per_game["game"].to_numpy()
+    drew = (cards.filter(pl.col("drawn") > 0).join(oc, on=["game", "seat"], how="inner")
+            .group_by("card", "game").agg(pl.len().alias("n"), pl.col("win").sum().alias("w")).collect())
+    rows = []
+    for (card,), g in drew.partition_by("card", as_dict=True).items():
+        n_in, w_in = on_games(games, g, "n", "w")
+        e = rate_difference(w_in, n_in, per_game["w"].to_numpy(), per_game["n"].to_numpy())
+        rows.append({"card": str(card), "lift_lo": e.lo, "lift_hi": e.hi, "lift_deff": e.deff})
+    return pl.DataFrame(rows, schema={"card": pl.String, "lift_lo": pl.Float64, "lift_hi": pl.Float64,
+                                      "lift_deff": pl.Float64})
+
+
+# -- trace events --------------------------------------------------------------------------
+EVENT_NAMES = {
+    C.EV_START: "start_gub", C.EV_DEAL: "deal", C.EV_REDEAL: "event_dealt_back", C.EV_TURN: "turn",
+    C.EV_DRAW: "draw", C.EV_SKIP: "skip_draw", C.EV_ASK: "interrupt_asked", C.EV_ANSWER: "interrupt",
+    C.EV_PASS: "interrupt_pass", C.EV_CANCEL: "cancelled", C.EV_FLOP: "flop_boat", C.EV_EVENT: "event",
+    C.EV_LETTER: "letter", C.EV_PLAY: "play", C.EV_MOVE: "gub_moved", C.EV_TO_DISCARD: "to_discard",
+    C.EV_TO_HAND: "to_hand", C.EV_TO_DECK: "to_deck", C.EV_TRAPPED: "trapped", C.EV_FREED: "freed",
+    C.EV_SAVE: "plague_save", C.EV_KEEP: "merchant_keep", C.EV_SEEN: "scout_seen", C.EV_DISCARD: "discard",
+    C.EV_SCORE: "score", C.EV_END: "game_end", C.EV_SHUFFLE: "deck_shuffled", C.EV_PROTECTED: "protected",
+    C.EV_DECK: "deck", C.EV_GUB_IN: "gub_in_play", C.EV_RING_IN: "ring_in_play",
+}
+_RINGS = (C.RING1, C.RING2, C.RING3)
+
+
+def _ring_targets(aux: int) -> dict[str, int]:
+    return {f"seat{s}": (aux >> (2 * s)) & 3 for s in range(C.MAXS) if (aux >> (2 * s)) & 3}
+
+
+def _place(out: dict[str, Any], card: int, where: int, place: int) -> None:
+    """A card that left play says where it sat: its Gub slot, or the ring id of a Ring card."""
+    if where == C.FROM_PLAY and place >= 0:
+        out["ring" if card in _RINGS else "slot"] = place
+
+
+def decode_events(rows: np.ndarray) -> list[dict[str, Any]]:
+    """Trace rows as events (:func:`decode_event`); the EV_CARDS rows after a ``deck`` or
+    ``deck_shuffled`` row fill its ``cards`` (top first)."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        if int(row[1]) == C.EV_CARDS:
+            out[-1]["cards"].extend(C.card_name(int(k)) for k in row[3:] if k >= 0)
+        else:
+            out.append(decode_event(row))
+    return out
+
+
+def decode_event(row: np.ndarray) -> dict[str, Any]:
+    """One trace row as a dict: ``event`` names the kind, cards are named as the sheet writes
+    them; the fields of every event are documented in ``trace_schema.EVENTS``."""
+    g, kind, seat, a, b, c, d, e = (int(x) for x in row)
+    cn = C.card_name
+    out: dict[str, Any] = {"event": EVENT_NAMES.get(kind, f"?{kind}"), "game": g}
+    if kind in (C.EV_START, C.EV_GUB_IN):
+        out |= {"seat": seat, "card": cn(a), "slot": b}
+    elif kind == C.EV_RING_IN:
+        out |= {"seat": seat, "card": cn(a), "ring": b}
+    elif kind == C.EV_DECK:
+        out["cards"] = []
+    elif kind in (C.EV_DEAL, C.EV_DRAW):
+        out |= {"seat": seat, "card": cn(a)}
+        if kind == C.EV_DRAW:
+            out["deck_left"] = b
+    elif kind == C.EV_REDEAL:
+        out |= {"seat": seat, "card": cn(a), "depth": b}
+    elif kind == C.EV_TURN:
+        out |= {"seat": seat, "turn": a, "letters": b, "deck": c}
+    elif kind == C.EV_SKIP:
+        out |= {"seat": seat}
+    elif kind == C.EV_ASK:
+        out |= {"seat": seat, "card": cn(a), "context": C.CTX_NAMES[b], "actor": c, "as": cn(d)}
+    elif kind == C.EV_ANSWER:
+        out |= {"seat": seat, "card": cn(a), "as": cn(b), "answers": cn(c), "actor": d, "context": C.CTX_NAMES[e]}
+    elif kind == C.EV_PASS:
+        out |= {"seat": seat, "card": cn(a), "context": C.CTX_NAMES[b]}
+    elif kind == C.EV_CANCEL:
+        out |= {"seat": seat, "card": cn(a), "by": b, "op": C.OP_NAMES[c]}
+    elif kind == C.EV_FLOP:
+        out |= {"seat": seat, "card": cn(a), "depth": b, "drawer": c}
+    elif kind == C.EV_EVENT:
+        out |= {"seat": seat, "card": cn(a)}
+    elif kind == C.EV_LETTER:
+        out |= {"seat": seat, "card": cn(a), "letters": b}
+    elif kind == C.EV_PLAY:
+        op = a
+        out |= {"seat": seat, "op": C.OP_NAMES[op], "card": cn(b)}
+        if b == C.CRICKET and op != C.OP_STOP:
+            out["as"] = cn(int(C.OP_AS[op]))
+        if op == C.OP_RING:
+            out["targets"] = _ring_targets(e)
+        else:
+            if c >= 0:
+                out["target_seat"] = c
+            if d >= 0:
+                out["target_slot"] = d
+            if op in (C.OP_UNMUSH, C.OP_UNBAR, C.OP_SPEAR_BAR, C.OP_CURE):
+                out["target_card"] = cn(e)
+            elif op == C.OP_FLUTE:
+                out["ring"] = e
+            elif op == C.OP_THIEF:
+                out["target_state"] = ("free", "sud_spout", "protected")[e]
+    elif kind == C.EV_MOVE:
+        out |= {"from_seat": seat, "slot": a, "to_seat": b, "by": C.OP_NAMES[c]}
+    elif kind == C.EV_TO_DISCARD:
+        out |= {"seat": seat, "card": cn(a), "copies": b, "from": C.FROM_NAMES[c]}
+        _place(out, a, c, d)
+    elif kind == C.EV_TO_HAND:
+        out |= {"seat": seat, "card": cn(a), "copies": b, "from": C.FROM_NAMES[c]}
+        if c != C.FROM_DISCARD:
+            out["from_seat"] = d
+        _place(out, a, c, e)
+    elif kind == C.EV_TO_DECK:
+        out |= {"seat": seat, "card": cn(a), "depth": b, "from": C.FROM_NAMES[c]}
+        _place(out, a, c, d)
+    elif kind == C.EV_TRAPPED:
+        out |= {"seat": seat, "slot": a, "trap": cn(b)}
+        if c >= 0:
+            out |= {"ring": c, "ring_side": d}
+    elif kind == C.EV_FREED:
+        out |= {"seat": seat, "slot": a, "trap": cn(b)}
+        if c >= 0:
+            out["ring"] = c
+    elif kind == C.EV_PROTECTED:
+        out |= {"seat": seat, "slot": a, "card": cn(b)}
+    elif kind == C.EV_SAVE:
+        out |= {"seat": seat, "card": cn(a), "as": cn(b)}
+    elif kind == C.EV_KEEP:
+        out |= {"seat": seat, "card": cn(a)}
+    elif kind == C.EV_SEEN:
+        out |= {"seat": seat, "card": cn(a)}
+        out |= {"position": b, "where": "deck"} if c < 0 else {"copies": b, "where": f"hand of seat {c}"}
+    elif kind == C.EV_DISCARD:
+        out |= {"seat": seat, "card": cn(a)}
+    elif kind == C.EV_SCORE:
+        out |= {"seat": seat, "score": a, "hand": b, "elder": bool(c)}
+    elif kind == C.EV_END:
+        out |= {"winner": seat, "winners": [s for s in range(C.MAXS) if (a >> s) & 1],
+                "tie_break": C.TB_NAMES[b], "turns": c, "letters_flopped": d, "finished": bool(e)}
+    elif kind == C.EV_SHUFFLE:
+        out |= {"deck": a, "cards": []}
+    return out
+
+
+def describe(e: Mapping[str, Any]) -> str:
+    k = e["event"]
+    s = e.get("seat")
+    if k == "start_gub":
+        return f"seat {s} starts with a Gub in play (slot {e['slot']})"
+    if k == "deck":
+        return f"the deck, top first: {', '.join(e['cards'])}"
+    if k == "gub_in_play":
+        return f"  {e['card']} enters play on seat {s}'s side (slot {e['slot']})"
+    if k == "ring_in_play":
+        return f"  {e['card']} (ring {e['ring']}) is placed on seat {s}'s side"
+    if k == "deal":
+        return f"seat {s} gets {e['card']}"
+    if k == "event_dealt_back":
+        return f"seat {s} was dealt {e['card']}: back into the deck at depth {e['depth']}"
+    if k == "turn":
+        return f"-- turn {e['turn']}: seat {s} (Letters out {e['letters']}, deck {e['deck']})"
+    if k == "draw":
+        return f"seat {s} draws {e['card']}"
+    if k == "skip_draw":
+        return f"seat {s} does not draw"
+    if k == "interrupt_asked":
+        return f"  seat {s} may answer {e['card']} ({e['context']})"
+    if k == "interrupt":
+        how = e["card"] if e["card"] == e["as"] else f"{e['card']} as {e['as']}"
+        return f"  seat {s} answers {e['answers']} with {how}"
+    if k == "interrupt_pass":
+        return f"  seat {s} lets {e['card']} stand"
+    if k == "cancelled":
+        return f"  {e['card']} of seat {s} is cancelled"
+    if k == "flop_boat":
+        return f"  {e['card']} goes back into the deck at depth {e['depth']}"
+    if k == "event":
+        return f"EVENT {e['card']} (drawn by seat {s})"
+    if k == "letter":
+        return f"LETTER {e['card']} set aside ({e['letters']} of 3)"
+    if k == "play":
+        card = e["card"] + (f" as {e['as']}" if "as" in e else "")
+        tgt = []
+        if "targets" in e:
+            tgt.append("on " + ", ".join(f"{v} of {k2}" for k2, v in e["targets"].items()))
+        if "target_seat" in e:
+            tgt.append(f"at seat {e['target_seat']}")
+        if "target_slot" in e:
+            tgt.append(f"slot {e['target_slot']}")
+        if "target_card" in e:
+            tgt.append(f"({e['target_card']})")
+        if "ring" in e:
+            tgt.append(f"ring {e['ring']}")
+        return " ".join([f"seat {s} plays {card}: {e['op']}", *tgt])
+    if k == "gub_moved":
+        return f"  Gub in slot {e['slot']} moves from seat {e['from_seat']} to seat {e['to_seat']}"
+    if k in ("to_discard", "to_hand", "to_deck"):
+        src = e["from"] + (f", slot {e['slot']}" if "slot" in e else "") + (f", ring {e['ring']}" if "ring" in e else "")
+        if k == "to_discard":
+            return f"  {e['copies']} x {e['card']} of seat {s} to the discard pile (from {src})"
+        if k == "to_hand":
+            return f"  {e['copies']} x {e['card']} into seat {s}'s hand (from {src})"
+        return f"  {e['card']} of seat {s} into the deck at depth {e['depth']} (from {src})"
+    if k == "trapped":
+        return f"  Gub in slot {e['slot']} (seat {s}) trapped by {e['trap']}"
+    if k == "freed":
+        return f"  Gub in slot {e['slot']} (seat {s}) freed from {e['trap']}" + (
+            f" (ring {e['ring']})" if "ring" in e else "")
+    if k == "protected":
+        return f"  {e['card']} protects the Gub in slot {e['slot']} (seat {s})"
+    if k == "plague_save":
+        return f"  seat {s} discards {e['card']} and keeps its hand"
+    if k == "merchant_keep":
+        return f"  seat {s} keeps {e['card']}"
+    if k == "scout_seen":
+        return f"  seat {s} sees {e['card']} ({e['where']})"
+    if k == "discard":
+        return f"seat {s} discards {e['card']} (hand limit)"
+    if k == "score":
+        return f"seat {s}: {e['score']} Gubs, {e['hand']} cards in hand" + (", the Elder" if e["elder"] else "")
+    if k == "game_end":
+        if not e["finished"]:
+            return f"== game {e['game']} unfinished after {e['turns']} turns"
+        who = f"seat {e['winner']} wins" if e["winner"] >= 0 else f"seats {e['winners']} share the win"
+        return f"== game {e['game']}: {who} (tie-break {e['tie_break']}) after {e['turns']} turns"
+    if k == "deck_shuffled":
+        return f"  the deck is shuffled ({e['deck']} cards), top first: {', '.join(e['cards'])}"
+    return str(dict(e))
+
+
+GAME = Gubs()

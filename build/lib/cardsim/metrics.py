@@ -1,0 +1,209 @@
+"""Balance metrics for every game, after Ludii's evaluation metrics (each defined beside Ludii's in the README).
+
+Computed from the game's outcome table (one row per game and seat) and,
+where the game records a score as it goes (``Game.progress``), from the
+score history. Every metric has n and a 95% interval; games are the
+independent units (one value per game), so the intervals need no clustering.
+
+- balance: 1 - (largest seat win rate - smallest), as Ludii's Balance. The
+  best and worst seats are picked from the data, so the interval comes from
+  simultaneous (max-T) intervals for every pair of seats' difference, which
+  hold whichever pair the data single out; it stays inside [0, 1].
+- equal seat win rates: an omnibus test (Wald chi-square on the per-game win
+  vector; see :func:`seat_test`).
+- first-player / dealer advantage: win rate of the seat that moved first /
+  dealt first, minus the mean seat win rate.
+- duration: mean game length, its spread (sd) and interval.
+- final lead taken at: how far into the game the eventual winner took the
+  sole lead it kept (0 = from the start, 1 = only at the very end).
+- lead changes per game, and per step (Ludii's Lead Change is per move).
+- largest deficit overcome: the eventual winner's largest deficit to the
+  leader, as a share of the winner's final score (comparable across games).
+- comeback rate: games whose winner trailed at some point.
+- unfinished rate: games cut at a cap.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from cardsim.stats import maxt_critical, mean_ci, wilson
+
+
+def _row(metric: str, value: float, lo: float, hi: float, n: int, note: str = "") -> dict:
+    return {"metric": metric, "value": value, "lo": lo, "hi": hi, "n": n, "note": note}
+
+
+def _mean_row(metric: str, x: np.ndarray, note: str = "") -> dict:
+    e = mean_ci(np.asarray(x, dtype=np.float64))
+    return _row(metric, e.value, e.lo, e.hi, e.n, note)
+
+
+def seat_matrix(out: pl.DataFrame) -> tuple[np.ndarray, list]:
+    """Finished games x seats: each seat's share of the win (1, 1/k shared, 0), and the seat labels."""
+    fin = out.drop_nulls("win")
+    wide = fin.pivot(on="seat", index="game", values="win", aggregate_function="first").drop("game")
+    w = wide.to_numpy().astype(np.float64)
+    return w[np.all(np.isfinite(w), axis=1)], list(wide.columns)
+
+
+def _pair_contrasts(k: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    c = np.zeros((len(pairs), k))
+    for r, (i, j) in enumerate(pairs):
+        c[r, i], c[r, j] = 1.0, -1.0
+    return c, pairs
+
+
+def balance_interval(w: np.ndarray, alpha: float = 0.05, draws: int = 200_000) -> tuple[float, float, float, float]:
+    """Balance ``1 - (max seat rate - min seat rate)`` of a games x seats win matrix, with the
+    interval implied by simultaneous max-T intervals for all seat differences (valid whichever
+    seats turn out best and worst), clipped to [0, 1]. Returns (balance, lo, hi, critical value)."""
+    n, k = w.shape
+    p = w.mean(axis=0)
+    c, _ = _pair_contrasts(k)
+    d = c @ p
+    cov = c @ np.cov(w, rowvar=False).reshape(k, k) @ c.T / n
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    crit = maxt_critical(cov, alpha, draws=draws)
+    lo_d, hi_d = d - crit * se, d + crit * se
+    # the range max |p_i - p_j| lies between the largest lower bound of any |difference| and the
+    # largest upper bound, whenever every simultaneous interval holds
+    r_lo = float(max(0.0, np.max(np.maximum(lo_d, -hi_d)))) if d.size else 0.0
+    r_hi = float(np.max(np.maximum(np.abs(lo_d), np.abs(hi_d)))) if d.size else 0.0
+    value = 1 - float(p.max() - p.min())
+    return value, max(0.0, 1 - r_hi), min(1.0, 1 - r_lo), crit
+
+
+def seat_test(w: np.ndarray) -> tuple[float, int, float]:
+    """Omnibus test that every seat has the same win rate: a Wald chi-square test of the seat
+    differences (each seat minus seat 0), with their covariance estimated from the games.
+
+    Why not Pearson's chi-square on seat win counts: it assumes exactly one winner per game,
+    while games here can be shared (a win of 1/k to each of k seats) and won by teams (team
+    mates' results are identical, so their difference has no variance and the test has fewer
+    degrees of freedom); the Wald test on the per-game win vector handles both and, with one
+    winner per game, is asymptotically the same test. Returns (chi2, df, p)."""
+    from scipy.stats import chi2
+
+    n, k = w.shape
+    if k < 2 or n < 3:
+        return math.nan, 0, math.nan
+    c = np.hstack([-np.ones((k - 1, 1)), np.eye(k - 1)])
+    d = c @ w.mean(axis=0)
+    cov = c @ np.cov(w, rowvar=False).reshape(k, k) @ c.T / n
+    ev, vec = np.linalg.eigh((cov + cov.T) / 2)
+    keep = ev > 1e-12 * max(ev.max(initial=0.0), 1e-300)
+    if not keep.any():
+        return 0.0, 0, 1.0
+    z = vec[:, keep].T @ d
+    stat = float((z * z / ev[keep]).sum())
+    df = int(keep.sum())
+    return stat, df, float(chi2.sf(stat, df))
+
+
+def outcome_metrics(out: pl.DataFrame) -> list[dict]:
+    rows = []
+    games = out.group_by("game").agg(pl.col("win").null_count().alias("nulls"), pl.col("length").first())
+    n_games = games.height
+    unf = int((games["nulls"] > 0).sum())
+    lo, hi = wilson(unf, n_games)
+    rows.append(_row("unfinished rate", unf / n_games if n_games else math.nan, lo, hi, n_games,
+                     "games cut at a cap (Wilson interval)"))
+    fin = out.drop_nulls("win")
+    if fin.height:
+        w, seats = seat_matrix(out)
+        if w.shape[0] > 2 and w.shape[1] > 1:
+            means = w.mean(axis=0)
+            i, j = int(np.argmax(means)), int(np.argmin(means))
+            value, b_lo, b_hi, crit = balance_interval(w)
+            rows.append(_row("balance", value, b_lo, b_hi, w.shape[0],
+                             f"1 - (seat {seats[i]} rate - seat {seats[j]} rate); interval from simultaneous "
+                             f"intervals for every pair of seats (max-T, critical value {crit:.2f}), so it allows for "
+                             "picking the best and worst seat from the data"))
+            stat, df, p = seat_test(w)
+            rows.append(_row("equal seat win rates: p-value", p, math.nan, math.nan, w.shape[0],
+                             f"Wald chi-square test that every seat wins equally often: chi2 = {stat:.2f} on {df} df "
+                             "(handles shared wins and team mates; a p-value, not an interval)"))
+        fair = w.mean(axis=1) if w.size else np.array([math.nan])
+        for col, name in (("first", "first-player advantage"), ("dealer", "dealer advantage")):
+            if col in fin.columns:
+                sel = fin.filter(pl.col(col)).group_by("game").agg(pl.col("win").mean()).sort("game")
+                allw = fin.group_by("game").agg(pl.col("win").mean().alias("all")).sort("game")
+                j2 = sel.join(allw, on="game")
+                x = (j2["win"] - j2["all"]).to_numpy()
+                rows.append(_mean_row(name, x, f"win rate of the seat that {'moved' if col == 'first' else 'dealt'} "
+                                               f"first minus the mean seat win rate ({fair.mean():.3f})"))
+    length = games["length"].cast(pl.Float64).to_numpy()
+    rows.append(_mean_row("duration", length, f"sd {length.std(ddof=1):.2f}" if length.size > 1 else ""))
+    return rows
+
+
+def progress_metrics(progress: pl.LazyFrame, winners: pl.LazyFrame) -> list[dict]:
+    """Final lead, lead changes, largest deficit overcome and comeback rate from a score history.
+
+    ``progress``: ``game``, ``step``, ``side``, ``score`` (score of each side after each step);
+    ``winners``: ``game``, ``side`` (the eventual winner; finished games only).
+    """
+    p = progress.join(winners.rename({"side": "wside"}), on="game", how="inner")
+    per_step = p.group_by("game", "step").agg(
+        pl.col("score").max().alias("top"),
+        (pl.col("score") == pl.col("score").max()).sum().alias("ntop"),
+        pl.col("side").filter(pl.col("score") == pl.col("score").max()).first().alias("lead_side"),
+        pl.col("score").filter(pl.col("side") == pl.col("wside")).first().alias("ws"),
+        pl.col("wside").first(),
+    ).with_columns(
+        leader=pl.when(pl.col("ntop") == 1).then(pl.col("lead_side")).otherwise(-1),
+        deficit=pl.col("top") - pl.col("ws"),
+    ).sort("game", "step")
+    per_game = per_step.group_by("game").agg(
+        pl.len().alias("steps"),
+        pl.col("deficit").max().alias("drama"),
+        pl.col("ws").sort_by("step").last().alias("final"),
+        (pl.col("deficit") > 0).any().alias("comeback"),
+        # the last step at which the winner was not the sole leader
+        pl.col("step").filter(pl.col("leader") != pl.col("wside")).max().alias("last_not"),
+        pl.col("step").min().alias("first_step"),
+        pl.col("leader").filter(pl.col("leader") >= 0).alias("leaders"),
+    ).with_columns(
+        decisive=((pl.col("last_not").fill_null(pl.col("first_step") - 1) - pl.col("first_step") + 1)
+                  / pl.col("steps")).clip(0.0, 1.0),
+        # the first leader compares with null (not counted): a change is a new sole leader
+        changes=pl.col("leaders").list.eval((pl.element() != pl.element().shift(1)).fill_null(False).cast(pl.Int32))
+        .list.sum(),
+    ).with_columns(
+        rel_drama=pl.when(pl.col("final") > 0).then(pl.col("drama") / pl.col("final")).otherwise(None),
+        change_rate=pl.col("changes") / pl.col("steps"),
+    ).collect()
+    if per_game.height == 0:
+        return []
+    k = int(per_game["comeback"].sum())
+    lo, hi = wilson(k, per_game.height)
+    f = lambda c: per_game[c].cast(pl.Float64).to_numpy()  # noqa: E731
+    return [
+        _mean_row("final lead taken at", f("decisive"),
+                  "share of the game played before the eventual winner took the sole lead it kept (0: led from the "
+                  "start); not Ludii's Decisiveness, which needs a state evaluation"),
+        _mean_row("lead changes per game", f("changes"), "changes of the sole leader per game"),
+        _mean_row("lead change rate", f("change_rate"),
+                  "changes of the sole leader per step (hand or game of a tournament), as Ludii's Lead Change"),
+        _mean_row("largest deficit overcome", f("rel_drama"),
+                  "the eventual winner's largest deficit to the leader, as a share of its final score (Ludii's "
+                  "Drama measures deficits on a state evaluation instead)"),
+        _row("comeback rate", k / per_game.height, lo, hi, per_game.height,
+             "games whose winner trailed at some point (Wilson interval)"),
+    ]
+
+
+def balance_table(game, tables, setup) -> pl.DataFrame:
+    """All metrics the game's tables allow, one row each: ``metric, value, lo, hi, n, note``."""
+    rows = outcome_metrics(game.outcomes(tables, setup).collect())
+    prog = game.progress(tables, setup)
+    if prog is not None:
+        rows += progress_metrics(*prog)
+    return pl.DataFrame(rows, schema={"metric": pl.String, "value": pl.Float64, "lo": pl.Float64, "hi": pl.Float64,
+                                      "n": pl.Int64, "note": pl.String})
+

@@ -1,0 +1,103 @@
+"""One line for a plug-in that fails: where it failed and the first useful line of why.
+
+A plug-in fails in one of three ways: its file does not import, numba cannot
+type it (a wrong signature, an unsupported operation: a ``TypingError`` of
+100 lines), or it raises while the games run (numba adds the ``raise``
+statement's line to the traceback). :func:`explain` turns each into one line
+naming the file, the function and the line; the CLI prints it after
+``error:`` (exit 2), and the whole text under ``cardsim --debug``.
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+from pathlib import Path
+
+from numba.core import errors as nerrors
+
+# numba's location lines: 'File "mine.py", line 12:' (typing errors) and 'File "mine.py", line 12, in f'
+_PACKAGE = Path(__file__).resolve().parent
+_LOCATION = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\w+))?')
+# a call that does not fit the function's parameters, and the function numba was resolving
+_BIND = re.compile(r"to signature '(?P<sig>\([^']*\))' due to \"TypeError: (?P<why>[^\"]+)\"")
+_CALLEE = re.compile(r"CPUDispatcher\(<function (\w+) at ")
+_NOISE = ("During:", "File \"", "Resolution failure", "- Resolution", "- Of which", "Rejected as", "No implementation",
+          "Cannot determine", "This error may have been", "Failed in nopython", "Internal error at", ">>>", "^")
+
+
+def plugin_frame(exc: BaseException, files: set[str]) -> traceback.FrameSummary | None:
+    """The innermost traceback frame of ``exc`` in one of ``files`` (absolute paths). A kernel
+    loaded from the cache names the path its plug-in had when it was compiled (the cache is keyed
+    by content, not path), so a frame outside cardsim whose file has a plug-in's name counts too."""
+    names = {Path(f).name for f in files}
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if str(Path(f.filename).resolve()) in files
+              or (Path(f.filename).name in names and not Path(f.filename).resolve().is_relative_to(_PACKAGE))]
+    return frames[-1] if frames else None
+
+
+def where(exc: BaseException, path: str) -> str:
+    """`` (line N)`` where ``exc`` was raised in file ``path``, or ``''``."""
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return f" (line {exc.lineno})"
+    frame = plugin_frame(exc, {str(Path(path).resolve())})
+    return f" (line {frame.lineno})" if frame else ""
+
+
+def _function_at(path: str, line: int) -> str:
+    """The name of the ``def`` enclosing ``line`` of ``path`` ('' when unknown)."""
+    try:
+        lines = Path(path).read_text().splitlines()[:line]
+    except OSError:
+        return ""
+    for text in reversed(lines):
+        m = re.match(r"\s*def\s+(\w+)", text)
+        if m:
+            return m.group(1)
+    return ""
+
+
+def _typing_line(message: str) -> str:
+    """The first line of a numba typing message that says what went wrong."""
+    for raw in message.splitlines():
+        line = re.sub(r"\x1b\[[0-9;]*m", "", raw).strip()
+        if not line or line.startswith(_NOISE) or set(line) <= set("^ "):
+            continue
+        return line.rstrip(".:")
+    return message.strip().splitlines()[0] if message.strip() else "numba could not type it"
+
+
+def explain(exc: BaseException, files: set[str], functions: dict[str, tuple[str, int, str, str]]) -> str | None:
+    """One line for an exception that comes from a plug-in, else None. ``files`` are the plug-ins'
+    files (absolute paths), ``functions`` their decision functions (name -> file, first line,
+    decision, the arguments the kernel passes), as :func:`cardsim.policies.loaded_plugins`."""
+    debug = "the whole message: cardsim --debug ..."
+    if isinstance(exc, nerrors.TypingError | nerrors.UnsupportedError | nerrors.LoweringError):
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+        bind = _BIND.search(text)
+        callee = next((m[1] for m in _CALLEE.finditer(text) if m[1] in functions), None)
+        if bind and callee:
+            file, line, decision, args = functions[callee]
+            return (f"plug-in {Path(file).name}, function {callee}, line {line}: numba cannot compile it: its "
+                    f"arguments {bind['sig']} do not match what the '{decision}' decision passes ({args}): "
+                    f"{bind['why']} ({debug})")
+        spots = [m for m in _LOCATION.finditer(text) if str(Path(m["file"]).resolve()) in files]
+        what = _typing_line(text)
+        if spots:
+            m = spots[-1]
+            line = int(m["line"])
+            func = m["func"] or _function_at(m["file"], line)
+            return f"plug-in {Path(m['file']).name}, function {func}, line {line}: numba cannot compile it: {what} ({debug})"
+        if callee:
+            file, line, decision, args = functions[callee]
+            return (f"plug-in {Path(file).name}, function {callee}, line {line}: numba cannot compile it: {what} "
+                    f"(the '{decision}' decision passes {args}; {debug})")
+        return None
+    frame = plugin_frame(exc, files)
+    if frame is None:
+        return None
+    first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+    msg = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    return (f"plug-in {Path(frame.filename).name}, function {frame.name}, line {frame.lineno} raised {msg} "
+            f"(the whole traceback: cardsim --debug ...)")

@@ -1,0 +1,329 @@
+"""Numbers in plain words: counts, percentages, means and intervals with sensible precision.
+
+One place for how cardsim writes a number for a person (report sentences, report tables and
+the terminal tables of :mod:`cardsim.output`); JSON and CSV keep the raw values. No numba, no
+matplotlib: importing it is cheap.
+
+- :func:`count` ``5028.0 -> "5,028"``; :func:`pct` ``0.5028 -> "50.3%"``;
+  :func:`pct_ci` ``(0.5028, 0.493, 0.5126) -> "50.3% (95% CI 49.3-51.3%)"``;
+  :func:`num` a mean or difference to a precision its interval justifies;
+  :func:`num_ci` ``(7.73, 6.6, 8.9, "turns") -> "7.7 turns (95% CI 6.6-8.9)"``;
+- :func:`column` formats a whole table column alike (integers with thousands separators, shares
+  as percentages, other numbers to the same number of decimals), for tables a person reads.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import polars as pl
+
+#: what a missing or undefined value shows (never "nan")
+MISSING = "n/a"
+
+#: columns that hold a share in [0, 1] (shown as a percentage); ``lo`` / ``hi`` only beside a share
+_SHARE = re.compile(r"^(rate|share|fair|lift|lift_lo|lift_hi|variance_saved|winrate_s\d+|lo_s\d+|hi_s\d+|\w+_rate|\w+_rate_lo|\w+_rate_hi|\w+_share|share_\w+|rate_\w+)$")
+_BOUNDS = ("lo", "hi", "lo_unpaired", "hi_unpaired")
+
+
+def finite(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def count(x: Any) -> str:
+    """An integer count with thousands separators (``5028.0`` -> ``5,028``)."""
+    if not finite(x):
+        return MISSING
+    return f"{round(x):,}"
+
+
+def pct(x: Any, digits: int | None = None) -> str:
+    """A share as a percentage: ``0.5028`` -> ``50.3%``; a share under 0.1% keeps its first
+    significant digit (``0.0002`` -> ``0.02%``, not ``0.0%``)."""
+    if not finite(x):
+        return MISSING
+    if digits is None:
+        small = 5e-7 <= abs(x) < 0.001
+        digits = min(4, -math.floor(math.log10(100 * abs(x)))) if small else 1
+    return f"{100 * x:.{digits}f}%"
+
+
+def pct_ci(rate: Any, lo: Any, hi: Any, digits: int = 1) -> str:
+    """``50.3% (95% CI 49.3-51.3%)``."""
+    return f"{pct(rate, digits)} (95% CI {_range(lo, hi, lambda v: f'{100 * v:.{digits}f}')}%)"
+
+
+def points(x: Any, digits: int = 1, sign: bool = True) -> str:
+    """A difference of two shares in percentage points (``0.028`` -> ``+2.8 percentage points``)."""
+    if not finite(x):
+        return MISSING
+    return f"{100 * x:{'+' if sign else ''}.{digits}f} percentage points"
+
+
+def points_ci(d: Any, lo: Any, hi: Any, digits: int = 1) -> str:
+    """``+2.8 percentage points (95% CI +1.8 to +3.7)``."""
+    if not (finite(lo) and finite(hi)):
+        return points(d, digits)
+    return f"{points(d, digits)} (95% CI {100 * lo:+.{digits}f} to {100 * hi:+.{digits}f})"
+
+
+def decimals_for(width: float, lo: int = 0, hi: int = 4) -> int:
+    """Decimals that show a quantity known to about +-``width`` (half an interval) the way physicists
+    round an uncertainty (the Particle Data Group's rule): two significant digits of ``width`` when
+    its leading digits are 100-354, else one. +-1.15 -> 1 decimal (7.7 turns, 95% CI 6.6-8.9),
+    +-0.038 -> 2 (12.45), +-0.6 -> 1, +-3 -> 0."""
+    if not finite(width):
+        return hi
+    if width <= 0:  # an exact value
+        return lo
+    exp = math.floor(math.log10(width))
+    lead = width / 10 ** (exp - 2)  # the leading three digits, 100-999
+    digits = -exp + (1 if lead < 354.5 else 0)
+    return max(lo, min(hi, digits))
+
+
+def num(x: Any, decimals: int | None = None, unit: str = "") -> str:
+    """A number with thousands separators, ``decimals`` fixed or 3 significant digits."""
+    if not finite(x):
+        return MISSING
+    if decimals is None:
+        decimals = _sig_decimals(abs(x))
+    text = f"{x:,.{decimals}f}"
+    if text.startswith("-") and not text.strip("-0.,"):  # -0.0000: a tiny negative rounds to zero
+        text = text[1:]
+    return f"{text} {unit}" if unit else text
+
+
+def num_ci(est: Any, lo: Any, hi: Any, unit: str = "", decimals: int | None = None) -> str:
+    """``7.7 turns (95% CI 6.6-8.9)``: the estimate and its interval to the precision the interval
+    justifies (its half-width's first significant digit, one more for small widths)."""
+    if decimals is None:
+        decimals = decimals_for((hi - lo) / 2 if finite(lo) and finite(hi) else float("nan"), hi=4)
+    return f"{num(est, decimals, unit)} (95% CI {_range(lo, hi, lambda v: num(v, decimals))})"
+
+
+def _range(lo: Any, hi: Any, f) -> str:
+    """``6.6-8.9``, or ``-9.5 to -8.4`` when a bound is negative (a dash would read as a minus)."""
+    if not (finite(lo) and finite(hi)):
+        return MISSING
+    return interval(f(lo), f(hi))
+
+
+def interval(lo: str, hi: str) -> str:
+    """Two formatted bounds as one range: ``a-b``, or ``a to b`` when a bound reads negative."""
+    if not lo or not hi or MISSING in (lo, hi):
+        return lo or hi or ""
+    sep = " to " if lo.startswith("-") or hi.startswith("-") else "-"
+    return f"{lo}{sep}{hi}"
+
+
+def _sig_decimals(m: float, sig: int = 3) -> int:
+    if m == 0 or not math.isfinite(m):
+        return 0
+    return max(0, min(4, sig - 1 - math.floor(math.log10(m))))
+
+
+def share_columns(frame: pl.DataFrame) -> set[str]:
+    """Columns of ``frame`` holding shares in [0, 1], shown as percentages: ``rate``, ``share``,
+    ``fair``, ``winrate_s<k>``, ``*_rate``, ..., and ``lo`` / ``hi`` beside a ``rate`` or ``share``."""
+    out = set()
+    for c, t in frame.schema.items():
+        if not t.is_numeric() or not _SHARE.match(c):
+            continue
+        vals = [v for v in frame[c].to_list() if finite(v)]
+        if all(-1 <= v <= 1 for v in vals):
+            out.add(c)
+    bounds = set(_BOUNDS) if {"rate", "share"} & out else set()
+    for c in out:  # win_rate -> win_lo, win_hi
+        if c.endswith("_rate"):
+            bounds |= {c[:-4] + "lo", c[:-4] + "hi"}
+    return out | {c for c in bounds if c in frame.columns and frame.schema[c].is_numeric()}
+
+
+def column(frame: pl.DataFrame, name: str, shares: set[str] | None = None) -> list[str]:
+    """The cells of column ``name`` formatted alike: integers (and integer-valued floats such as a
+    count of wins) with thousands separators, shares as percentages, other numbers to the decimals
+    that show the column's values to 3 significant digits; missing or NaN values as ``n/a``."""
+    s = frame[name]
+    values = s.to_list()
+    if shares is None:
+        shares = share_columns(frame)
+    dtype = s.dtype
+    if dtype == pl.Boolean:
+        return ["" if v is None else ("yes" if v else "no") for v in values]
+    if not dtype.is_numeric():
+        return ["" if v is None else text(v) for v in values]
+    good = [v for v in values if finite(v)]
+    if name == "seed" or name.endswith("_seed"):  # an identifier, not a count: no separators
+        return ["" if v is None else str(v) for v in values]
+    if _P_VALUE.match(name) and all(0 <= v <= 1 for v in good):
+        return [prob(v) if v is not None else "" for v in values]
+    if name in shares:
+        return [pct(v) if v is not None else "" for v in values]
+    if dtype.is_integer() or all(float(v).is_integer() for v in good):
+        return [count(v) if v is not None else "" for v in values]
+    small = [abs(v) for v in good if v != 0]
+    if not small:
+        return [num(v, 0) if v is not None else "" for v in values]
+    # enough decimals for the smallest magnitude (3 significant digits), at most 4
+    d = min(4, max(_sig_decimals(max(small)), _sig_decimals(min(small), 2)))
+    return [num(v, d) if v is not None else "" for v in values]
+
+
+#: columns holding a p-value or a probability (``p``, ``p_adj``, ``p_holm``, ``p_best``, ...)
+_P_VALUE = re.compile(r"^p(_\w+)?$")
+
+
+def prob(x: Any) -> str:
+    """A p-value or probability: 3 decimals, ``< 0.001`` below that (never ``0``, which reads as
+    impossible, nor ``0.0000``)."""
+    if not finite(x):
+        return MISSING
+    if x == 1 or x >= 0.001:
+        return f"{x:.3f}"
+    return "< 0.001"
+
+
+def text(v: Any) -> str:
+    """A non-numeric cell: lists joined by commas."""
+    if isinstance(v, list | tuple):
+        return ", ".join(text(x) for x in v)
+    if isinstance(v, float):
+        return num(v)
+    return str(v)
+
+
+def interval_pairs(cols: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """``lo`` -> (``lo``, ``hi``), ``win_lo`` -> (``win_lo``, ``win_hi``), ``lo_s0`` -> (``lo_s0``, ``hi_s0``):
+    the bounds of each interval among ``cols``."""
+    out = {}
+    for c in cols:
+        if c == "lo" or c.endswith("_lo"):
+            hi = c[:-2] + "hi"
+        elif c.startswith("lo_"):
+            hi = "hi_" + c[3:]
+        else:
+            continue
+        if hi in cols:
+            out[c] = (c, hi)
+    return out
+
+
+def _estimates(frame: pl.DataFrame, stem: str, suffix: str = "") -> list[str]:
+    names = (f"{stem}mean", f"{stem}diff", f"{stem}value", f"{stem}theta", f"{stem}rate", f"{stem}effect")
+    names += (f"{stem}points",) if stem else ()  # gain_points with gain_lo / gain_hi (a search's gains)
+    names += (f"mean{suffix}", f"diff{suffix}", f"winrate{suffix}") if suffix else ()
+    return [c for c in names if c in frame.columns and frame.schema[c].is_numeric()]
+
+
+def blocks(widths: Sequence[int], keys: Sequence[int], width: int, gap: int = 2) -> list[list[int]]:
+    """Column indices split into blocks that each fit ``width`` characters together with the key
+    columns ``keys`` (repeated in every block): how a wide table is shown without wrapping."""
+    base = sum(widths[k] + gap for k in keys)
+    out: list[list[int]] = []
+    used = base
+    for i in range(len(widths)):
+        if i in keys:
+            continue
+        if not out or used + widths[i] > width:
+            out.append([])
+            used = base
+        out[-1].append(i)
+        used += widths[i] + gap
+    return out or [[]]
+
+
+def key_columns(frame: pl.DataFrame, widths: Sequence[int], width: int) -> list[int]:
+    """The leading columns that name a row (text and integers before the first other column, at
+    most 3, at most half the width): repeated in every block of a wide table."""
+    keys: list[int] = []
+    for i, c in enumerate(frame.columns[:3]):
+        t = frame.schema[c]
+        if t.is_float() or i == len(frame.columns) - 1 or sum(widths[k] + 2 for k in [*keys, i]) > width // 2:
+            break
+        keys.append(i)
+    return keys
+
+
+def cells(frame: pl.DataFrame, shares: Collection[str] = ()) -> dict[str, list[str]]:
+    """Every column of ``frame`` formatted for a person, by name: :func:`column` for each, then
+    each estimate with an interval (``mean`` and ``lo`` / ``hi``, ``x_mean`` and ``x_lo`` / ``x_hi``
+    or ``x_se``, ...) and its bounds to the decimals the narrowest interval justifies
+    (:func:`decimals_for`); shares stay percentages. ``shares`` names more columns that hold shares
+    or differences of shares (a column called ``mean`` or ``diff`` whose unit only the command knows):
+    they are percentages too."""
+    shares = share_columns(frame) | {c for c in shares if c in frame.columns and frame.schema[c].is_numeric()}
+    out = {c: column(frame, c, shares) for c in frame.columns}
+    groups: list[tuple[list[str], list[float]]] = []
+    for lo, hi in interval_pairs(frame.columns).values():
+        if lo in shares:
+            continue
+        # an interval of width 0 (or a float's rounding above it: a fixed reference) sets no precision
+        halves = [(b - a) / 2 for a, b in zip(frame[lo].to_list(), frame[hi].to_list(), strict=True)
+                  if finite(a) and finite(b) and b - a > 1e-9 * max(1.0, abs(a), abs(b))]
+        stem, suffix = (lo[:-2], "") if lo.endswith("lo") else ("", lo[2:])
+        groups.append(([lo, hi, *_estimates(frame, stem, suffix)[:1]], halves))
+    for c in frame.columns:
+        if c == "se" or c.endswith("_se"):
+            stem = c[:-2]
+            est = [e for e in _estimates(frame, stem) if e not in shares][:1]
+            halves = [1.96 * v for v in frame[c].to_list() if finite(v) and v > 0]
+            if est and not any(est[0] in g for g, _h in groups):
+                groups.append((est, halves))
+    for names, halves in groups:
+        if not halves:
+            continue
+        d = decimals_for(min(halves))
+        for c in names:
+            out[c] = [num(v, d) if v is not None else "" for v in frame[c].to_list()]
+    if {"metric", "value", "lo", "hi"} <= set(frame.columns):
+        out |= _metric_rows(frame)
+    elif "measure" in frame.columns and {"lo", "hi"} <= set(frame.columns):
+        out |= _measure_rows(frame)
+    return out
+
+
+_PERCENT_METRICS = re.compile(r"(rate|advantage|decisiveness)$")
+
+
+def _metric_rows(frame: pl.DataFrame) -> dict[str, list[str]]:
+    """A ``metric, value, lo, hi`` table (the balance metrics) row by row, since its rows mix units:
+    rates, advantages and shares as percentages, other values to their interval's precision."""
+    out: dict[str, list[str]] = {"value": [], "lo": [], "hi": []}
+    for r in frame.iter_rows(named=True):
+        if _PERCENT_METRICS.search(str(r["metric"])):
+            for c in out:
+                out[c].append(pct(r[c]))
+            continue
+        half = (r["hi"] - r["lo"]) / 2 if finite(r["hi"]) and finite(r["lo"]) else float("nan")
+        for c in out:
+            out[c].append(num(r[c], decimals_for(half)))
+    return out
+
+
+#: the columns of a ``measure`` table (cardsim cards' effects) in the unit of their row's measure
+_MEASURE_VALUES = ("full_deck", "changed", "effect", "lo", "hi", "lo_simultaneous", "hi_simultaneous")
+
+
+def _measure_rows(frame: pl.DataFrame) -> dict[str, list[str]]:
+    """A table with a ``measure`` column whose rows mix units (a game length in turns, an advantage
+    or a win rate): the value columns of a rate or advantage row as percentages, of any other row to
+    the decimals its own interval justifies."""
+    cols = [c for c in _MEASURE_VALUES if c in frame.columns and frame.schema[c].is_numeric()]
+    out: dict[str, list[str]] = {c: [] for c in cols}
+    for r in frame.iter_rows(named=True):
+        share = bool(_PERCENT_METRICS.search(str(r["measure"])))
+        half = (r["hi"] - r["lo"]) / 2 if finite(r["hi"]) and finite(r["lo"]) else float("nan")
+        for c in cols:
+            out[c].append(pct(r[c], 1) if share else num(r[c], decimals_for(half)))  # rows alike
+    return out
+
+
+def seq(values: Sequence[Any], decimals: int | None = None) -> list[str]:
+    """Numbers formatted alike (same decimals)."""
+    good = [abs(v) for v in values if finite(v) and v != 0]
+    d = decimals if decimals is not None else (_sig_decimals(max(good)) if good else 0)
+    return [num(v, d) for v in values]

@@ -1,0 +1,250 @@
+"""Scenario files: TOML -> a validated :class:`Scenario` (DESIGN step 1).
+
+Every key is checked before anything runs; a bad file raises
+:class:`~cardsim.errors.ScenarioError` with one line naming the key, the
+bad value and what is allowed (unknown keys get a "did you mean").
+
+Shape::
+
+    [scenario]
+    name = "fubnub-partner"   # optional, default: the file's stem
+    game = "fubnub"           # required
+    variant = "traditional"   # optional, default: the game's first variant
+    players = 4               # optional, default: from [seats] or the variant
+    games = 100000            # required: games to play
+    seed = 1                  # optional, default 0
+    chunk = 20000             # optional: games per chunk (a task)
+    question = "..."          # optional: the question the report answers
+
+    [seats]
+    policies = ["partner", {name = "bold", call_at = 2}, "mine.py:cautious", "partner"]
+    # or: policy = "partner"  (every seat)
+
+    [rules]                   # the game's knobs (``cardsim games``)
+    point_cards = 15
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+from cardsim.games import get_game
+from cardsim.games.base import Game, Setup
+from cardsim.policies import plugin_source_key, resolve_seat
+
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "scenario": ("name", "game", "variant", "players", "games", "seed", "chunk", "question",
+                 "until", "backend", "workers", "scheduler"),
+    "seats": ("policies", "policy"),
+    "rules": (),  # checked against the game's knobs
+    "compare": ("arms", "rotate", "metric", "decide", "alpha", "focus"),
+    "ratings": ("policies", "mode", "reference"),
+    "sweep": ("grid", "points", "metric", "best"),
+    "cards": ("cards", "change", "focus", "rotate", "correction"),
+    "search": (),  # checked by cardsim.studies.search
+    "meta": (),  # checked by cardsim.studies.meta
+    "report": ("title", "figures"),
+}
+MAX_GAMES = 10**10
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario. ``raw`` keeps the parsed TOML for extensions
+    (``[compare]``, ``[sweep]``) that validate their own sections."""
+
+    name: str
+    game: str
+    setup: Setup
+    games: int
+    seed: int
+    chunk: int
+    question: str = ""
+    path: Path | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    def identity(self) -> dict[str, Any]:
+        """What the results depend on (not ``games`` or ``chunk``: more games extend a run).
+
+        A plug-in seat counts by its file name, function and content (the file and what it
+        imports from its folder), not by its path: an edited plug-in is another scenario."""
+        setup = self.setup.describe()
+        for seat, desc in zip(self.setup.seats, setup["seats"], strict=True):
+            if seat.plugin:
+                path, fn = seat.plugin.rsplit(":", 1)
+                desc["policy"] = f"{Path(path).name}:{fn}"
+                desc["source"] = plugin_source_key(path)
+        return {"setup": setup, "seed": self.seed, "rules_version": get_game(self.game).rules_version}
+
+    def hash(self) -> str:
+        blob = json.dumps(self.identity(), sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()[:12]
+
+    def with_options(self, games: int | None = None, seed: int | None = None, chunk: int | None = None) -> Scenario:
+        """A copy with ``games`` / ``seed`` / ``chunk`` overridden (CLI ``--games`` / ``--seed``, a run
+        directory's own chunking); ``raw`` says the same, so the copy of the scenario a run
+        directory's manifest keeps is the scenario that was played."""
+        kw = dict(self.__dict__)
+        if games is not None:
+            kw["games"] = _check_int("--games", games, 1, MAX_GAMES)
+        if seed is not None:
+            kw["seed"] = _check_int("--seed", seed, 0, 2**63 - 1)
+        if chunk is not None:
+            kw["chunk"] = _check_int("chunk", chunk, 1, 10**8)
+        if isinstance(self.raw.get("scenario"), Mapping):
+            section = dict(self.raw["scenario"])
+            for key in ("games", "seed", "chunk"):
+                if key in section or kw[key] != getattr(self, key):
+                    section[key] = kw[key]
+            kw["raw"] = {**self.raw, "scenario": section}
+        return Scenario(**kw)
+
+
+def load(path: str | Path) -> Scenario:
+    """Read and validate a scenario file."""
+    path = Path(path)
+    if not path.exists():
+        raise ScenarioError(f"scenario file {path} does not exist")
+    if path.is_dir():
+        raise ScenarioError(f"{path} is a directory; a scenario file (.toml) is expected")
+    try:
+        text = path.read_bytes().decode("utf-8")
+        raw = tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise ScenarioError(f"{path}: not a UTF-8 text file (a TOML scenario is expected)") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path}: malformed TOML: {exc}") from None
+    return from_dict(raw, name=path.stem, base_dir=path.parent, path=path)
+
+
+def from_dict(raw: Mapping[str, Any], name: str = "scenario", base_dir: Path | None = None,
+              path: Path | None = None) -> Scenario:
+    """Validate a parsed scenario (the TOML as nested dicts)."""
+    for section, body in raw.items():
+        if section not in SECTIONS:
+            raise ScenarioError(f"unknown section [{section}]{did_you_mean(section, SECTIONS)}; "
+                                f"allowed: {allowed_list('[' + s + ']' for s in SECTIONS)}")
+        if not isinstance(body, Mapping):
+            raise ScenarioError(f"[{section}] must be a table")
+        if section in ("rules", "search", "meta"):
+            continue
+        for key in body:
+            if key not in SECTIONS[section]:
+                raise ScenarioError(f"unknown key {section}.{key}{did_you_mean(key, SECTIONS[section])}; "
+                                    f"allowed: {allowed_list(SECTIONS[section])}")
+    sc = raw.get("scenario")
+    if sc is None:
+        raise ScenarioError("missing section [scenario] (with at least game = ... and games = ...)")
+    if "game" not in sc:
+        raise ScenarioError("missing key scenario.game")
+    if not isinstance(sc["game"], str):
+        raise ScenarioError(f"scenario.game = {sc['game']!r} must be a string")
+    game = get_game(sc["game"])
+    if "games" not in sc:
+        raise ScenarioError("missing key scenario.games (how many games to play)")
+    games = _check_int("scenario.games", sc["games"], 1, MAX_GAMES)
+    seed = _check_int("scenario.seed", sc.get("seed", 0), 0, 2**63 - 1)
+    chunk = _check_int("scenario.chunk", sc.get("chunk", game.default_chunk), 1, 10**8)
+    nm = sc.get("name", name)
+    if not isinstance(nm, str) or not nm or any(c in nm for c in "/\\ \t\n"):
+        raise ScenarioError(f"scenario.name = {nm!r} must be a non-empty string without spaces or slashes")
+    question = sc.get("question", "")
+    if not isinstance(question, str):
+        raise ScenarioError(f"scenario.question = {question!r} must be a string")
+    seats = raw.get("seats", {})
+    setup = build_setup(game, sc.get("variant"), sc.get("players"), seats.get("policies", seats.get("policy")),
+                        raw.get("rules", {}), base_dir, both="policies" in seats and "policy" in seats)
+    return Scenario(name=nm, game=game.name, setup=setup, games=games, seed=seed, chunk=chunk,
+                    question=question, path=path, raw=_absolute_plugins(raw, setup))
+
+
+def _absolute_plugins(raw: Mapping[str, Any], setup: Setup) -> Mapping[str, Any]:
+    """``raw`` with each ``[seats]`` plug-in named by its absolute ``/path/file.py:name``, so the copy
+    of the scenario a run directory's manifest keeps resolves from any folder (``cardsim report RUN_DIR``)."""
+    seats = raw.get("seats", {})
+    if not setup.plugins or not isinstance(seats, Mapping):
+        return raw
+
+    def absolute(entry: Any, seat: int) -> Any:
+        ref = setup.seats[seat].plugin
+        if ref is None:
+            return entry
+        return {**entry, "name": ref} if isinstance(entry, Mapping) else ref
+
+    new = dict(seats)
+    if isinstance(seats.get("policies"), list | tuple):
+        new["policies"] = [absolute(e, i) for i, e in enumerate(seats["policies"])]
+    elif "policy" in seats:
+        new["policy"] = absolute(seats["policy"], 0)
+    return {**raw, "seats": new}
+
+
+def build_setup(game: Game | str, variant: str | None = None, players: int | None = None,
+                policies: str | Sequence[Any] | None = None, rules: Mapping[str, Any] | None = None,
+                base_dir: Path | None = None, both: bool = False) -> Setup:
+    """Validate and resolve a game set-up (also the entry point for tests and the API)."""
+    if isinstance(game, str):
+        game = get_game(game)
+    if both:
+        raise ScenarioError("give either seats.policies (one per seat) or seats.policy (all seats), not both")
+    var = game.variant(variant if variant is not None else game.variants[0].name)
+    if variant is not None and not isinstance(variant, str):
+        raise ScenarioError(f"scenario.variant = {variant!r} must be a string")
+    if isinstance(policies, list | tuple):
+        entries = list(policies)
+        if not entries:
+            raise ScenarioError("seats.policies is empty; give one policy per seat")
+        if players is None:
+            players = len(entries)
+            if not (isinstance(players, int) and var.min_players <= players <= var.max_players):
+                raise ScenarioError(f"{players} seat policies given (seats.policies, or --policy repeated), but "
+                                    f"{game.name} {var.name} takes {var.min_players}-{var.max_players} players: "
+                                    f"give one policy per player, or one for them all")
+    elif policies is None or isinstance(policies, str | Mapping):
+        entries = None
+    else:
+        raise ScenarioError(f"seats.policies = {policies!r} must be a list of policy names")
+    if players is None:
+        players = var.default_players
+    players = _check_int("scenario.players", players, var.min_players, var.max_players,
+                         f"{game.name} {var.name} takes {var.min_players}-{var.max_players} players")
+    if entries is None:
+        entries = [policies if policies is not None else game.default_policy] * players
+    if len(entries) != players:
+        raise ScenarioError(f"seats.policies has {len(entries)} entries but players = {players}; give one per seat")
+    plugins: list[str] = []
+    seats = tuple(resolve_seat(game, e, i, base_dir, plugins) for i, e in enumerate(entries))
+    rules = dict(rules or {})
+    knobs = game.knobs_for(var.name)
+    known = {k.name: k for k in knobs}
+    every = {k.name for k in game.knobs}
+    values: dict[str, Any] = {}
+    for key, value in rules.items():
+        if key not in known:
+            if key in every:
+                raise ScenarioError(f"rules.{key} does not apply to variant {var.name!r}; "
+                                    f"its knobs: {allowed_list(known) or 'none'}")
+            raise ScenarioError(f"unknown knob rules.{key}{did_you_mean(key, every)}; "
+                                f"allowed for {game.name} {var.name}: {allowed_list(known) or 'none'}")
+        values[key] = known[key].validate(value, f"rules.{key}")
+    for k in knobs:
+        values.setdefault(k.name, k.default if not isinstance(k.default, list) else tuple(k.default))
+    setup = Setup(game=game.name, variant=var.name, players=players, knobs=values, seats=seats,
+                  plugins=tuple(plugins))
+    game.check_setup(setup)
+    return setup
+
+
+def _check_int(where: str, value: Any, lo: int, hi: int, why: str = "") -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ScenarioError(f"{where} = {value!r} must be an integer in [{lo}, {hi}]")
+    if not lo <= value <= hi:
+        raise ScenarioError(f"{where} = {value} is out of range; allowed: {lo}-{hi}" + (f" ({why})" if why else ""))
+    return value

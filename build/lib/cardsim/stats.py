@@ -1,0 +1,384 @@
+"""Intervals and summaries with honest uncertainty (STYLE habit 10).
+
+Rates get Wilson score intervals (never the Wald interval, whose coverage
+is erratic at small n and extreme p); means get a standard error and a
+normal 95% interval. Polars helpers add these columns to grouped frames.
+
+Games are independent, but rows of one game are not: the hands of a game,
+the reveals of a game, the seats of a game. Every per-hand or per-event
+rate is therefore **clustered by game** by default (:func:`rate_table`,
+:func:`mean_table`): its variance is the cluster-robust (linearisation)
+variance of a ratio estimator, its design effect ``deff`` (that variance
+over the binomial one) is printed, and the Wilson interval is taken at the
+effective sample size ``n / max(1, deff)`` (Korn and Graubard 1998). A
+table with one row per game has ``deff`` 1. Clusters are the games
+themselves for runs of up to 65,536 games, and blocks of games (``game mod
+65,536``) beyond: blocks of independent games are independent clusters too,
+so the estimator stays valid while its memory stays bounded.
+
+:func:`paired_difference` is the paired interval every study uses: the mean
+of per-game differences, its standard error clustered by game when one game
+yields several values. :func:`maxt_critical` and :func:`holm` handle
+multiplicity (simultaneous intervals, adjusted p-values).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import polars as pl
+
+Z95 = 1.959963984540054
+#: at most this many clusters per group (games beyond it share a cluster: game mod CLUSTERS)
+CLUSTERS = 1 << 16
+
+
+def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for ``k`` successes in ``n`` trials (``(nan, nan)`` when n == 0)."""
+    if n <= 0:
+        return (math.nan, math.nan)
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / den
+    # at k = 0 (k = n) the bound is exactly 0 (1); rounding left 1e-19 there
+    return (0.0 if k <= 0 else max(0.0, mid - half), 1.0 if k >= n else min(1.0, mid + half))
+
+
+def wilson_exprs(k: pl.Expr, n: pl.Expr, prefix: str = "", z: float = Z95) -> list[pl.Expr]:
+    """Polars expressions for the rate ``k/n`` and its Wilson interval (columns ``rate``, ``lo``, ``hi``)."""
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * ((p * (1 - p)).clip(0.0, None) / n + z * z / (4 * n * n)).sqrt() / den
+    return [
+        p.alias(f"{prefix}rate"),
+        pl.when(k <= 0).then(0.0).otherwise((mid - half).clip(0.0, 1.0)).alias(f"{prefix}lo"),
+        pl.when(k >= n).then(1.0).otherwise((mid + half).clip(0.0, 1.0)).alias(f"{prefix}hi"),
+    ]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean (or difference of means) with its standard error and 95% interval.
+
+    ``n`` counts observations, ``clusters`` the independent units (games) they came in,
+    ``deff`` is the design effect (clustered variance over the variance as if every
+    observation were independent; 1 when each game gives one observation)."""
+
+    value: float
+    se: float
+    lo: float
+    hi: float
+    n: int
+    clusters: int
+    deff: float = 1.0
+
+    def as_dict(self, prefix: str = "") -> dict[str, float]:
+        return {f"{prefix}{k}": getattr(self, k) for k in ("value", "se", "lo", "hi", "n", "clusters", "deff")}
+
+
+def _cluster_sums(x: np.ndarray, clusters: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sums of ``x`` and counts (each observation its own cluster when ``clusters`` is None)."""
+    if clusters is None:
+        return x, np.ones_like(x)
+    _, inv = np.unique(np.asarray(clusters), return_inverse=True)
+    return np.bincount(inv, weights=x), np.bincount(inv).astype(np.float64)
+
+
+@lru_cache(maxsize=256)
+def t95(df: int) -> float:
+    """The 97.5% quantile of Student's t with ``df`` degrees of freedom (1.96 for large df)."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, df)) if df < 10_000 else Z95
+
+
+def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None = None) -> Estimate:
+    """Mean of ``x`` with its standard error and 95% interval, clustered by ``clusters`` (e.g. the
+    game of each observation) when given: the cluster-robust variance of a ratio of sums,
+    ``C / (C - 1) * sum_c (s_c - mean * n_c)^2 / n^2``, and Student's t with C - 1 degrees of
+    freedom (the normal quantile once C is large)."""
+    x = np.asarray(x, dtype=np.float64)
+    keep = np.isfinite(x)
+    x = x[keep]
+    cl = None if clusters is None else np.asarray(clusters)[keep]
+    n = x.size
+    if n == 0:
+        return Estimate(math.nan, math.nan, math.nan, math.nan, 0, 0)
+    m = float(x.mean())
+    s, c = _cluster_sums(x, cl)
+    k = s.size
+    if k < 2:
+        return Estimate(m, math.nan, math.nan, math.nan, n, k)
+    var = k / (k - 1) * float(((s - m * c) ** 2).sum()) / (n * n)
+    var_iid = float(x.var(ddof=1)) / n if n > 1 else math.nan
+    deff = var / var_iid if var_iid > 0 else 1.0
+    se = math.sqrt(var)
+    z = t95(k - 1) if z is None else z
+    return Estimate(m, se, m - z * se, m + z * se, n, k, deff)
+
+
+def share_ci(x: np.ndarray, clusters: np.ndarray, z: float = Z95, truncate: bool = True) -> Estimate:
+    """A share (values in [0, 1], e.g. a side's share of each game's win) with the Korn-Graubard
+    interval: Clopper-Pearson at the effective sample size ``n / max(1, deff)``, ``deff`` clustered
+    by ``clusters`` (Korn and Graubard 1998). Where no design effect can be estimated (a share of
+    exactly 0 or 1, or no spread at all) the effective size is the number of clusters, the most it
+    can be lost to clustering. Never zero width, never clipped: 0 of 200 games gives 0.0-3.6% on
+    100 deals.
+
+    ``truncate=False`` drops the ``max(1, .)``: the effective size is ``m (1 - m) / se^2`` even
+    where that is more than ``n``. That is right for values that each average several 0/1 results
+    (a deal's share of its seats' wins: a quarter of a win per seat), whose spread is less than a
+    single result's; Clopper-Pearson there keeps the skew of a rare event that a t interval loses."""
+    from scipy.stats import beta
+
+    e = mean_ci(x, clusters)  # the mean and its variance clustered by ``clusters``
+    m, n, k = e.value, e.n, e.clusters
+    if k < 2:
+        return e
+    binom = m * (1 - m) / n
+    deff = e.se ** 2 / binom if binom > 0 else math.nan
+    if binom > 0 and deff > 0:
+        neff = n / (max(1.0, deff) if truncate else deff)
+    else:
+        neff = float(k)
+    a = 1 - math.erf(z / math.sqrt(2))  # two-sided level: 0.05 at Z95
+    w = m * neff
+    lo = 0.0 if w <= 0 else float(beta.ppf(a / 2, w, neff - w + 1))
+    hi = 1.0 if w >= neff else float(beta.ppf(1 - a / 2, w + 1, neff - w))
+    return Estimate(m, e.se, lo, hi, n, k, deff)
+
+
+def paired_difference(a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None = None) -> Estimate:
+    """``b - a`` observation by observation (the same deal in both arms), averaged, with its 95%
+    interval. ``clusters`` names the game of each pair when a game yields several pairs (seat
+    rotations, seats); the interval is then clustered by game. Pairs with a missing side are dropped."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"paired values must align: {a.shape} vs {b.shape}")
+    return mean_ci(b - a, clusters)
+
+
+def rate_difference(w_in: np.ndarray, n_in: np.ndarray, w_all: np.ndarray, n_all: np.ndarray,
+                    z: float = Z95) -> Estimate:
+    """Rate of a group minus the rate of the rest, clustered by game. Arrays hold one entry per game:
+    successes and trials in the group (``w_in``, ``n_in``) and in the whole game (``w_all``, ``n_all``).
+    The variance is the cluster-robust (linearisation) variance of the difference of two ratio
+    estimators; ``deff`` compares it with two independent binomial rates."""
+    w_in, n_in, w_all, n_all = (np.asarray(a, dtype=np.float64) for a in (w_in, n_in, w_all, n_all))
+    w_out, n_out = w_all - w_in, n_all - n_in
+    ni, no = n_in.sum(), n_out.sum()
+    c = int((n_all > 0).sum())
+    if ni <= 0 or no <= 0 or c < 2:
+        return Estimate(math.nan, math.nan, math.nan, math.nan, int(ni + no), c)
+    ri, ro = w_in.sum() / ni, w_out.sum() / no
+    infl = (w_in - ri * n_in) / ni - (w_out - ro * n_out) / no
+    var = c / (c - 1) * float((infl * infl).sum())
+    var_b = ri * (1 - ri) / ni + ro * (1 - ro) / no
+    se = math.sqrt(var)
+    d = ri - ro
+    return Estimate(d, se, d - z * se, d + z * se, int(ni + no), c, var / var_b if var_b > 0 else 1.0)
+
+
+def on_games(games: np.ndarray, frame: pl.DataFrame, *cols: str) -> list[np.ndarray]:
+    """Columns ``cols`` of ``frame`` (one row per game, column ``game``) laid on ``games`` (sorted
+    game numbers, a superset of the frame's), 0 where the frame has no row: the per-game arrays
+    :func:`rate_difference` takes."""
+    idx = np.searchsorted(games, frame["game"].to_numpy())
+    out = []
+    for c in cols:
+        a = np.zeros(games.size)
+        a[idx] = frame[c].to_numpy()
+        out.append(a)
+    return out
+
+
+def normal_p(value: float, se: float) -> float:
+    """Two-sided p-value of ``value / se`` against the standard normal."""
+    if not se > 0:
+        return math.nan if not math.isfinite(value) or value == 0 else 0.0
+    return math.erfc(abs(value / se) / math.sqrt(2))
+
+
+def holm(p: list[float] | np.ndarray, method: str = "holm") -> np.ndarray:
+    """Adjusted p-values across a family: ``holm`` (Holm's step-down: the family-wise error) or
+    ``fdr_bh`` (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``: the false discovery
+    rate). NaNs stay NaN. The tests check both against statsmodels' ``multipletests``, which is not
+    called here because it runs a full garbage collection on every call."""
+    p = np.asarray(p, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    if not ok.any():
+        return out
+    q = p[ok]
+    if method == "fdr_bh":
+        from scipy.stats import false_discovery_control
+
+        out[ok] = false_discovery_control(q, method="bh")
+        return out
+    if method != "holm":
+        raise ValueError(f"method = {method!r}; allowed: holm, fdr_bh")
+    order = np.argsort(q, kind="stable")
+    m = q.size
+    adj = np.minimum(1.0, np.maximum.accumulate(q[order] * (m - np.arange(m))))
+    res = np.empty(m)
+    res[order] = adj
+    out[ok] = res
+    return out
+
+
+def maxt_null(cov: np.ndarray, draws: int = 200_000, seed: int = 0, one_sided: bool = False) -> np.ndarray:
+    """Sorted draws of ``max_j |Z_j| / sd_j`` for ``Z ~ N(0, cov)`` (``max_j Z_j / sd_j`` when
+    ``one_sided``): the null distribution of the max-T method. Components with no variance are left
+    out. Reproducible: a fixed seed."""
+    cov = np.asarray(cov, dtype=np.float64)
+    sd = np.sqrt(np.clip(np.diag(cov), 0, None))
+    keep = sd > 0
+    if keep.sum() == 0:
+        return np.zeros(1)
+    corr = cov[np.ix_(keep, keep)] / np.outer(sd[keep], sd[keep])
+    w, v = np.linalg.eigh((corr + corr.T) / 2)
+    root = v * np.sqrt(np.clip(w, 0, None))
+    rng = np.random.default_rng(seed)
+    stat = np.empty(draws)
+    step = 20_000
+    for i in range(0, draws, step):
+        zz = rng.standard_normal((min(step, draws - i), root.shape[0])) @ root.T
+        stat[i:i + zz.shape[0]] = zz.max(axis=1) if one_sided else np.abs(zz).max(axis=1)
+    return np.sort(stat)
+
+
+def maxt_critical(cov: np.ndarray, alpha: float = 0.05, draws: int = 200_000, seed: int = 0,
+                  one_sided: bool = False) -> float:
+    """Critical value ``c`` with ``P(max_j |Z_j| / sd_j <= c) = 1 - alpha`` for ``Z ~ N(0, cov)``
+    (the max-T method: simultaneous intervals ``est_j +- c * se_j`` for correlated estimates)."""
+    if np.all(np.diag(np.asarray(cov, dtype=np.float64)) <= 0):
+        return Z95
+    return float(np.quantile(maxt_null(cov, draws, seed, one_sided), 1 - alpha))
+
+
+def maxt_pvalues(t: np.ndarray, null: np.ndarray) -> np.ndarray:
+    """Single-step max-T adjusted p-values of the statistics ``|t|`` against :func:`maxt_null` draws."""
+    t = np.abs(np.asarray(t, dtype=np.float64))
+    return 1.0 - np.searchsorted(null, t, side="left") / null.size
+
+
+def mean_se(x: np.ndarray) -> tuple[float, float, int]:
+    """Mean, standard error of the mean and n of a sample."""
+    x = np.asarray(x, dtype=np.float64)
+    n = x.size
+    if n == 0:
+        return (math.nan, math.nan, 0)
+    sd = x.std(ddof=1) if n > 1 else math.nan
+    return (float(x.mean()), float(sd / math.sqrt(n)), n)
+
+
+def mean_exprs(col: str | pl.Expr, prefix: str = "") -> list[pl.Expr]:
+    """Aggregations: n, mean, standard error and the 95% normal interval of a column
+    (one row per independent unit, e.g. per game; for several rows per game use :func:`mean_table`)."""
+    c = pl.col(col) if isinstance(col, str) else col
+    se = c.std(ddof=1) / c.count().sqrt()
+    return [
+        c.count().alias(f"{prefix}n"),
+        c.mean().alias(f"{prefix}mean"),
+        se.alias(f"{prefix}se"),
+        (c.mean() - Z95 * se).alias(f"{prefix}lo"),
+        (c.mean() + Z95 * se).alias(f"{prefix}hi"),
+    ]
+
+
+def _clustered(frame: pl.DataFrame | pl.LazyFrame, by: list[str], value: pl.Expr, cluster: str | None) -> pl.LazyFrame:
+    """Per group of ``by``: n, sum, cluster count and the sums the clustered variance needs."""
+    lf = frame.lazy().with_columns(_v=value.cast(pl.Float64)).filter(pl.col("_v").is_not_null())
+    names = lf.collect_schema().names()
+    if cluster is not None and cluster in names:
+        key = (pl.col(cluster) % CLUSTERS).alias("_c")
+    else:  # every row its own cluster
+        lf = lf.with_row_index("_c")
+        key = pl.col("_c")
+    per = lf.group_by(*by, key).agg(pl.len().cast(pl.Float64).alias("_n"), pl.col("_v").sum().alias("_s"),
+                                    (pl.col("_v") ** 2).sum().alias("_q"))
+    return per.group_by(by).agg(
+        pl.col("_n").sum().alias("n"), pl.col("_s").sum().alias("k"), pl.len().alias("clusters"),
+        (pl.col("_s") ** 2).sum().alias("_ss"), (pl.col("_s") * pl.col("_n")).sum().alias("_sn"),
+        (pl.col("_n") ** 2).sum().alias("_nn"), pl.col("_q").sum().alias("_q"),
+    ).with_columns(m=pl.col("k") / pl.col("n")).with_columns(
+        # cluster-robust variance of the ratio k / n
+        _var=(pl.col("clusters") / (pl.col("clusters") - 1)
+              * (pl.col("_ss") - 2 * pl.col("m") * pl.col("_sn") + pl.col("m") ** 2 * pl.col("_nn")).clip(0.0, None)
+              / pl.col("n") ** 2),
+    )
+
+
+def rate_query(frame: pl.DataFrame | pl.LazyFrame, by: list[str], success: str | pl.Expr,
+               cluster: str | None = "game") -> pl.LazyFrame:
+    """:func:`rate_table`, not collected yet (to collect several at once with :func:`collect_all`)."""
+    ok = pl.col(success) if isinstance(success, str) else success
+    g = _clustered(frame, by, ok, cluster).with_columns(
+        deff=pl.when(pl.col("m") * (1 - pl.col("m")) > 0)
+        .then(pl.col("_var") / (pl.col("m") * (1 - pl.col("m")) / pl.col("n"))).otherwise(1.0))
+    g = g.with_columns(neff=pl.col("n") / pl.max_horizontal(pl.col("deff"), pl.lit(1.0)))
+    g = g.with_columns(wilson_exprs(pl.col("m") * pl.col("neff"), pl.col("neff"))).sort(by)
+    return g.select(*by, pl.col("n").cast(pl.Int64), "k", "rate", "lo", "hi", "deff")
+
+
+def rate_table(frame: pl.DataFrame | pl.LazyFrame, by: list[str], success: str | pl.Expr,
+               cluster: str | None = "game") -> pl.DataFrame:
+    """Group ``frame`` by ``by`` and give n, successes, rate, Wilson interval and design effect of
+    a boolean/0-1 ``success``, clustered by ``cluster`` (default: the game) when the frame has it.
+
+    The interval is Wilson at the effective sample size ``n / max(1, deff)``. A LazyFrame is
+    aggregated with the streaming engine, in memory bounded by the groups times 65,536 clusters."""
+    return collect(rate_query(frame, by, success, cluster))
+
+
+def mean_query(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[str] | None = None,
+               cluster: str | None = "game", prefix: str = "") -> pl.LazyFrame:
+    """:func:`mean_table`, not collected yet (to collect several at once with :func:`collect_all`)."""
+    by = by or []
+    c = pl.col(col) if isinstance(col, str) else col
+    lf = frame.lazy()
+    if not by:
+        lf = lf.with_columns(_all=pl.lit(0))
+    keys = by or ["_all"]
+    g = _clustered(lf, keys, c, cluster).with_columns(
+        _viid=(pl.col("_q") / pl.col("n") - pl.col("m") ** 2) * pl.col("n") / (pl.col("n") - 1) / pl.col("n"))
+    g = g.with_columns(se=pl.col("_var").sqrt(),
+                       deff=pl.when(pl.col("_viid") > 0).then(pl.col("_var") / pl.col("_viid")).otherwise(1.0))
+    return g.sort(keys).select(
+        *by, pl.col("n").cast(pl.Int64).alias(f"{prefix}n"), pl.col("m").alias(f"{prefix}mean"),
+        pl.col("se").alias(f"{prefix}se"), (pl.col("m") - Z95 * pl.col("se")).alias(f"{prefix}lo"),
+        (pl.col("m") + Z95 * pl.col("se")).alias(f"{prefix}hi"), pl.col("deff").alias(f"{prefix}deff"))
+
+
+def mean_table(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[str] | None = None,
+               cluster: str | None = "game", prefix: str = "") -> pl.DataFrame:
+    """Mean of ``col`` per group of ``by`` (or overall) with its standard error clustered by game,
+    the normal 95% interval and the design effect: for per-hand or per-event values."""
+    return collect(mean_query(frame, col, by, cluster, prefix))
+
+
+def collect(lf: pl.LazyFrame) -> pl.DataFrame:
+    """Collect with polars' streaming engine (bounded memory over large runs)."""
+    return lf.collect(engine="streaming")
+
+
+def collect_all(queries: list[pl.LazyFrame]) -> list[pl.DataFrame]:
+    """Collect several queries at once with the streaming engine: polars reads the parquet
+    columns they share once (a summary's queries cost about a fifth less than one by one)."""
+    return pl.collect_all(queries, engine="streaming")
+
+
+def seat_table(outcomes: pl.DataFrame) -> pl.DataFrame:
+    """Win rate by seat from an outcome table (``game``, ``seat``, ``win``): n finished games,
+    wins (shared wins count 1/k), rate, Wilson interval, and ``fair``: the rate every seat would
+    have if seats did not matter (the mean over seats: 1/players alone, 1/2 in two teams)."""
+    fin = outcomes.drop_nulls("win")
+    g = fin.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("k")).sort("seat")
+    fair = float(fin["win"].mean()) if fin.height else float("nan")
+    return g.with_columns(wilson_exprs(pl.col("k"), pl.col("n"))).with_columns(fair=pl.lit(fair))

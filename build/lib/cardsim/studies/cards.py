@@ -1,0 +1,284 @@
+"""Card effects: what a card *does* to the game, not only what it goes with (``cardsim cards SCENARIO``).
+
+The summaries of Bad, Bad, Turtle, Gubs and FUBNUB Full Deck tell which
+cards go with winning: the revealer's win rate, "drew it vs did not". That
+is an association: a player who reveals more cards has simply stayed in the
+game longer, and a card drawn late is drawn in long games. The causal
+question is "what changes if the card is not in the deck": this study plays
+the base scenario and, for each card, the same scenario with that card
+removed (or its count changed), on the same seeds (game ``g`` uses the same
+random streams in every arm; with a card fewer the deals differ, but the
+pairing still removes much of the variance), and compares them game by game.
+
+``[cards]`` keys:
+
+- ``cards``: the cards to test (default: every card the game lets a scenario
+  remove: Turtle ``remove``, Gubs ``remove_cards`` / ``add_cards``, FUBNUB
+  Full Deck ``remove_actions``);
+- ``change``: ``remove`` (every copy; Turtle and Full Deck) or, for Gubs,
+  ``one_less`` (default) / ``one_more`` copy;
+- ``focus`` (seat, default 0) and ``rotate`` (default false): with rotate,
+  every arm is played in each rotation of the seats, so the focus seat's
+  policy visits every seat;
+- ``correction``: ``holm`` (family-wise error, default) or ``bh``
+  (Benjamini-Hochberg false discovery rate) across the cards.
+
+Each card's effect is measured on what stays meaningful when every seat
+plays the same policy: the game's **length** (turns or hands) and the
+**first-player advantage** (the win rate of the seat that moves first minus
+the mean seat win rate); and, when the seats play different policies, the
+**focus seat's win rate**. Each effect is a paired difference (changed deck
+minus full deck) with its 95% interval, a Bonferroni-simultaneous interval
+across the cards, and an adjusted p-value. The association from the base
+run is printed beside it, labelled as such.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cardsim import scenario as sc
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+from cardsim.output import Output
+from cardsim.stats import holm, normal_p, paired_difference
+from cardsim.studies import derive
+from cardsim.studies.compare import span
+
+KEYS = ("cards", "change", "focus", "rotate", "correction")
+#: game (and variant) -> (knob that removes, knob that adds, changes allowed)
+KNOBS = {"turtle": ("remove", None, ("remove",)), "fubnub": ("remove_actions", None, ("remove",)),
+         "gubs": ("remove_cards", "add_cards", ("one_less", "one_more", "remove"))}
+UNITS = {"fubnub": "hands", "fourbid": "hands", "turtle": "turns", "gubs": "turns"}
+
+
+@dataclass(frozen=True)
+class Plan:
+    base: sc.Scenario
+    cards: list[str]
+    change: str
+    focus: int
+    correction: str
+    runs: dict[str, list[sc.Scenario]]  # "" (the full deck) and each card -> one scenario per rotation
+    mixed: bool  # the seats play different policies
+
+
+def _catalogue(base: sc.Scenario) -> tuple[str, str | None, tuple[str, ...], tuple[str, ...]]:
+    game = base.game
+    if game not in KNOBS or (game == "fubnub" and base.setup.variant != "full_deck"):
+        raise ScenarioError(f"[cards] needs a game with a card catalogue: turtle, gubs or fubnub with variant "
+                            f"full_deck ({base.name} is {game}, variant {base.setup.variant})")
+    remove, add, changes = KNOBS[game]
+    from cardsim.games import get_game
+
+    knob = next(k for k in get_game(game).knobs if k.name == remove)
+    return remove, add, changes, tuple(knob.choices)
+
+
+def plan(base: sc.Scenario) -> Plan:
+    cfg = base.raw.get("cards")
+    if cfg is None:
+        raise ScenarioError(f"{base.name}: no [cards] section (cards whose effect to measure)")
+    for k in cfg:
+        if k not in KEYS:
+            raise ScenarioError(f"unknown key cards.{k}{did_you_mean(k, KEYS)}; allowed: {allowed_list(KEYS)}")
+    remove, add, changes, names = _catalogue(base)
+    change = cfg.get("change", "one_less" if base.game == "gubs" else "remove")
+    if change not in changes:
+        raise ScenarioError(f"cards.change = {change!r}; allowed for {base.game}: {allowed_list(changes)}")
+    cards = cfg.get("cards", list(names))
+    if not isinstance(cards, list) or not cards or not all(isinstance(c, str) for c in cards):
+        raise ScenarioError("cards.cards must be a non-empty list of card names")
+    for c in cards:
+        if c not in names:
+            raise ScenarioError(f"cards.cards: unknown card {c!r}{did_you_mean(c, names)}; allowed: {allowed_list(names)}")
+    if len(set(cards)) != len(cards):
+        raise ScenarioError("cards.cards names a card twice")
+    players = base.setup.players
+    focus = cfg.get("focus", 0)
+    if isinstance(focus, bool) or not isinstance(focus, int) or not 0 <= focus < players:
+        raise ScenarioError(f"cards.focus = {focus!r} must be a seat 0-{players - 1}")
+    rotate = cfg.get("rotate", False)
+    if not isinstance(rotate, bool):
+        raise ScenarioError(f"cards.rotate = {rotate!r} must be true or false")
+    correction = cfg.get("correction", "holm")
+    if correction not in ("holm", "bh"):
+        raise ScenarioError(f"cards.correction = {correction!r}; allowed: holm, bh")
+    raw0 = derive.base_raw(base)
+    seats = derive.seat_list(raw0, players)
+    runs: dict[str, list[sc.Scenario]] = {}
+    for card in ["", *cards]:
+        runs[card] = []
+        for r in range(players) if rotate else range(1):
+            raw = derive.base_raw(base)
+            derive.set_policies(raw, derive.rotate(list(seats), r))
+            if card:
+                if change == "one_more":
+                    raw["rules"][add] = [*raw["rules"].get(add, []), card]
+                else:
+                    from cardsim.games.gubs import cards as gubs_cards
+
+                    copies = 1
+                    if base.game == "gubs" and change == "remove":
+                        copies = int(gubs_cards.STANDARD_COUNTS[gubs_cards.CARD_NAMES.index(card)])
+                    already = list(raw["rules"].get(remove, []))
+                    if base.game != "gubs" and card in already:
+                        raise ScenarioError(f"cards.cards: {card!r} is already removed in [rules] {remove}")
+                    raw["rules"][remove] = already + [card] * copies
+            tag = (card or "full deck").replace(" ", "_")
+            try:
+                runs[card].append(derive.build(base, raw, f"{base.name}-{change}-{tag}-r{r}"))
+            except ScenarioError as exc:
+                raise ScenarioError(f"cards.cards: {card!r} ({change}): {exc}") from None
+    mixed = len({repr(s) for s in seats}) > 1
+    return Plan(base, list(cards), change, focus, correction, runs, mixed)
+
+
+def measures(results: list[Any], focus: int, players: int, mixed: bool) -> dict[str, np.ndarray]:
+    """Per game (in game order), averaged over the seat rotations: length, first-player advantage and
+    (seats with different policies) the focus seat's win; NaN where a game was unfinished."""
+    acc: dict[str, list[np.ndarray]] = {}
+    for r, res in enumerate(results):
+        out = res.outcomes().collect().sort("game", "seat")
+        n = out["game"].n_unique()
+        length = out.group_by("game", maintain_order=True).agg(pl.col("length").first())["length"]
+        acc.setdefault("length", []).append(length.cast(pl.Float64).to_numpy())
+        win = out.pivot(on="seat", index="game", values="win", aggregate_function="first").sort("game")
+        w = win.drop("game").cast(pl.Float64).fill_null(np.nan).to_numpy()
+        if "first" in out.columns:
+            first = out.filter(pl.col("first")).sort("game")
+            fw = np.full(n, np.nan)
+            fw[np.searchsorted(win["game"].to_numpy(), first["game"].to_numpy())] = \
+                first["win"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+            acc.setdefault("first-player advantage", []).append(fw - np.nanmean(w, axis=1))
+        if mixed:
+            seat = (focus + r) % players
+            acc.setdefault("focus seat win rate", []).append(w[:, list(win.columns[1:]).index(str(seat))]
+                                                             if str(seat) in win.columns[1:] else np.full(n, np.nan))
+    return {k: np.mean(np.vstack(v), axis=0) for k, v in acc.items()}
+
+
+@dataclass
+class CardsResult:
+    plan: Plan
+    games: int
+    effects: pl.DataFrame
+    association: tuple[str, pl.DataFrame] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def effects_table(p: Plan, values: dict[str, dict[str, np.ndarray]]) -> pl.DataFrame:
+    """One row per (measure, card): full-deck mean, changed-deck mean, the paired effect with its 95%
+    interval, the Bonferroni-simultaneous interval across cards and the adjusted p-value."""
+    from scipy.stats import norm
+
+    rows = []
+    k = len(p.cards)
+    z_sim = float(norm.ppf(1 - 0.05 / (2 * k)))
+    for measure in values[""]:
+        fam = []
+        for card in p.cards:
+            a, b = values[""][measure], values[card][measure]
+            e = paired_difference(a, b)
+            ok = np.isfinite(a) & np.isfinite(b)
+            fam.append({"measure": measure, "card": card, "full_deck": float(a[ok].mean()) if ok.any() else math.nan,
+                        "changed": float(b[ok].mean()) if ok.any() else math.nan, "effect": e.value, "lo": e.lo,
+                        "hi": e.hi, "lo_simultaneous": e.value - z_sim * e.se, "hi_simultaneous": e.value + z_sim * e.se,
+                        "p": normal_p(e.value, e.se), "games": e.n})
+        adj = holm([r["p"] for r in fam], "holm" if p.correction == "holm" else "fdr_bh")
+        for r, q in zip(fam, adj, strict=True):
+            r["p_adjusted"] = float(q)
+        rows += fam
+    return pl.DataFrame(rows)
+
+
+def association(base: sc.Scenario, result: Any) -> tuple[str, pl.DataFrame] | None:
+    """The base run's association table (what goes with winning), labelled as such."""
+    tables, setup = result.tables, base.setup
+    if base.game == "turtle" and setup.variant == "full":
+        from cardsim.games.turtle.game import card_lifts, card_table, number_reveal_win_rate
+
+        games = tables["games"].collect()
+        reveals = tables["reveals"].collect()
+        fin = games.filter(pl.col("winner") >= 0)
+        b = number_reveal_win_rate(fin, reveals, setup.players)
+        return (f"Association, not a causal effect: the revealing seat's win rate by card (lift over {100 * b:.1f}%, "
+                "the win rate behind a revealed number card, with the 95% interval of that difference clustered by game)",
+                card_table(reveals, games.height, card_lifts(fin, reveals, setup.players)))
+    if base.game == "gubs":
+        from cardsim.games.gubs.game import card_impact, outcomes
+
+        oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
+        return ("Association, not a causal effect: win rate of seats that drew the card minus seats that did not "
+                "(lift, with its 95% interval clustered by game)",
+                card_impact(tables["cards"], oc))
+    if base.game == "fubnub":
+        from cardsim.stats import rate_table
+
+        after = tables["hands"].filter(pl.col("action_card").is_not_null()).with_columns(
+            revealer_won=pl.col("winner") == pl.col("revealer"))
+        return ("Association, not a causal effect: the revealer's point-card win rate in the hand, by action card",
+                rate_table(after, ["action_card"], "revealer_won"))
+    return None
+
+
+def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | None = None) -> CardsResult:
+    """Play the full deck and each changed deck (every rotation) on the same seeds; compare game by game."""
+    p = plan(base)
+    n = games or base.games
+    players = base.setup.players
+    values, first = {}, None
+    for card, scens in p.runs.items():
+        results = [runner(s.with_options(games=n)) for s in scens]
+        first = first or results[0]
+        values[card] = measures(results, p.focus, players, p.mixed)
+    notes = [f"effect = the changed deck minus the full deck, game by game on the same seeds ({n:,} games"
+             + (f" in each of {players} seat rotations" if len(p.runs['']) > 1 else "") + "); lo/hi: 95% interval; "
+             f"lo_simultaneous/hi_simultaneous: Bonferroni over the {len(p.cards)} cards; p_adjusted: "
+             + ("Holm" if p.correction == "holm" else "Benjamini-Hochberg") + " across the cards."]
+    return CardsResult(p, n, effects_table(p, values), association(base, first), notes)
+
+
+def _verb(p: Plan) -> str:
+    return {"remove": "removing", "one_less": "one copy fewer of", "one_more": "one copy more of"}[p.change]
+
+
+def headline(res: CardsResult) -> str:
+    p = res.plan
+    unit = UNITS.get(p.base.game, "turns")
+    e = res.effects
+    parts = []
+    length = e.filter(pl.col("measure") == "length")
+    sig = length.filter(pl.col("p_adjusted") < 0.05)
+    if length.height:
+        r = max(length.iter_rows(named=True), key=lambda x: abs(x["effect"]))
+        verb = "shortens" if r["effect"] < 0 else "lengthens"
+        parts.append(f"{_verb(p)} {r['card']} {verb} games most, by {abs(r['effect']):.1f} {unit} "
+                     f"({r['full_deck']:.1f} -> {r['changed']:.1f}; 95% CI {span(r['lo'], r['hi'], 1, unit)})")
+        parts.append(f"{sig.height} of {length.height} cards change the length beyond chance "
+                     f"({'Holm' if p.correction == 'holm' else 'BH'}-adjusted p < 0.05)")
+    for measure, label in (("first-player advantage", "the first player's edge"), ("focus seat win rate",
+                                                                                   "the focus seat's win rate")):
+        m = e.filter((pl.col("measure") == measure) & (pl.col("p_adjusted") < 0.05)).sort("effect")
+        if e.filter(pl.col("measure") == measure).height:
+            if m.height:
+                r = max(m.iter_rows(named=True), key=lambda x: abs(x["effect"]))
+                parts.append(f"{_verb(p)} {r['card']} moves {label} most: {100 * r['effect']:+.1f} points "
+                             f"(95% CI {span(r['lo'], r['hi'], 100, 'points')})")
+            else:
+                parts.append(f"no card moves {label} beyond chance")
+    text = "; ".join(parts) + f" (the same {res.games:,} seeds in every deck)."
+    return text[0].upper() + text[1:]
+
+
+def output(res: CardsResult) -> Output:
+    """What ``cardsim cards`` prints."""
+    tables = [("Causal effect of each card (changed deck minus full deck, paired)", res.effects)]
+    if res.association is not None:
+        tables.append(res.association)
+    return Output(headline(res), tables, notes=res.notes)

@@ -1,0 +1,267 @@
+"""Paired comparisons on the same deals (issue 7), duplicate-bridge style.
+
+Every arm (a set of seat policies, parameters or rule knobs) plays the
+same games: the deals of game ``g`` depend only on the seed and ``g``
+(:mod:`cardsim.rng`). With ``rotate``, each arm is played once per
+rotation of its seat list, so the compared policy sits at every seat of
+every deal; the per-game value of an arm is the mean of the *focus* seat's
+result over the rotations. Differences are taken game by game, and their
+interval comes from the per-game differences (the paired interval); the
+unpaired interval on the same data is reported beside it, with the share
+of variance that pairing removed.
+
+``[compare]`` keys: ``arms`` (a list of tables with ``name`` and optional
+``policies``, ``rules``), ``focus`` (seat, default 0), ``rotate`` (default
+true), ``metric`` (``win`` or ``length``), ``decide`` (stop once the sign
+of every difference is known, anytime-valid) and ``alpha`` (default 0.05).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cardsim import scenario as sc
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+from cardsim.output import Output
+from cardsim.sequential import eb_sequence
+from cardsim.stats import Z95, holm, mean_ci, normal_p, paired_difference
+from cardsim.studies import derive
+
+ARM_KEYS = ("name", "policies", "rules")
+
+
+@dataclass(frozen=True)
+class Plan:
+    base: sc.Scenario
+    arms: list[str]
+    runs: dict[str, list[sc.Scenario]]  # arm -> one scenario per rotation
+    focus: int
+    metric: str
+    decide: bool
+    alpha: float
+
+
+def plan(base: sc.Scenario) -> Plan:
+    """Validate ``[compare]`` and derive one scenario per (arm, rotation)."""
+    cfg = base.raw.get("compare")
+    if not cfg:
+        raise ScenarioError(f"{base.name}: no [compare] section (arms to compare)")
+    arms = cfg.get("arms")
+    if not isinstance(arms, list) or len(arms) < 2:
+        raise ScenarioError("compare.arms must list at least two arms, e.g. [{name = \"a\"}, {name = \"b\", rules = {...}}]")
+    players = base.setup.players
+    focus = cfg.get("focus", 0)
+    if isinstance(focus, bool) or not isinstance(focus, int) or not 0 <= focus < players:
+        raise ScenarioError(f"compare.focus = {focus!r} must be a seat 0-{players - 1}")
+    metric = cfg.get("metric", "win")
+    if metric not in ("win", "length"):
+        raise ScenarioError(f"compare.metric = {metric!r}; allowed: win, length")
+    rotate = cfg.get("rotate", True)
+    decide = cfg.get("decide", False)
+    alpha = cfg.get("alpha", 0.05)
+    for k, v in (("rotate", rotate), ("decide", decide)):
+        if not isinstance(v, bool):
+            raise ScenarioError(f"compare.{k} = {v!r} must be true or false")
+    if isinstance(alpha, bool) or not isinstance(alpha, float | int) or not 0 < alpha < 0.5:
+        raise ScenarioError(f"compare.alpha = {alpha!r} must be in (0, 0.5)")
+    names: list[str] = []
+    runs: dict[str, list[sc.Scenario]] = {}
+    for i, arm in enumerate(arms):
+        where = f"compare.arms[{i}]"
+        if not isinstance(arm, Mapping) or not isinstance(arm.get("name"), str):
+            raise ScenarioError(f"{where} must be a table with a string 'name'")
+        for k in arm:
+            if k not in ARM_KEYS:
+                raise ScenarioError(f"{where}: unknown key {k!r}{did_you_mean(k, ARM_KEYS)}; allowed: {allowed_list(ARM_KEYS)}")
+        name = arm["name"]
+        if name in runs:
+            raise ScenarioError(f"{where}: arm name {name!r} is used twice")
+        raw = derive.base_raw(base)
+        policies = arm.get("policies", derive.seat_list(raw, players))
+        if not isinstance(policies, list) or len(policies) != players:
+            raise ScenarioError(f"{where}.policies must list {players} seat policies")
+        rules = arm.get("rules", {})
+        if not isinstance(rules, Mapping):
+            raise ScenarioError(f"{where}.rules must be a table of knobs")
+        rotations = range(players) if rotate else range(1)
+        runs[name] = []
+        for r in rotations:
+            rr = derive.base_raw(base)
+            rr["rules"].update(rules)
+            derive.set_policies(rr, derive.rotate(list(policies), r))
+            runs[name].append(derive.build(base, rr, f"{base.name}-{name}-r{r}"))
+        names.append(name)
+    return Plan(base, names, runs, focus, metric, decide, float(alpha))
+
+
+def _values(results: list[Any], focus: int, metric: str, players: int) -> np.ndarray:
+    """Per-game value of an arm: the focus seat's result, averaged over rotations."""
+    cols = []
+    for r, res in enumerate(results):
+        seat = (focus + r) % players
+        out = res.outcomes().filter(pl.col("seat") == seat).sort("game").collect()
+        col = "win" if metric == "win" else "length"
+        cols.append(out[col].cast(pl.Float64).fill_null(np.nan).to_numpy())
+    if metric != "win":
+        return np.mean(np.vstack(cols), axis=0)
+    with warnings.catch_warnings():  # a game unfinished in every rotation stays NaN: no warning for it
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(np.vstack(cols), axis=0)
+
+
+@dataclass
+class CompareResult:
+    plan: Plan
+    games: int
+    arms: pl.DataFrame    # per arm: n, mean, se, lo, hi
+    diffs: pl.DataFrame   # per arm vs the first: diff, paired and unpaired intervals, variance saved
+    stopped: str = ""
+    decided: bool = False  # the decision rule (not the cap) stopped the run
+
+
+def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per arm: the focus seat's mean with its interval; per arm against the first: the paired
+    difference (games as pairs), the unpaired interval on the same data, the variance pairing saved
+    and a Holm-adjusted p-value across the differences. ``sequential`` adds the anytime-valid
+    confidence sequence (``cs_lo``, ``cs_hi``) of each difference (win metric only)."""
+    rows, drows = [], []
+    base_name = p.arms[0]
+    ok = np.all(np.vstack([np.isfinite(v) for v in values.values()]), axis=0)
+    for name in p.arms:
+        e = mean_ci(values[name][ok])
+        rows.append({"arm": name, "n": e.n, "mean": e.value, "se": e.se, "lo": e.lo, "hi": e.hi})
+    a = values[base_name][ok]
+    for name in p.arms[1:]:
+        b = values[name][ok]
+        e = paired_difference(a, b)
+        n = e.n
+        se_u = math.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n) if n > 1 else math.nan
+        row = {"arm": name, "vs": base_name, "n": n, "diff": e.value, "se_paired": e.se,
+               "lo": e.lo, "hi": e.hi, "p": normal_p(e.value, e.se), "se_unpaired": se_u,
+               "lo_unpaired": e.value - Z95 * se_u, "hi_unpaired": e.value + Z95 * se_u,
+               "variance_saved": 1 - (e.se / se_u) ** 2 if se_u > 0 else math.nan}
+        if sequential and p.metric == "win":
+            cs = eb_sequence(b - a, alpha=p.alpha, lo=-1.0, hi=1.0)
+            row |= {"cs_lo": cs.lo, "cs_hi": cs.hi}
+        drows.append(row)
+    diffs = pl.DataFrame(drows)
+    if diffs.height:
+        diffs = diffs.with_columns(p_holm=pl.Series(holm(diffs["p"].to_numpy())))
+    return pl.DataFrame(rows), diffs
+
+
+def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | None = None,
+        batch: int | None = None) -> CompareResult:
+    """Play every arm and rotation (``runner(scenario) -> Result``) and compare them.
+
+    In decision mode the arms advance together ``batch`` games at a time, and the run
+    stops as soon as the anytime-valid sequence of every difference excludes zero
+    (or at ``games``): the chance of declaring a wrong sign is at most alpha / 2 per
+    difference, however many looks are taken.
+    """
+    p = plan(base)
+    total = games or base.games
+    players = base.setup.players
+    if not p.decide:
+        results = {a: [runner(s.with_options(games=total)) for s in p.runs[a]] for a in p.arms}
+        values = {a: _values(results[a], p.focus, p.metric, players) for a in p.arms}
+        arms, diffs = summarize(p, values)
+        return CompareResult(p, total, arms, diffs)
+    if p.metric != "win":
+        raise ScenarioError("compare.decide needs metric = \"win\" (a bounded value)")
+    step = batch or base.chunk
+    n = 0
+    while True:
+        n = min(total, n + step)
+        results = {a: [runner(s.with_options(games=n)) for s in p.runs[a]] for a in p.arms}
+        values = {a: _values(results[a], p.focus, p.metric, players) for a in p.arms}
+        arms, diffs = summarize(p, values, sequential=True)
+        decided = ((diffs["cs_lo"] > 0) | (diffs["cs_hi"] < 0)).all()
+        if decided or n >= total:
+            # after a data-dependent stop only the anytime-valid sequence keeps its coverage: it becomes the
+            # interval (lo, hi); the fixed-n interval is kept for reference under its own name
+            # (the fixed-n p-values do not hold either, and are dropped)
+            diffs = diffs.rename({"lo": "lo_fixed_n", "hi": "hi_fixed_n"}).rename({"cs_lo": "lo", "cs_hi": "hi"}) \
+                .drop("p", "p_holm")
+            ruled = bool(decided) and (n < total or n % step == 0)  # the rule, not the cap, ended the run
+            why = (f"The decision rule stopped the run after {n:,} deals: every difference's anytime-valid "
+                   f"{100 * (1 - p.alpha):.0f}% confidence sequence excludes 0 (looks every {step:,} deals; the "
+                   f"chance of a wrong sign is at most {p.alpha / 2:g} per difference however many looks). lo and hi "
+                   "are that sequence; lo_fixed_n and hi_fixed_n, the fixed-n interval, do not hold after such a stop."
+                   if ruled else
+                   f"Stopped at the cap of {total:,} deals before the decision rule's first look (it looks every "
+                   f"{step:,} deals): no decision was taken. lo and hi are the anytime-valid confidence sequence at "
+                   f"the cap ({'it excludes 0 for every difference' if decided else 'some difference still contains 0'})."
+                   if total < step else
+                   f"Undecided at the cap of {total:,} deals: some difference's anytime-valid confidence sequence "
+                   "still contains 0 (lo and hi are that sequence)."
+                   if not decided else
+                   f"Stopped at the cap of {total:,} deals, where every difference's anytime-valid confidence sequence "
+                   f"excludes 0 (the last look before it, every {step:,} deals, did not yet; lo and hi are that "
+                   "sequence).")
+            return CompareResult(p, n, arms, diffs, why, decided=ruled)
+
+
+#: what a game's length counts
+LENGTH_UNITS = {"fubnub": "hands", "fourbid": "hands", "turtle": "turns", "gubs": "turns"}
+
+
+def describe(res: CompareResult, row: dict) -> str:
+    """One difference in plain words, with units and its interval."""
+    arms = {r["arm"]: r for r in res.arms.iter_rows(named=True)}
+    a, b = arms[row["vs"]], arms[row["arm"]]
+    kind = "anytime-valid 95% CI" if res.plan.decide else "95% CI"
+    if res.plan.metric == "length":
+        unit = LENGTH_UNITS.get(res.plan.base.game, "turns")
+        verb = "shortens" if row["diff"] < 0 else "lengthens"
+        return (f"'{row['arm']}' {verb} games by {abs(row['diff']):.1f} {unit} against '{row['vs']}' "
+                f"({a['mean']:.1f} -> {b['mean']:.1f} {unit}; {kind} {span(row['lo'], row['hi'], 1, unit)})")
+    more = "more" if row["diff"] >= 0 else "less"
+    return (f"'{row['arm']}' wins {100 * abs(row['diff']):.1f} points {more} often than '{row['vs']}' "
+            f"({100 * a['mean']:.1f}% -> {100 * b['mean']:.1f}% of games for the focus seat; {kind} "
+            f"{span(row['lo'], row['hi'], 100, 'points')})")
+
+
+def span(lo: float, hi: float, scale: float, unit: str) -> str:
+    """An interval of a difference as words read it: the size range when the sign is known
+    ("7.4-8.6 turns"), signed ends when it is not ("-0.5 to +1.1 points")."""
+    lo, hi = scale * lo, scale * hi
+    if lo > 0 or hi < 0:
+        a, b = sorted((abs(lo), abs(hi)))
+        return f"{a:.1f}-{b:.1f} {unit}"
+    return f"{lo:+.1f} to {hi:+.1f} {unit}"
+
+
+def headline(res: CompareResult) -> str:
+    if res.plan.metric == "win" and res.diffs.height and not any(res.diffs["n"].to_list()):
+        # an unfinished game has no winner, so a deal counts only where every arm finished it
+        return (f"The arms cannot be compared: not one of the {res.games:,} deals finished in every arm (an "
+                "unfinished game has no winner, and an arm whose rules cut every game at a cap finishes none). "
+                "Raise that arm's cap (rules.max_hands, rules.max_turns or rules.turn_cap).")
+    parts = [describe(res, row) for row in res.diffs.iter_rows(named=True)]
+    rot = len(res.plan.runs[res.plan.arms[0]])
+    where = f"the same {res.games:,} deals" + (f" in each of {rot} seat rotations" if rot > 1 else "")
+    stop = " The decision rule stopped the run." if res.decided else ""
+    return f"On {where}: " + "; ".join(parts) + "." + stop
+
+
+def output(res: CompareResult) -> Output:
+    """What ``cardsim compare`` prints."""
+    kind = "anytime-valid" if res.plan.decide else "paired"
+    holm_p = "" if res.plan.decide else ", Holm-adjusted p"
+    arms = "Arms (focus seat's mean, 95% interval)"
+    diffs = f"Differences vs the first arm: {kind} and unpaired intervals{holm_p}"
+    shares = {}
+    if res.plan.metric == "win":  # a win share and its differences: percentages on the terminal
+        shares = {arms: ("mean", "se", "lo", "hi"),
+                  diffs: ("diff", "se_paired", "lo", "hi", "se_unpaired", "lo_unpaired", "hi_unpaired", "cs_lo",
+                          "cs_hi", "lo_fixed_n", "hi_fixed_n")}
+    return Output(headline(res), [(arms, res.arms), (diffs, res.diffs)], notes=[res.stopped] if res.stopped else [],
+                  shares=shares)

@@ -1,0 +1,113 @@
+"""Derived scenarios: arms of a comparison, points of a sweep, seat rotations.
+
+Each derived scenario is an ordinary scenario (validated, with its own run
+directory and hash), built from the base scenario's TOML with some keys
+replaced, so everything the runner does (resume, extend, Dask) applies.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from cardsim import scenario as sc
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+
+DERIVED_DROP = ("compare", "sweep", "ratings", "cards", "report", "search", "meta")
+
+
+def base_raw(base: sc.Scenario) -> dict[str, Any]:
+    raw = copy.deepcopy(dict(base.raw))
+    for k in DERIVED_DROP:
+        raw.pop(k, None)
+    raw.setdefault("seats", {})
+    raw.setdefault("rules", {})
+    raw["scenario"]["games"] = base.games
+    raw["scenario"]["seed"] = base.seed
+    return raw
+
+
+def seat_list(raw: Mapping[str, Any], players: int) -> list[Any]:
+    seats = raw.get("seats", {})
+    if "policies" in seats:
+        return list(seats["policies"])
+    return [seats.get("policy", None)] * players
+
+
+def set_policies(raw: dict[str, Any], policies: list[Any]) -> None:
+    raw["seats"].pop("policy", None)
+    if all(p is None for p in policies):
+        raw["seats"].pop("policies", None)
+    else:
+        raw["seats"]["policies"] = policies
+
+
+def rotate(policies: list[Any], r: int) -> list[Any]:
+    """Seat ``(i + r) % n`` plays what seat ``i`` played: every policy visits every seat."""
+    n = len(policies)
+    out = [None] * n
+    for i, p in enumerate(policies):
+        out[(i + r) % n] = p
+    return out
+
+
+def build(base: sc.Scenario, raw: dict[str, Any], name: str) -> sc.Scenario:
+    raw["scenario"]["name"] = re.sub(r"[^A-Za-z0-9_.=+-]", "_", name)
+    return sc.from_dict(raw, name=raw["scenario"]["name"],
+                        base_dir=base.path.parent if base.path else None, path=None)
+
+
+_SEAT_KEY = re.compile(r"^seat(\d+)\.(\w+)$")
+
+
+def apply_key(raw: dict[str, Any], players: int, key: str, value: Any, where: str) -> None:
+    """Set one addressed key: ``rules.<knob>``, ``seat<k>.<param>``, ``seats.<param>``, ``players``,
+    ``variant``, ``policy`` (every seat) or ``seat<k>.policy``."""
+    if key.startswith("rules."):
+        raw["rules"][key[6:]] = value
+        return
+    if key in ("players", "variant"):
+        raw["scenario"][key] = value
+        if key == "players" and "policies" in raw["seats"]:
+            pol = raw["seats"]["policies"]
+            if len(set(map(repr, pol))) == 1:
+                raw["seats"]["policies"] = [pol[0]] * int(value)
+        return
+    if key == "policy":
+        set_policies(raw, [value] * players)
+        return
+    m = _SEAT_KEY.match(key)
+    if key.startswith("seats.") or m:
+        pol = seat_list(raw, players)
+        targets = range(players) if key.startswith("seats.") else [int(m.group(1))]
+        param = key.split(".", 1)[1]
+        for t in targets:
+            if t >= len(pol):
+                raise ScenarioError(f"{where}: {key} names seat {t}, but there are {len(pol)} seats")
+            entry = pol[t]
+            if param == "policy":
+                pol[t] = value
+                continue
+            if entry is None:
+                raise ScenarioError(f"{where}: {key} needs [seats] policies to name seat {t}'s policy")
+            entry = {"name": entry} if isinstance(entry, str) else dict(entry)
+            entry[param] = value
+            pol[t] = entry
+        set_policies(raw, pol)
+        return
+    raise ScenarioError(f"{where}: unknown key {key!r}; use rules.<knob>, seat<k>.<param>, seats.<param>, "
+                        f"seat<k>.policy, policy, players or variant")
+
+
+def section(base: sc.Scenario, name: str, keys: tuple[str, ...], what: str) -> Mapping[str, Any]:
+    """The scenario's ``[name]`` table, checked to exist (``what`` says what it holds) and to use
+    only ``keys``: one error line naming the key, a guess and what is allowed."""
+    cfg = base.raw.get(name)
+    if not cfg:
+        raise ScenarioError(f"{base.name}: no [{name}] section ({what})")
+    for k in cfg:
+        if k not in keys:
+            raise ScenarioError(f"unknown key {name}.{k}{did_you_mean(k, keys)}; allowed: {allowed_list(keys)}")
+    return cfg

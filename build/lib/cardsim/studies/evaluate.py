@@ -1,0 +1,381 @@
+"""In-memory evaluation on common random numbers: the engine of ``search`` and ``meta``.
+
+A *lineup* is what one strategy (a tuned policy, a rule set, a member of a
+meta-game profile) is worth on a deal: a weighted sum of seats' results
+over a few seatings. Each seating (a :class:`~cardsim.games.base.Setup`)
+is played on deals ``[start, start + count)`` of a stream ``key``; game
+``g`` deals the same cards in every seating and whatever the policies
+(:mod:`cardsim.rng`), so two lineups evaluated on the same deals are
+*paired*: their per-deal difference has far less variance than either.
+
+Nothing is written to disk. A task plays one chunk with
+``Game.simulate_chunk`` and reduces it with ``Game.outcomes`` to the
+per-game values the statistics need (:class:`Chunk`: each seat's win, the
+length, the seats that dealt and moved first); chunks run on local
+threads (the kernels release the GIL) or on a Dask cluster, and are
+cached, so an incumbent re-read on the next rung, or a profile shared by
+two meta-game rounds, is played once. Chunks sit on a fixed grid of
+``chunk`` deals, so results depend only on (scenario, seed), never on the
+thread or worker count.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cardsim.games import get_game
+from cardsim.games.base import Setup
+from cardsim.rng import root_key
+
+#: per-deal value kinds a lineup can read (see :meth:`Lineup.values`)
+METRICS = ("win", "length", "length_in", "first", "dealer")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The per-game results of one chunk: ``win[g, seat]`` (1 won, 1/k shared, 0 lost; NaN when the
+    game was cut unfinished), ``length[g]``, and the seat that dealt (``dealer``) and moved first
+    (``first``) in game ``g`` (-1 where the game does not say)."""
+
+    win: np.ndarray
+    length: np.ndarray
+    dealer: np.ndarray
+    first: np.ndarray
+
+
+def play_chunk(game_name: str, setup: Setup, key: int, start: int, count: int) -> tuple[Chunk, float, float]:
+    """Play games ``start .. start+count-1`` of stream ``key`` and reduce them to a :class:`Chunk`;
+    returns it with the task's wall and CPU seconds.
+
+    A plain top-level function of explicit arguments, so a Dask worker can run it as it is."""
+    t0, c0 = time.perf_counter(), time.thread_time()
+    game = get_game(game_name)
+    frames = game.simulate_chunk(setup, key, start, count)
+    out = game.outcomes({t: f.lazy() for t, f in frames.items()}, setup).collect()
+    chunk = reduce_outcomes(out, start, count, setup.players)
+    return chunk, time.perf_counter() - t0, time.thread_time() - c0
+
+
+def reduce_outcomes(out: pl.DataFrame, start: int, count: int, players: int) -> Chunk:
+    """An outcome table (one row per game and seat) -> per-game arrays."""
+    g = (out["game"].to_numpy() - start).astype(np.int64)
+    s = out["seat"].to_numpy().astype(np.int64)
+    win = np.full((count, players), np.nan)
+    win[g, s] = out["win"].cast(pl.Float64).fill_null(np.nan).to_numpy()
+    length = np.zeros(count)
+    length[g] = out["length"].cast(pl.Float64).to_numpy()
+    marks = {}
+    for col in ("dealer", "first"):
+        m = np.full(count, -1, np.int8)
+        if col in out.columns:
+            hit = out[col].fill_null(False).to_numpy()
+            m[g[hit]] = s[hit]
+        marks[col] = m
+    return Chunk(win, length, marks["dealer"], marks["first"])
+
+
+@dataclass(frozen=True)
+class Seating:
+    """One seating of a lineup and what it contributes: ``reads[seat] = weight`` (the lineup's
+    per-deal value adds ``weight x`` that seat's result)."""
+
+    setup: Setup
+    reads: tuple[tuple[int, float], ...]
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """A strategy's value on a deal: ``sum over seatings and reads of weight x result``.
+
+    ``metric`` says what a seat's result is: ``win``; ``length`` and ``length_in`` (1 when the
+    game length lies in ``band``) are per game (the reads' weights still sum); ``first`` /
+    ``dealer`` read the seat that moved / dealt first, minus the mean over seats (an advantage)."""
+
+    seatings: tuple[Seating, ...]
+    metric: str = "win"
+    band: tuple[float, float] = (0.0, 0.0)
+
+    def values(self, chunks: Sequence[Chunk]) -> np.ndarray:
+        """Per-deal values from the chunks of each seating (same order as ``seatings``)."""
+        total = None
+        for seating, ch in zip(self.seatings, chunks, strict=True):
+            v = np.zeros(ch.length.size)
+            for seat, w in seating.reads:
+                v += w * _seat_value(ch, seat, self.metric, self.band)
+            total = v if total is None else total + v
+        return total
+
+
+def _seat_value(ch: Chunk, seat: int, metric: str, band: tuple[float, float]) -> np.ndarray:
+    if metric == "win":
+        return np.nan_to_num(ch.win[:, seat], nan=0.0)  # an unfinished game counts as not won
+    if metric == "length":
+        return ch.length
+    if metric == "length_in":
+        return ((ch.length >= band[0]) & (ch.length <= band[1])).astype(np.float64)
+    marks = ch.first if metric == "first" else ch.dealer
+    w = np.nan_to_num(ch.win, nan=0.0)
+    rows = np.arange(w.shape[0])
+    own = np.where(marks >= 0, w[rows, np.maximum(marks, 0)], np.nan)
+    return own - w.mean(axis=1)
+
+
+def setup_key(setup: Setup) -> str:
+    """A stable identity of a seating (what the games depend on, besides the key and deals)."""
+    import json
+
+    return json.dumps(setup.describe(), sort_keys=True, default=str) + "|" + ",".join(setup.plugins)
+
+
+@dataclass
+class Timing:
+    """Where a study's time went: ``play`` / ``play_cpu`` sum the tasks' wall / CPU seconds (playing
+    games and reducing them to values), ``wall`` / ``cpu`` are the study's elapsed time and this
+    process's CPU time, ``workers`` the parallel slots."""
+
+    play: float = 0.0
+    play_cpu: float = 0.0
+    wall: float = 0.0
+    cpu: float = 0.0
+    workers: int = 1
+    games: int = 0
+    remote: bool = False
+
+    @property
+    def busy(self) -> float:
+        """Share of the workers' wall time spent playing games."""
+        return self.play / (self.wall * self.workers) if self.wall > 0 else float("nan")
+
+    @property
+    def cpu_share(self) -> float:
+        """Share of the CPU time this process used that went to playing games (local threads only:
+        a worstation shared with other jobs slows every thread alike, so this ratio stays put)."""
+        return self.play_cpu / self.cpu if self.cpu > 0 and not self.remote else float("nan")
+
+
+class Evaluator:
+    """Plays lineups on deal ranges, chunk by chunk, on local threads or a Dask cluster.
+
+    ``chunk`` deals make one task; ranges are cut on that grid (so results never depend on
+    ``threads`` or the workers). Every chunk played is kept in memory, keyed by seating, stream
+    and deal range; a chunk asked for twice while in flight is played once. :meth:`start` returns
+    at once (the caller prepares its next move while games play), :meth:`evaluate` waits.
+    ``progress(games)`` is told of every chunk played. Only the calling thread uses an
+    ``Evaluator``."""
+
+    def __init__(self, game: str, chunk: int = 1000, threads: int | None = None, backend: Any = None,
+                 progress: Callable[[int], None] | None = None):
+        self.game = game
+        self.chunk = int(chunk)
+        self.threads = threads or min(4, os.cpu_count() or 1)
+        self.backend = backend  # a cardsim.dask_backend.DaskBackend, or None for local threads
+        self.progress = progress
+        self.cache: dict[tuple[str, int, int, int], Chunk] = {}
+        self.timing = Timing(workers=self._slots(), remote=backend is not None)
+        self._inflight: dict[tuple[str, int, int, int], tuple[Any, int]] = {}
+        self._pool: ThreadPoolExecutor | None = None
+        self._warm: set[tuple[str, ...]] = set()
+
+    def _slots(self) -> int:
+        if self.backend is None:
+            return self.threads
+        return int(getattr(self.backend, "workers", None) or 1)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    # -- the work ----------------------------------------------------------------------
+    def evaluate(self, lineups: Sequence[Lineup], key: int, start: int, count: int) -> list[np.ndarray]:
+        """Per-deal values of each lineup on deals ``[start, start + count)`` of stream ``key``."""
+        return self.start(lineups, key, start, count).result()
+
+    def start(self, lineups: Sequence[Lineup], key: int, start: int, count: int) -> Pending:
+        """Start playing what ``lineups`` need on deals ``[start, start + count)`` (cut on the chunk
+        grid) and return at once; :meth:`Pending.result` waits for the values."""
+        grid = [(s, min(self.chunk, start + count - s)) for s in range(start, start + count, self.chunk)]
+        setups: dict[str, Setup] = {}
+        for lu in lineups:
+            for st in lu.seatings:
+                setups.setdefault(setup_key(st.setup), st.setup)
+        wanted = [(k, key, a, n) for k in setups for a, n in grid]
+        todo = [(k, setups[k], a, n) for k, _, a, n in wanted
+                if (k, key, a, n) not in self.cache and (k, key, a, n) not in self._inflight]
+        self._submit(todo, key)
+        return Pending(self, list(lineups), key, grid, wanted)
+
+    def _submit(self, todo: list[tuple[str, Setup, int, int]], key: int) -> None:
+        if not todo:
+            return
+        if self.backend is not None:
+            client = self._client(todo)
+            for k, setup, a, n in todo:
+                self._inflight[(k, key, a, n)] = (client.submit(play_chunk, self.game, setup, key, a, n, pure=False,
+                                                             retries=getattr(self.backend, "retries", 3)), n)
+            return
+        if self._pool is None and self.threads > 1:
+            self._pool = ThreadPoolExecutor(self.threads)
+        for k, setup, a, n in todo:
+            if self._pool is None:
+                self._inflight[(k, key, a, n)] = (_Done(play_chunk(self.game, setup, key, a, n)), n)
+            else:
+                self._inflight[(k, key, a, n)] = (self._pool.submit(play_chunk, self.game, setup, key, a, n), n)
+
+    def _client(self, todo: list[tuple[str, Setup, int, int]]):
+        from cardsim.dask_backend import CacheSetup, warm_cache
+
+        client = self.backend._connect()  # cardsim.dask_backend.DaskBackend starts or joins the cluster
+        plugins = tuple(sorted({p for _, s, _, _ in todo for p in s.plugins}))
+        if plugins not in self._warm:
+            warm = warm_cache(self.game, todo[0][1])
+            client.register_plugin(CacheSetup(str(warm)), name=CacheSetup.name)
+            self._warm.add(plugins)
+        return client
+
+    def _wait(self, ck: tuple[str, int, int, int]) -> Chunk:
+        if ck in self.cache:
+            return self.cache[ck]
+        fut, n = self._inflight.pop(ck)
+        chunk, seconds, cpu = fut.result()
+        if hasattr(fut, "release"):
+            fut.release()
+        self.cache[ck] = chunk
+        self.timing.play += seconds
+        self.timing.play_cpu += cpu
+        self.timing.games += n
+        if self.progress:
+            self.progress(n)
+        return chunk
+
+    def forget(self, lineups: Sequence[Lineup], keep: Sequence[Lineup] = ()) -> None:
+        """Drop the cached chunks of ``lineups``' seatings, except those ``keep`` also plays."""
+        kept = {setup_key(st.setup) for lu in keep for st in lu.seatings}
+        drop = {setup_key(st.setup) for lu in lineups for st in lu.seatings} - kept
+        for k in [k for k in self.cache if k[0] in drop]:
+            del self.cache[k]
+
+
+class _Done:
+    """A finished result with a future's face (the single-thread path)."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
+@dataclass
+class Pending:
+    """Values being played; :meth:`result` waits for them (each lineup's per-deal values)."""
+
+    ev: Evaluator
+    lineups: list[Lineup]
+    key: int
+    grid: list[tuple[int, int]]
+    chunks: list[tuple[str, int, int, int]]
+
+    def result(self) -> list[np.ndarray]:
+        for ck in self.chunks:
+            self.ev._wait(ck)
+        out = []
+        for lu in self.lineups:
+            parts = [lu.values([self.ev.cache[(setup_key(st.setup), self.key, a, n)] for st in lu.seatings])
+                     for a, n in self.grid]
+            out.append(np.concatenate(parts) if parts else np.zeros(0))
+        return out
+
+
+@dataclass
+class Estimate:
+    """A mean of per-deal values with its 95% interval (deals are the clusters; Student's t with
+    n - 1 degrees of freedom, the normal quantile for large n)."""
+
+    mean: float
+    se: float
+    n: int
+    lo: float = field(init=False)
+    hi: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        from cardsim.stats import Z95, t95
+
+        z = t95(self.n - 1) if self.n > 1 else Z95
+        self.lo = self.mean - z * self.se
+        self.hi = self.mean + z * self.se
+
+    def row(self, prefix: str = "") -> dict[str, float]:
+        return {f"{prefix}mean" if prefix else "mean": self.mean, f"{prefix}lo": self.lo, f"{prefix}hi": self.hi}
+
+
+def estimate(values: np.ndarray) -> Estimate:
+    """Mean of per-deal values (or per-deal paired differences) +- t(n-1) SE: every value of a deal
+    (its seat rotations, its seats) is already folded into one number, so deals are independent."""
+    from cardsim.stats import mean_se
+
+    m, se, n = mean_se(values)
+    return Estimate(m, se, n)
+
+
+def share_estimate(values: np.ndarray) -> Estimate:
+    """:func:`estimate` of per-deal shares (values in [0, 1], e.g. a strategy's share of a deal's
+    wins, a quarter of a win per seat) with the interval of :func:`cardsim.stats.share_ci`, untruncated:
+    Clopper-Pearson at the effective number of results ``m (1 - m) / se^2`` (each deal's share
+    averages several seats' results, so it can exceed the deals). The t interval of :func:`estimate`
+    covered only about 92.6% at a few wins in 2,000 deals (a rare win is skewed; the t interval is
+    symmetric); this one covers 95-98% there and has about the t interval's width at common shares.
+    A cell whose every deal gave the same value (no spread to take a standard error from) gets
+    Clopper-Pearson at the number of deals: 0 wins in 2,000 mirror deals reads 0.0%-0.18%, never
+    0.0%-0.0%. The coverage case ``meta payoff cell`` measures it."""
+    from cardsim.stats import share_ci
+
+    e = estimate(values)
+    if e.n > 1:
+        v = np.asarray(values, dtype=np.float64)
+        s = share_ci(v, np.arange(v.size), truncate=False)
+        e.lo, e.hi = s.lo, s.hi
+    return e
+
+
+def keys_for(seed: int) -> dict[str, int]:
+    """The deal streams of a study: ``search`` (the deals candidates race on), ``heldout`` (fresh
+    deals for the final estimates, never seen by the search) and ``table`` / ``check`` for meta."""
+    ss = np.random.SeedSequence(int(seed))
+    names = ("search", "heldout", "table", "check")
+    kids = ss.spawn(len(names))
+    out = {n: int(k.generate_state(1, np.uint64)[0]) for n, k in zip(names, kids, strict=True)}
+    out["root"] = root_key(seed)
+    return out
+
+
+def rotations(seats: Sequence[Any], reads: Mapping[int, float]) -> list[tuple[list[Any], dict[int, float]]]:
+    """Every rotation of a seat list, each with its reads moved along (seat ``i`` -> ``(i + r) % n``),
+    rotations giving the same seat list merged (their reads add), each weighted ``1 / n``."""
+    n = len(seats)
+    merged: dict[str, tuple[list[Any], dict[int, float]]] = {}
+    import json
+
+    for r in range(n):
+        rot: list[Any] = [None] * n
+        for i, p in enumerate(seats):
+            rot[(i + r) % n] = p
+        k = json.dumps(rot, sort_keys=True, default=str)
+        entry = merged.setdefault(k, (rot, {}))
+        for seat, w in reads.items():
+            t = (seat + r) % n
+            entry[1][t] = entry[1].get(t, 0.0) + w / n
+    return list(merged.values())
+
+
+def games_of(lineups: Iterable[Lineup], count: int) -> int:
+    """Games a set of lineups costs on ``count`` deals (distinct seatings only)."""
+    return count * len({setup_key(st.setup) for lu in lineups for st in lu.seatings})

@@ -1,0 +1,621 @@
+"""Empirical game analysis (issue 16): which strategy to play when everyone chooses.
+
+``[meta]`` lists a population of strategies (policies, parameter sets,
+best responses found by search). Every *profile* (a multiset of
+strategies, one per side: a seat, or a team in FUBNUB's team game) is
+played on the same deals in every seat rotation, which gives the payoff
+table: each member's mean result with its interval (deals are the
+clusters). The symmetric meta-game is then solved:
+
+- a symmetric Nash mixture: with two sides a linear program (scipy's
+  ``linprog``: the game is constant-sum); with more sides, replicator
+  dynamics refined on their support and checked (no pure strategy gains
+  against the mixture by more than 1e-9 on the table);
+- alpha-rank (Omidshafiei et al. 2019), single population of ``m`` players
+  with selection intensity ``alpha``: the stationary share of each strategy
+  under mutation and fixation;
+- each strategy's exploitability: what the best strategy of the
+  population gains against a field of it (against the mixture: drawn from
+  it), the best response picked on the table's deals and its gain
+  re-played on held-out deals, with a paired 95% interval;
+- iterated best response (``rounds``): search a best response to the
+  current mixture (``[meta.search]``, the engine of ``cardsim search``),
+  and if it gains more than ``margin`` with confidence (held-out lower
+  bound above the margin), add it, re-play the new profiles and re-solve.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cardsim import scenario as sc
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+from cardsim.output import Output
+from cardsim.studies import derive, space
+from cardsim.studies.evaluate import (
+    Estimate,
+    Evaluator,
+    Lineup,
+    Seating,
+    estimate,
+    keys_for,
+    rotations,
+    share_estimate,
+)
+
+#: the fewest deals per profile (and held-out deals) a meta-game may play: see plan()
+MIN_DEALS = 800
+KEYS = ("strategies", "deals", "heldout", "rounds", "margin", "search", "alpha", "population", "chunk")
+SEARCH_KEYS = ("policy", "params", "budget", "sampler", "rung", "eta", "rungs", "prune_z", "startup", "batch",
+               "heldout", "contrasts")
+
+
+def sides_of(setup) -> list[list[int]]:
+    """The sides of a table: FUBNUB's traditional game has two teams (seats 0+2, 1+3, F4);
+    elsewhere every seat plays for itself."""
+    if setup.game == "fubnub" and setup.variant == "traditional":
+        return [[0, 2], [1, 3]]
+    return [[s] for s in range(setup.players)]
+
+
+@dataclass(frozen=True)
+class Plan:
+    base: sc.Scenario
+    labels: list[str]
+    entries: list[Any]
+    sides: list[list[int]]
+    deals: int
+    heldout: int
+    rounds: int
+    margin: float
+    search: dict[str, Any] | None
+    alpha: float
+    population: int
+    chunk: int
+
+
+def plan(base: sc.Scenario) -> Plan:
+    cfg = derive.section(base, "meta", KEYS, "strategies of the population")
+    strat = cfg.get("strategies")
+    if not isinstance(strat, list) or len(strat) < 2:
+        raise ScenarioError("meta.strategies must list at least two strategies (policies, tables "
+                            "{name = ..., <param> = ...}, or {label = ..., policy = ...})")
+    labels, entries = [], []
+    for i, e in enumerate(strat):
+        if isinstance(e, Mapping) and "policy" in e:
+            extra = set(e) - {"label", "policy"}
+            if extra:
+                raise ScenarioError(f"meta.strategies[{i}]: unknown key {sorted(extra)[0]!r}; allowed: label, policy")
+            lab = e.get("label", space.policy_name(e["policy"]))
+            if not isinstance(lab, str) or not lab:
+                raise ScenarioError(f"meta.strategies[{i}].label must be a non-empty string")
+            labels.append(lab)
+            entries.append(e["policy"])
+        else:
+            labels.append(space.policy_name(e))
+            entries.append(e)
+    if len(set(labels)) != len(labels):
+        raise ScenarioError("meta.strategies: two strategies have the same label; give each a label = \"...\"")
+    sides = sides_of(base.setup)
+    if len(sides) < 2:
+        raise ScenarioError(f"meta needs at least two sides; {base.game} {base.setup.variant} with "
+                            f"{base.setup.players} player(s) has one")
+
+    def num(key: str, default: float, lo: float, hi: float, integer: bool = True) -> Any:
+        v = cfg.get(key, default)
+        ok = isinstance(v, int) if integer else isinstance(v, int | float)
+        if isinstance(v, bool) or not ok or not lo <= v <= hi:
+            kind = "an integer" if integer else "a number"
+            raise ScenarioError(f"meta.{key} = {v!r} must be {kind} in [{lo:g}, {hi:g}]")
+        return v
+
+    # below MIN_DEALS deals the intervals of the payoff entries and of exploitability cover less than
+    # 95% (the coverage suite: exploitability 92.5-93.5% at 50-200 deals, 93.8-94.2% at 400, 95.4% at 800)
+    deals = num("deals", 2000, MIN_DEALS, 10**8)
+    chunk = min(num("chunk", 1000, 10, 10**7), deals)
+    srch = cfg.get("search")
+    if srch is not None:
+        if not isinstance(srch, Mapping):
+            raise ScenarioError("[meta.search] must be a table (policy, params, budget, ...)")
+        for k in srch:
+            if k not in SEARCH_KEYS:
+                raise ScenarioError(f"unknown key meta.search.{k}{did_you_mean(k, SEARCH_KEYS)}; "
+                                    f"allowed: {allowed_list(SEARCH_KEYS)}")
+        for k in ("policy", "params", "budget"):
+            if k not in srch:
+                raise ScenarioError(f"missing key meta.search.{k} (the best-response search needs policy, params "
+                                    f"and budget)")
+    rounds = num("rounds", 1 if srch is not None else 0, 0, 20)
+    if rounds and srch is None:
+        raise ScenarioError("meta.rounds > 0 needs a [meta.search] table (what a best response may tune)")
+    p = Plan(base, labels, entries, sides, deals, num("heldout", deals, MIN_DEALS, 10**8), rounds,
+             float(num("margin", 0.005, 0, 1, integer=False)), dict(srch) if srch else None,
+             float(num("alpha", 50.0, 0.0, 1e4, integer=False)), num("population", 50, 2, 10**4), chunk)
+    for i in range(len(labels)):  # every strategy seats
+        profile_lineups(p, p.entries, (i,) * len(sides))
+    if srch is not None:  # the search's space and keys are checked now, not after the payoff table
+        _response_plan(p, [(entries[0], 1.0)], 1)
+    return p
+
+
+# -- profiles -------------------------------------------------------------------------------
+def profile_lineups(p: Plan, entries: list[Any], profile: tuple[int, ...]) -> dict[int, Lineup]:
+    """Each member's lineup in a profile (strategy indices, sorted): side ``j`` plays
+    ``entries[profile[j]]``; a member's value is the mean over its sides' seats and the rotations."""
+    players = p.base.setup.players
+    seats: list[Any] = [None] * players
+    holders: dict[int, list[int]] = {}
+    for side, strat in zip(p.sides, profile, strict=True):
+        for s in side:
+            seats[s] = entries[strat]
+            holders.setdefault(strat, []).append(s)
+    out = {}
+    for strat, hs in holders.items():
+        sts = []
+        for rot, reads in rotations(seats, {s: 1.0 / len(hs) for s in hs}):
+            raw = derive.base_raw(p.base)
+            derive.set_policies(raw, rot)
+            try:
+                s = derive.build(p.base, raw, f"{p.base.name}-meta")
+            except ScenarioError as exc:
+                raise ScenarioError(f"meta strategy {strat}: {exc}") from None
+            sts.append(Seating(s.setup, tuple(sorted(reads.items()))))
+        out[strat] = Lineup(tuple(sts), "win")
+    return out
+
+
+def profiles(n: int, k: int) -> list[tuple[int, ...]]:
+    return list(itertools.combinations_with_replacement(range(n), k))
+
+
+def multinomial(m: tuple[int, ...], x: np.ndarray) -> float:
+    """Probability that ``len(m)`` independent draws from ``x`` give the multiset ``m``."""
+    w = math.factorial(len(m))
+    for j in set(m):
+        c = m.count(j)
+        w = w / math.factorial(c) * x[j] ** c
+    return float(w)
+
+
+class Table:
+    """Per-deal payoffs ``v[profile][member]`` on one stream of deals (the profiles played so far)."""
+
+    def __init__(self, p: Plan, ev: Evaluator, key: int, deals: int):
+        self.p, self.ev, self.key, self.deals = p, ev, key, deals
+        self.v: dict[tuple[int, ...], dict[int, np.ndarray]] = {}
+
+    def fill(self, entries: list[Any], profs: list[tuple[int, ...]]) -> None:
+        todo = [pr for pr in profs if pr not in self.v]
+        lus = {pr: profile_lineups(self.p, entries, pr) for pr in todo}
+        flat = [(pr, i, lu) for pr in todo for i, lu in lus[pr].items()]
+        vals = self.ev.evaluate([lu for _, _, lu in flat], self.key, 0, self.deals)
+        for (pr, i, _), v in zip(flat, vals, strict=True):
+            self.v.setdefault(pr, {})[i] = v
+
+    def mean(self) -> dict[tuple[int, ...], dict[int, float]]:
+        return {pr: {i: float(v.mean()) for i, v in d.items()} for pr, d in self.v.items()}
+
+    def against(self, i: int, x: np.ndarray, k: int) -> np.ndarray:
+        """Per-deal value of strategy ``i`` against ``k - 1`` opponents drawn from ``x``."""
+        tot = np.zeros(self.deals)
+        for m in itertools.combinations_with_replacement(np.flatnonzero(x > SUPPORT).tolist(), k - 1):
+            w = multinomial(m, x)
+            tot += w * self.v[tuple(sorted((*m, i)))][i]
+        return tot
+
+    def needed(self, strategies: list[int], support: list[int], k: int) -> list[tuple[int, ...]]:
+        return sorted({tuple(sorted((*m, i))) for i in strategies
+                       for m in itertools.combinations_with_replacement(support, k - 1)})
+
+
+def payoff(ubar: Mapping[tuple[int, ...], Mapping[int, float]], x: np.ndarray, k: int) -> np.ndarray:
+    """Expected payoff of each pure strategy against ``k - 1`` opponents drawn from ``x``."""
+    n = x.size
+    sup = np.flatnonzero(x > 1e-15).tolist()  # exact: the solvers need every weight
+    f = np.zeros(n)
+    for m in itertools.combinations_with_replacement(sup, k - 1):
+        w = multinomial(m, x)
+        for i in range(n):
+            f[i] += w * ubar[tuple(sorted((*m, i)))][i]
+    return f
+
+
+# -- solvers ------------------------------------------------------------------------------
+def regret(ubar, x: np.ndarray, k: int) -> float:
+    f = payoff(ubar, x, k)
+    return float(f.max() - x @ f)
+
+
+SUPPORT = 1e-9  # weights below this are dropped from a solved mixture
+
+
+def _clean(x: np.ndarray) -> np.ndarray:
+    y = np.where(x > SUPPORT, x, 0.0)
+    return y / y.sum()
+
+
+def nash(ubar, n: int, k: int, tol: float = 1e-9) -> np.ndarray:
+    """A symmetric Nash mixture (weights below ``SUPPORT`` dropped); see :func:`_nash`."""
+    return _clean(_nash(ubar, n, k, tol))
+
+
+def _nash(ubar, n: int, k: int, tol: float = 1e-9) -> np.ndarray:
+    """A symmetric Nash mixture of the symmetric ``k``-side game with mean payoffs ``ubar``.
+
+    Two sides: a linear program. More: replicator dynamics from the uniform mixture; if they do
+    not settle on an equilibrium (they may cycle), support enumeration, smallest supports first,
+    solving "every strategy of the support earns the same" from a few fixed starting points;
+    the first mixture no pure strategy beats by more than ``tol`` is returned (one always exists,
+    Nash 1951), else the one with the least regret."""
+    if k == 2:
+        return _nash_lp(ubar, n)
+    x = _replicator(ubar, n, k)
+    best, best_r = x, regret(ubar, x, k)
+    if best_r <= tol:
+        return x
+    rng = np.random.default_rng(0)
+    for size in range(1, n + 1):
+        for sup in itertools.combinations(range(n), size):
+            starts = [np.full(size, 1.0 / size), x[list(sup)] + 1e-3, *rng.dirichlet(np.ones(size), 4)]
+            for s0 in starts[: 1 if size == 1 else None]:
+                y = _indifferent(ubar, n, k, list(sup), s0)
+                if y is None:
+                    continue
+                r = regret(ubar, y, k)
+                if r < best_r:
+                    best, best_r = y, r
+                if r <= tol:
+                    return y
+    return best
+
+
+def _nash_lp(ubar, n: int) -> np.ndarray:
+    """Two sides: maximise the guaranteed payoff (the game is constant-sum: each game has one
+    winning side), which gives a symmetric equilibrium."""
+    from scipy.optimize import linprog
+
+    a = np.array([[ubar[tuple(sorted((i, j)))][i] for j in range(n)] for i in range(n)])
+    # variables: x (n), v; maximise v s.t. sum_i x_i a[i, j] >= v for every j
+    c = np.zeros(n + 1)
+    c[-1] = -1
+    a_ub = np.hstack([-a.T, np.ones((n, 1))])
+    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(n), A_eq=np.hstack([np.ones((1, n)), [[0]]]), b_eq=[1],
+                  bounds=[(0, None)] * n + [(None, None)], method="highs")
+    x = np.clip(res.x[:n], 0, None)
+    return x / x.sum()
+
+
+def _replicator(ubar, n: int, k: int, steps: int = 5000, rate: float = 1.0) -> np.ndarray:
+    """Exponential-weights replicator dynamics from the uniform mixture (payoffs are win rates, so a
+    rate of 1 moves a mixture by a few percent a step)."""
+    x = np.full(n, 1.0 / n)
+    for _ in range(steps):
+        f = payoff(ubar, x, k)
+        y = x * np.exp(rate * (f - f.max()))
+        y /= y.sum()
+        if np.abs(y - x).max() < 1e-12:
+            return y
+        x = y
+    return x
+
+
+def _indifferent(ubar, n: int, k: int, sup: list[int], s0: np.ndarray) -> np.ndarray | None:
+    """Solve 'every strategy of the support earns the same' on that support from ``s0`` (None if
+    the solver finds no mixture there)."""
+    from scipy.optimize import root
+
+    if len(sup) == 1:
+        x = np.zeros(n)
+        x[sup[0]] = 1.0
+        return x
+    s0 = np.clip(np.asarray(s0, float), 1e-3, None)
+    s0 /= s0.sum()
+
+    def eqs(z: np.ndarray) -> np.ndarray:
+        x = np.zeros(n)
+        x[sup] = z
+        f = payoff(ubar, np.clip(x, 0, None), k)
+        return np.concatenate([[z.sum() - 1], f[sup[1:]] - f[sup[0]]])
+
+    r = root(eqs, s0, method="hybr", tol=1e-14)
+    if not r.success or (r.x < -1e-9).any():
+        return None
+    x = np.zeros(n)
+    x[sup] = np.clip(r.x, 0, None)
+    return x / x.sum()
+
+
+def alpharank(ubar, n: int, k: int, alpha: float = 50.0, m: int = 50) -> np.ndarray:
+    """Single-population alpha-rank: the stationary distribution of the mutation-fixation chain.
+
+    In a population of ``m`` players holding resident ``t``, a mutant ``s`` fixes with the
+    Fermi-process probability ``1 / (1 + sum_l prod_{j<=l} exp(-alpha (f_s(j) - f_t(j))))``, where
+    ``f_s(j)`` is a mutant's expected payoff with ``j`` mutants in the population (its ``k - 1``
+    opponents drawn without replacement from the other ``m - 1`` players)."""
+    from scipy.stats import hypergeom
+
+    c = np.zeros((n, n))
+    for t in range(n):
+        for s in range(n):
+            if s == t:
+                continue
+            fs, ft = np.zeros(m), np.zeros(m)
+            for j in range(1, m):
+                # j mutants: a mutant meets the other j-1 mutants, a resident meets j of them
+                for q in range(k):
+                    others_s = hypergeom(m - 1, j - 1, k - 1).pmf(q)
+                    others_t = hypergeom(m - 1, j, k - 1).pmf(q)
+                    fs[j] += others_s * ubar[tuple(sorted((s,) * (q + 1) + (t,) * (k - 1 - q)))][s]
+                    ft[j] += others_t * ubar[tuple(sorted((s,) * q + (t,) * (k - q)))][t]
+            diff = alpha * (fs[1:] - ft[1:])
+            logs = np.cumsum(-diff)
+            with np.errstate(over="ignore"):
+                rho = 1.0 / (1.0 + np.exp(np.clip(logs, None, 700)).sum())
+            c[t, s] = rho / (n - 1)
+        c[t, t] = 1.0 - c[t].sum()
+    w, v = np.linalg.eig(c.T)
+    pi = np.real(v[:, np.argmin(np.abs(w - 1))])
+    pi = np.abs(pi)
+    return pi / pi.sum()
+
+
+# -- the study ------------------------------------------------------------------------------
+@dataclass
+class Exploit:
+    """What the best response in the population (picked on the table) gains against a strategy or
+    mixture, re-played on held-out deals."""
+
+    by: str
+    gain: Estimate | None   # None: no strategy of the population gains on the table
+
+
+@dataclass
+class Round:
+    number: int
+    mix: dict[str, float]
+    response: dict[str, Any]
+    gain: Estimate
+    added: bool
+    label: str
+
+
+@dataclass
+class MetaResult:
+    plan: Plan
+    labels: list[str]
+    entries: list[Any]
+    table: pl.DataFrame       # one row per (strategy, profile)
+    field: pl.DataFrame       # one strategy against a field of another
+    mix: np.ndarray
+    alpharank: np.ndarray
+    exploit: dict[str, Exploit]   # strategy label (and "Nash mixture") -> exploitability
+    rounds: list[Round]
+    games: int
+    notes: list[str] = field(default_factory=list)
+
+
+def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
+        progress: Callable[[int, int], None] | None = None, deals: int | None = None) -> MetaResult:
+    import time
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    p = plan(base)
+    if deals is not None:
+        if isinstance(deals, bool) or not isinstance(deals, int) or deals < MIN_DEALS:
+            raise ScenarioError(f"--games {deals}: a meta-game plays at least {MIN_DEALS} deals per profile "
+                                f"(below that its intervals cover less than 95%); allowed: {MIN_DEALS} or more")
+        p = replace(p, deals=deals, heldout=deals, chunk=min(p.chunk, deals))
+    keys = keys_for(base.seed)
+    k = len(p.sides)
+    labels, entries = list(p.labels), list(p.entries)
+    table = Table(p, ev, keys["table"], p.deals)
+    check = Table(p, ev, keys["check"], p.heldout)
+    rounds: list[Round] = []
+    table.fill(entries, profiles(len(entries), k))
+    if progress:
+        progress(1, p.rounds + 1)
+    for r in range(1, p.rounds + 1):
+        ubar = table.mean()
+        x = nash(ubar, len(entries), k)
+        resp = _best_response(p, x, entries, ev, runs, r)
+        # the response's held-out gain against the mixture, against the mixture's own value
+        trial_entries = [*entries, resp]
+        j = len(entries)
+        sup = np.flatnonzero(x > SUPPORT).tolist()
+        check.fill(trial_entries, check.needed([j, *sup], sup, k))
+        gain = estimate(check.against(j, _pad(x, j + 1), k) - sum(
+            x[i] * check.against(i, _pad(x, j + 1), k) for i in sup))
+        label = f"response {r}"
+        added = gain.lo > p.margin
+        rounds.append(Round(r, {labels[i]: float(x[i]) for i in sup}, resp, gain, added, label))
+        if progress:
+            progress(r + 1, p.rounds + 1)
+        if not added:
+            check.v = {pr: d for pr, d in check.v.items() if j not in pr}
+            break
+        entries.append(resp)
+        labels.append(label)
+        table.fill(entries, profiles(len(entries), k))
+    ubar = table.mean()
+    n = len(entries)
+    x = nash(ubar, n, k)
+    pi = alpharank(ubar, n, k, p.alpha, p.population)
+    exploit = _exploitability(p, table, check, entries, labels, x, k)
+    trows, frows = [], []
+    for pr, d in sorted(table.v.items()):
+        for i, v in d.items():
+            e = share_estimate(v)
+            trows.append({"strategy": labels[i], "profile": " + ".join(labels[s] for s in pr), "win": e.mean,
+                          "lo": e.lo, "hi": e.hi, "deals": e.n})
+    for i in range(n):
+        for jf in range(n):
+            pr = tuple(sorted((i,) + (jf,) * (k - 1)))
+            e = share_estimate(table.v[pr][i])
+            frows.append({"strategy": labels[i], "field": labels[jf], "win": e.mean, "lo": e.lo, "hi": e.hi,
+                          "fair": 1.0 / k})
+    res = MetaResult(p, labels, entries, pl.DataFrame(trows), pl.DataFrame(frows), x, pi, exploit, rounds,
+                     ev.timing.games)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    res.notes.append(f"{ev.timing.games:,} games played in {wall:,.0f} s (best-response searches included)"
+                     + ("" if ev.timing.remote else f"; playing games took {100 * ev.timing.play_cpu / cpu:.0f}% "
+                        f"of the CPU time" if cpu > 0 else ""))
+    return res
+
+
+def _pad(x: np.ndarray, n: int) -> np.ndarray:
+    y = np.zeros(n)
+    y[: x.size] = x
+    return y
+
+
+def _response_plan(p: Plan, field: list[tuple[Any, float]], r: int) -> tuple[sc.Scenario, Any]:
+    """The scenario and plan of best-response round ``r``'s search: ``[meta.search]`` tuning
+    the first side against ``field`` (strategy entries and their weights)."""
+    from cardsim.studies import search as srch
+
+    cfg = dict(p.search or {})
+    raw = derive.base_raw(p.base)
+    derive.set_policies(raw, [cfg["policy"]] * p.base.setup.players)
+    search_cfg = {k: v for k, v in cfg.items() if k != "policy"}
+    search_cfg["tuned"] = list(p.sides[0])
+    search_cfg["field"] = [{"policy": e, "weight": float(w)} for e, w in field]
+    raw["search"] = search_cfg
+    raw["scenario"]["name"] = f"{p.base.name}-response{r}"
+    s = sc.from_dict(raw, name=raw["scenario"]["name"], base_dir=p.base.path.parent if p.base.path else None)
+    sp = srch.plan(s)
+    if len(p.sides[0]) > 1:  # a team answers as a team: each other side is one draw of the mix
+        sp = replace(sp, field=replace(sp.field, groups=tuple(tuple(sd) for sd in p.sides[1:])))
+    return s, sp
+
+
+def _best_response(p: Plan, x: np.ndarray, entries: list[Any], ev: Evaluator, runs: str | Path | None,
+                   r: int) -> Any:
+    """Search a best response to the mixture ``x`` (the engine of ``cardsim search``)."""
+    from cardsim.studies import search as srch
+
+    s, sp = _response_plan(p, [(entries[i], x[i]) for i in range(len(entries)) if x[i] > 1e-9], r)
+    res = srch.run(s, ev, runs=runs, plan_=sp)
+    return sp.tuned_entry(res.best.values)
+
+
+def _exploitability(p: Plan, table: Table, check: Table, entries: list[Any], labels: list[str], x: np.ndarray,
+                    k: int) -> dict[str, Exploit]:
+    """For each pure strategy and the Nash mixture: the population's best response on the table,
+    its gain over the strategy's own value re-played on the held-out deals. When no strategy
+    gains against it on the table nothing is re-played: ``Exploit("none", None)``, printed as
+    ``none`` with an empty gain (not a measured 0)."""
+    n = len(entries)
+    out: dict[str, Exploit] = {}
+    targets = [(labels[s], np.eye(n)[s]) for s in range(n)] + [("Nash mixture", x)]
+    ubar = table.mean()
+    for name, mix in targets:
+        f = payoff(ubar, mix, k)
+        own = float(mix @ f)
+        j = int(np.argmax(f))
+        if f[j] - own <= 1e-12:
+            out[name] = Exploit("none", None)
+            continue
+        sup = np.flatnonzero(mix > SUPPORT).tolist()
+        check.fill(entries, check.needed(sorted({j, *sup}), sup, k))
+        d = check.against(j, mix, k) - sum(mix[i] * check.against(i, mix, k) for i in sup)
+        out[name] = Exploit(labels[j], estimate(d))
+    return out
+
+
+# -- what it says -------------------------------------------------------------------------
+def strategies_table(res: MetaResult) -> pl.DataFrame:
+    rows = []
+    for i, lab in enumerate(res.labels):
+        ex = res.exploit[lab]
+        rows.append({"strategy": lab, "policy": space.policy_name(res.entries[i]), "nash": float(res.mix[i]),
+                     "alpharank": float(res.alpharank[i]), "exploited_by": ex.by,
+                     "exploitability": ex.gain.mean if ex.gain else None,
+                     "lo": ex.gain.lo if ex.gain else None, "hi": ex.gain.hi if ex.gain else None})
+    ex = res.exploit["Nash mixture"]
+    rows.append({"strategy": "Nash mixture", "policy": "", "nash": None, "alpharank": None, "exploited_by": ex.by,
+                 "exploitability": ex.gain.mean if ex.gain else None, "lo": ex.gain.lo if ex.gain else None,
+                 "hi": ex.gain.hi if ex.gain else None})
+    return pl.DataFrame(rows, schema_overrides={c: pl.Float64 for c in ("nash", "alpharank", "exploitability", "lo",
+                                                                        "hi")})
+
+
+def rounds_table(res: MetaResult) -> pl.DataFrame:
+    return pl.DataFrame([{"round": r.number, "mix": ", ".join(f"{k} {v:.0%}" for k, v in r.mix.items()),
+                          "response": space.policy_name(r.response), "gain": r.gain.mean, "lo": r.gain.lo,
+                          "hi": r.gain.hi, "added": r.added} for r in res.rounds],
+                        schema={"round": pl.Int64, "mix": pl.String, "response": pl.String, "gain": pl.Float64,
+                                "lo": pl.Float64, "hi": pl.Float64, "added": pl.Boolean})
+
+
+def _pts(x: float) -> str:
+    return f"{100 * x:+.1f} points"
+
+
+def headline(res: MetaResult) -> str:
+    mix = [(res.labels[i], res.mix[i]) for i in np.argsort(-res.mix) if res.mix[i] > 0.005]
+    if len(mix) == 1:
+        eq = f"the meta-game's Nash equilibrium is to play {mix[0][0]}"
+    else:
+        eq = "the meta-game's Nash mixture is " + ", ".join(f"{lab} {w:.0%}" for lab, w in mix)
+    searched = set(res.labels[len(res.plan.labels):])  # the responses the rounds added
+    found = [f"{lab} is {space.policy_name(res.entries[res.labels.index(lab)]).replace(',', ', ')}"
+             for lab, _w in mix if lab in searched]  # a searched strategy: say what it plays
+    if found:
+        eq += " (" + "; ".join(found) + ")"
+    top = res.labels[int(np.argmax(res.alpharank))]
+    ex = res.exploit["Nash mixture"]
+    if ex.gain is None:
+        sure = "no strategy of the population gains against it"
+    else:
+        g = ex.gain
+        sure = (f"the best reply in the population ({ex.by}) gains {_pts(g.mean)} against it on held-out deals "
+                f"(95% CI {100 * g.lo:+.1f} to {_pts(g.hi)})")
+    conv = ""
+    if res.rounds:
+        last = res.rounds[-1]
+        g = last.gain
+        if not last.added:
+            conv = (f" Iterated best response stopped after {len(res.rounds)} round(s): the searched response gains "
+                    f"{_pts(g.mean)} (95% CI {100 * g.lo:+.1f} to {_pts(g.hi)}) against the mixture, "
+                    + ("less than the margin with confidence." if g.hi < res.plan.margin else
+                       f"not more than the {100 * res.plan.margin:.1f}-point margin with confidence."))
+        else:
+            conv = (f" Each of {len(res.rounds)} best-response round(s) found a response that gains more than the "
+                    f"margin; more rounds may change the answer.")
+    return (f"Among {len(res.labels)} strategies, {eq}; {sure}. Alpha-rank puts {top} first "
+            f"({100 * res.alpharank.max():.0f}% of the stationary mass).{conv}")
+
+
+def output(res: MetaResult) -> Output:
+    """What ``cardsim meta`` prints; JSON adds ``mix``, ``alpharank``, ``exploitability``, ``rounds``."""
+    exploit = {}
+    for name, ex in res.exploit.items():
+        exploit[name] = ({"gain": ex.gain.mean, "lo": ex.gain.lo, "hi": ex.gain.hi, "deals": ex.gain.n, "by": ex.by}
+                         if ex.gain else {"gain": None, "lo": None, "hi": None, "deals": 0, "by": None})
+    fields = {
+        "mix": {lab: float(w) for lab, w in zip(res.labels, res.mix, strict=True)},
+        "alpharank": {lab: float(w) for lab, w in zip(res.labels, res.alpharank, strict=True)},
+        "exploitability": exploit,
+        "strategies": {lab: e for lab, e in zip(res.labels, res.entries, strict=True)},
+        "rounds": [{"round": r.number, "mix": r.mix, "response": r.response, "gain": r.gain.mean, "lo": r.gain.lo,
+                    "hi": r.gain.hi, "added": r.added} for r in res.rounds],
+        "games": res.games,
+    }
+    tables = [("Strategies: Nash mixture, alpha-rank, exploitability (held-out, 95% CI)", strategies_table(res)),
+              ("One strategy against a field of another (win rate, 95% CI)", res.field)]
+    if res.rounds:
+        tables.append(("Iterated best response", rounds_table(res)))
+    tables.append(("Payoff table: every profile", res.table))
+    # weights, win shares and gains in win share: percentages on the terminal
+    shares = {title: ("nash", "alpharank", "exploitability", "win", "gain", "lo", "hi") for title, _t in tables}
+    return Output(headline(res), tables, notes=list(res.notes), fields=json.loads(json.dumps(fields, default=str)),
+                  shares=shares)

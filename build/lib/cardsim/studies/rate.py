@@ -1,0 +1,510 @@
+"""Policy ratings: a round robin or gauntlet on shared deals, ranked by a Luce choice model.
+
+``[ratings]``: ``policies`` (names or tables, as in ``[seats]``), ``mode``
+(``round_robin`` or ``gauntlet``) and ``reference`` (the policy rated 0;
+the gauntlet's opponent; default the first).
+
+**Tables.** A pair (A, B) plays every *distinct* seating that seat rotation
+gives of A, B, A, B, ... and, with an odd number of seats, of B, A, B, ...
+too: with 4 seats that is ABAB and BABA (rotating by 2 gives the same table
+again, and a table played twice would count its games twice); with 3 seats
+the six tables ABA, AAB, BAA, BAB, BBA, ABB, so each policy holds the extra
+seat equally often. Every table plays the same deals (game ``g`` deals the
+same cards everywhere), so all results of deal ``g`` form one cluster.
+
+**Model.** A Luce choice model of who wins (Bradley-Terry when two sides
+meet, its top-1 Plackett-Luce form when several seats play for themselves):
+in a table where policy A has ``m_A`` competitors (seats in a free-for-all,
+one side in a team game) the chance that A's side wins is ``m_A exp(theta_A)
+/ (m_A exp(theta_A) + m_B exp(theta_B))``. So ``theta_A - theta_B`` is the
+log-odds that one A seat beats one B seat, whatever the table, and two
+policies that play alike have equal strengths however many seats each holds.
+A shared win counts 1/k to each of the k winners. Strengths are fitted by
+maximum likelihood with the ``reference`` at 0; intervals use the sandwich
+variance clustered by deal (the same deal in every table and pair is one
+cluster). The fit is checked pair by pair (deviance, and a Wald test of the
+pairs' win rates against the model's, clustered by deal), and a policy that
+never lost (or never won) against the others gets "unbounded", not a number.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cardsim import scenario as sc
+from cardsim.errors import ScenarioError
+from cardsim.output import Output
+from cardsim.report.numbers import pct
+from cardsim.stats import Z95, share_ci
+from cardsim.studies import derive
+
+#: the fitted strengths are exact to this (Newton steps stop below 1e-12)
+TOL = 1e-9
+
+
+def _name(entry: Any) -> str:
+    return entry if isinstance(entry, str) else entry.get("name", "?") + "(" + ",".join(
+        f"{k}={v}" for k, v in entry.items() if k != "name") + ")"
+
+
+def seatings(players: int) -> list[tuple[int, ...]]:
+    """The distinct tables of a pair: 0 marks policy A's seats, 1 policy B's. Every rotation of
+    A, B, A, B, ... and, when ``players`` is odd, of B, A, B, ... ; a table that two rotations
+    give is listed once."""
+    out: list[tuple[int, ...]] = []
+    starts = (0, 1) if players % 2 else (0,)
+    for first in starts:
+        base = [(i + first) % 2 for i in range(players)]
+        for r in range(players):
+            t = tuple(derive.rotate(base, r))
+            if t not in out:
+                out.append(t)
+    return out
+
+
+@dataclass(frozen=True)
+class Table:
+    """One distinct seating of a pair and its scenario."""
+
+    pair: tuple[int, int]
+    seats: tuple[int, ...]  # the policy index at each seat
+    scenario: sc.Scenario
+
+
+@dataclass(frozen=True)
+class Plan:
+    base: sc.Scenario
+    names: list[str]
+    pairs: list[tuple[int, int]]
+    tables: dict[tuple[int, int], list[Table]]
+    reference: int
+
+
+def plan(base: sc.Scenario) -> Plan:
+    cfg = derive.section(base, "ratings", ("policies", "mode", "reference"), "policies to rate")
+    pols = cfg.get("policies")
+    if not isinstance(pols, list) or len(pols) < 2:
+        raise ScenarioError("ratings.policies must list at least two policies")
+    names = [_name(p) for p in pols]
+    if len(set(names)) != len(names):
+        raise ScenarioError("ratings.policies lists a policy twice")
+    mode = cfg.get("mode", "round_robin")
+    if mode not in ("round_robin", "gauntlet"):
+        raise ScenarioError(f"ratings.mode = {mode!r}; allowed: round_robin, gauntlet")
+    ref_name = cfg.get("reference", names[0])
+    if ref_name not in names:
+        raise ScenarioError(f"ratings.reference = {ref_name!r} is not in ratings.policies ({', '.join(names)})")
+    ref = names.index(ref_name)
+    players = base.setup.players
+    if players < 2:
+        raise ScenarioError(f"ratings need at least 2 players at the table ({base.name} has {players})")
+    n = len(pols)
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)] if mode == "round_robin" else \
+        [(ref, b) for b in range(n) if b != ref]
+    tables: dict[tuple[int, int], list[Table]] = {}
+    for a, b in pairs:
+        tables[(a, b)] = []
+        for seat_mask in seatings(players):
+            seats = tuple(a if m == 0 else b for m in seat_mask)
+            raw = derive.base_raw(base)
+            derive.set_policies(raw, [pols[i] for i in seats])
+            tag = "".join("AB"[m] for m in seat_mask)
+            tables[(a, b)].append(Table((a, b), seats, derive.build(base, raw, f"{base.name}-{names[a]}-vs-{names[b]}-{tag}")))
+    return Plan(base, names, pairs, tables, ref)
+
+
+# -- data ---------------------------------------------------------------------------------
+@dataclass
+class Observations:
+    """Every rated game: the table it was played at, its deal, policy A's share of the win, and the
+    competitors each side had (``m_a``, ``m_b``)."""
+
+    table: np.ndarray   # int: index into ``pairs`` / ``mult``
+    deal: np.ndarray    # int: the game index (the deal)
+    share: np.ndarray   # float in [0, 1]: A's share of the win
+    pairs: list[tuple[int, int]]   # per table: (A, B) policy indices
+    mult: np.ndarray    # float[tables, 2]: competitors of A and of B
+    dropped: int = 0    # finished games no rated seat won (a ghost did), left out
+
+
+def table_shares(out: pl.DataFrame, seats: tuple[int, ...], a: int) -> tuple[np.ndarray, np.ndarray, float, float, int]:
+    """From one table's outcomes (``game, seat, win``): deals, A's share of each finished game's
+    win, the competitors of A and of B (seats, or 1 each in a team game) and the games left out."""
+    fin = out.drop_nulls("win")
+    is_a = pl.col("seat").is_in([s for s, p in enumerate(seats) if p == a])
+    per = fin.group_by("game").agg(pl.col("win").filter(is_a).sum().alias("wa"), pl.col("win").sum().alias("w")) \
+        .sort("game")
+    team = bool(per.height) and float(per["w"].max()) > 1 + 1e-9  # a win counted for several seats: teams
+    won = per.filter(pl.col("w") > 1e-12)
+    share = (won["wa"] / won["w"]).to_numpy().astype(np.float64)
+    na = sum(p == a for p in seats)
+    ma, mb = (1.0, 1.0) if team else (float(na), float(len(seats) - na))
+    return won["game"].to_numpy(), share, ma, mb, per.height - won.height
+
+
+# -- the model ----------------------------------------------------------------------------
+@dataclass
+class Fit:
+    theta: np.ndarray          # per policy; +-inf when unbounded, nan when not comparable
+    se: np.ndarray             # clustered by deal (0 for the reference)
+    se_model: np.ndarray       # from the observed information alone (as if every game were independent)
+    status: list[str]
+    deviance: float = math.nan
+    df: int = 0
+    wald: float = math.nan
+    p: float = math.nan
+    pair_rows: list[dict] = field(default_factory=list)
+
+
+def _probs(theta: np.ndarray, pairs: np.ndarray, mult: np.ndarray) -> np.ndarray:
+    """pi_A per table."""
+    ea = mult[:, 0] * np.exp(theta[pairs[:, 0]])
+    eb = mult[:, 1] * np.exp(theta[pairs[:, 1]])
+    return ea / (ea + eb)
+
+
+def _newton(free: list[int], n_pol: int, pairs: np.ndarray, mult: np.ndarray, wa: np.ndarray, nt: np.ndarray,
+            tol: float = 1e-12) -> np.ndarray:
+    theta = np.zeros(n_pol)
+    idx = {p: i for i, p in enumerate(free)}
+    if not free:
+        return theta
+    for _ in range(200):
+        pi = _probs(theta, pairs, mult)
+        g = np.zeros(len(free))
+        h = np.zeros((len(free), len(free)))
+        for t, (a, b) in enumerate(pairs):
+            r = wa[t] - nt[t] * pi[t]
+            w = nt[t] * pi[t] * (1 - pi[t])
+            for p, sgn in ((a, 1.0), (b, -1.0)):
+                if p in idx:
+                    g[idx[p]] += sgn * r
+                    for q, sq in ((a, 1.0), (b, -1.0)):
+                        if q in idx:
+                            h[idx[p], idx[q]] += sgn * sq * w
+        step = np.linalg.solve(h, g)
+        big = np.max(np.abs(step))
+        if big > 2:  # damped: log-odds move at most 2 per step
+            step *= 2 / big
+        theta[free] += step
+        if big < tol:
+            break
+    return theta
+
+
+def _components(n_pol: int, obs: Observations, used: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Who beat whom at least once: (strongly connected component of each policy, reachability)."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components, shortest_path
+
+    beat = np.zeros((n_pol, n_pol))
+    for t, (a, b) in enumerate(obs.pairs):
+        s = obs.share[obs.table == t]
+        if s.size:
+            beat[a, b] += s.sum()
+            beat[b, a] += (1 - s).sum()
+    adj = (beat > 1e-12).astype(float)
+    _, comp = connected_components(csr_matrix(adj), directed=True, connection="strong")
+    reach = np.isfinite(shortest_path(csr_matrix(adj), unweighted=True))
+    comp = np.where(np.isin(np.arange(n_pol), used), comp, -1)
+    return comp, reach
+
+
+def fit(names: list[str], wins: np.ndarray, ref: int = 0, iters: int = 2000) -> tuple[np.ndarray, np.ndarray]:
+    """Bradley-Terry maximum likelihood from a win matrix (``wins[i, j]``: wins of i over j), with
+    ``theta[ref] = 0`` and standard errors from the observed information (every game independent).
+    The ratings study itself uses :func:`fit_model`, which clusters by deal."""
+    n = len(names)
+    pairs = np.array([(i, j) for i in range(n) for j in range(i + 1, n) if wins[i, j] + wins[j, i] > 0],
+                     dtype=np.int64).reshape(-1, 2)
+    nt = np.array([wins[i, j] + wins[j, i] for i, j in pairs], dtype=np.float64)
+    wa = np.array([wins[i, j] for i, j in pairs], dtype=np.float64)
+    mult = np.ones((len(pairs), 2))
+    free = [i for i in range(n) if i != ref]
+    theta = _newton(free, n, pairs, mult, wa, nt)
+    pi = _probs(theta, pairs, mult)
+    info = np.zeros((n, n))
+    for (i, j), w in zip(pairs, nt * pi * (1 - pi), strict=True):
+        info[i, i] += w
+        info[j, j] += w
+        info[i, j] -= w
+        info[j, i] -= w
+    se = np.zeros(n)
+    cov = np.linalg.pinv(info[np.ix_(free, free)])
+    se[free] = np.sqrt(np.clip(np.diag(cov), 0, None))
+    return theta, se
+
+
+def fit_model(obs: Observations, n_pol: int, ref: int) -> Fit:
+    """Maximum likelihood strengths with clustered (sandwich) and model-based standard errors,
+    unbounded strengths flagged, and the pair-by-pair goodness of fit."""
+    pairs = np.array(obs.pairs, dtype=np.int64).reshape(-1, 2)
+    used = sorted({int(x) for x in pairs.ravel()})
+    comp, reach = _components(n_pol, obs, used)
+    status = ["fitted"] * n_pol
+    theta = np.zeros(n_pol)
+    keep_pol = [p for p in used if comp[p] == comp[ref]]
+    for p in range(n_pol):
+        if p in keep_pol:
+            continue
+        if p not in used:
+            theta[p], status[p] = math.nan, "not rated (no games)"
+        elif reach[ref, p] and not reach[p, ref]:
+            theta[p], status[p] = -math.inf, "unbounded below: never beat the policies above it"
+        elif reach[p, ref] and not reach[ref, p]:
+            theta[p], status[p] = math.inf, "unbounded above: never lost to the policies below it"
+        else:
+            theta[p], status[p] = math.nan, "not comparable (no games linking it to the reference)"
+    tkeep = np.array([a in keep_pol and b in keep_pol for a, b in obs.pairs], dtype=bool)
+    nt = np.bincount(obs.table, minlength=len(obs.pairs)).astype(np.float64)
+    wa = np.bincount(obs.table, weights=obs.share, minlength=len(obs.pairs))
+    free = [p for p in keep_pol if p != ref]
+    sub = np.flatnonzero(tkeep)
+    th = _newton(free, n_pol, pairs[sub], obs.mult[sub], wa[sub], nt[sub])
+    theta[keep_pol] = th[keep_pol]
+    se = np.where(np.isfinite(theta), 0.0, math.nan)
+    se_model = se.copy()
+    res = Fit(theta, se, se_model, status)
+    if not free:
+        return res
+    # per-observation score on the free strengths, summed by deal (one cluster per deal)
+    pi = _probs(np.where(np.isfinite(theta), theta, 0.0), pairs, obs.mult)
+    m = np.isin(obs.table, sub)
+    t_obs, d_obs, y = obs.table[m], obs.deal[m], obs.share[m]
+    resid = y - pi[t_obs]
+    fidx = {p: i for i, p in enumerate(free)}
+    k = len(free)
+    scores = np.zeros((t_obs.size, k))
+    info = np.zeros((k, k))
+    for t in sub:
+        a, b = obs.pairs[t]
+        v = np.zeros(k)
+        if a in fidx:
+            v[fidx[a]] = 1.0
+        if b in fidx:
+            v[fidx[b]] = -1.0
+        sel = t_obs == t
+        scores[sel] = resid[sel, None] * v[None, :]
+        info += nt[t] * pi[t] * (1 - pi[t]) * np.outer(v, v)
+    _, inv = np.unique(d_obs, return_inverse=True)
+    g = inv.max() + 1
+    per_deal = np.zeros((g, k))
+    np.add.at(per_deal, inv, scores)
+    meat = per_deal.T @ per_deal * g / max(g - 1, 1)
+    bread = np.linalg.pinv(info)
+    cov = bread @ meat @ bread
+    for p, i in fidx.items():
+        res.se[p] = math.sqrt(max(cov[i, i], 0.0))
+        res.se_model[p] = math.sqrt(max(bread[i, i], 0.0))
+    _goodness(res, obs, sub, pairs, pi, nt, wa, inv, g, bread, per_deal, fidx, t_obs, resid)
+    return res
+
+
+def _goodness(res: Fit, obs: Observations, sub: np.ndarray, pairs: np.ndarray, pi: np.ndarray, nt: np.ndarray,
+              wa: np.ndarray, inv: np.ndarray, g: int, bread: np.ndarray, per_deal: np.ndarray,
+              fidx: dict[int, int], t_obs: np.ndarray, resid: np.ndarray) -> None:
+    """Pair by pair: observed and predicted win rate of A; the deviance over pairs and a Wald test
+    of all pairs at once, its covariance clustered by deal and corrected for the fitted strengths."""
+    from scipy.stats import chi2
+
+    keys = sorted({obs.pairs[t] for t in sub})
+    kidx = {p: i for i, p in enumerate(keys)}
+    npair = len(keys)
+    n_k = np.zeros(npair)
+    w_k = np.zeros(npair)
+    e_k = np.zeros(npair)
+    jac = np.zeros((npair, len(fidx)))
+    for t in sub:
+        a, b = obs.pairs[t]
+        i = kidx[(a, b)]
+        n_k[i] += nt[t]
+        w_k[i] += wa[t]
+        e_k[i] += nt[t] * pi[t]
+        d = nt[t] * pi[t] * (1 - pi[t])
+        if a in fidx:
+            jac[i, fidx[a]] += d
+        if b in fidx:
+            jac[i, fidx[b]] -= d
+    # per deal: each pair's residual (observed - predicted wins of A), plus the change the fitted
+    # strengths make (a first-order correction, so the test's covariance is that of the residuals)
+    pair_of_obs = np.array([kidx[obs.pairs[t]] for t in t_obs])
+    u = np.zeros((g, npair))
+    np.add.at(u, (inv, pair_of_obs), resid)
+    u -= per_deal @ bread @ jac.T
+    r = w_k - e_k
+    cov = u.T @ u * g / max(g - 1, 1)
+    df = npair - len(fidx)
+    dev = 0.0
+    for i in range(npair):
+        o, e, n = w_k[i], e_k[i], n_k[i]
+        for oo, ee in ((o, e), (n - o, n - e)):
+            if oo > 0 and ee > 0:
+                dev += 2 * oo * math.log(oo / ee)
+    res.deviance = dev
+    res.df = df
+    if df > 0:
+        w, v = np.linalg.eigh((cov + cov.T) / 2)
+        order = np.argsort(w)[::-1][:df]
+        w, v = w[order], v[:, order]
+        ok = w > 1e-12 * max(1.0, w.max(initial=0.0))
+        z = v[:, ok].T @ r
+        res.wald = float((z * z / w[ok]).sum()) if ok.any() else 0.0
+        res.p = float(chi2.sf(res.wald, df)) if ok.any() else 1.0
+    for (a, b), i in kidx.items():
+        res.pair_rows.append({"a": a, "b": b, "predicted": e_k[i] / n_k[i] if n_k[i] else math.nan})
+
+
+# -- the study ------------------------------------------------------------------------------
+@dataclass
+class RatingResult:
+    plan: Plan
+    ratings: pl.DataFrame
+    pairs: pl.DataFrame
+    fit: pl.DataFrame
+    games: int
+    warnings: list[str] = field(default_factory=list)
+    model: str = ""
+
+
+def collect_observations(p: Plan, outcomes: Callable[[Table], pl.DataFrame]) -> Observations:
+    """Every table's outcomes (``outcomes(table)``: ``game, seat, win``) as one set of observations."""
+    t_idx, deals, shares, pairs, mult = [], [], [], [], []
+    dropped = 0
+    for pair in p.pairs:
+        for tab in p.tables[pair]:
+            g, s, ma, mb, d = table_shares(outcomes(tab), tab.seats, pair[0])
+            t_idx.append(np.full(g.size, len(pairs)))
+            deals.append(g)
+            shares.append(s)
+            pairs.append(pair)
+            mult.append((ma, mb))
+            dropped += d
+    return Observations(np.concatenate(t_idx).astype(np.int64), np.concatenate(deals).astype(np.int64),
+                        np.concatenate(shares), pairs, np.array(mult, dtype=np.float64), dropped)
+
+
+def analyse(p: Plan, obs: Observations, games: int) -> RatingResult:
+    n = len(p.names)
+    f = fit_model(obs, n, p.reference)
+    played = np.zeros(n)
+    for t, (a, b) in enumerate(obs.pairs):
+        c = float((obs.table == t).sum())
+        played[a] += c
+        played[b] += c
+    # the optimizer stops within TOL of the maximum: an interval is never narrower than that
+    lo = f.theta - (Z95 * f.se + TOL)
+    hi = f.theta + (Z95 * f.se + TOL)
+    ratings = pl.DataFrame({
+        "policy": p.names, "theta": f.theta, "lo": lo, "hi": hi, "se": f.se,
+        "se_unclustered": f.se_model, "games": played.astype(np.int64), "status": f.status,
+    }).sort("theta", descending=True, nulls_last=True)
+    pred = {(r["a"], r["b"]): r["predicted"] for r in f.pair_rows}
+    rows = []
+    for pair in p.pairs:
+        a, b = pair
+        ts = [t for t, q in enumerate(obs.pairs) if q == pair]
+        m = np.isin(obs.table, ts)
+        est = share_ci(obs.share[m], obs.deal[m])
+        rows.append({"a": p.names[a], "b": p.names[b], "tables": len(ts), "games": int(m.sum()),
+                     "deals": int(np.unique(obs.deal[m]).size), "a_win_rate": est.value,
+                     "a_win_lo": est.lo, "a_win_hi": est.hi,
+                     "predicted_rate": pred.get(pair, math.nan)})
+    pairs = pl.DataFrame(rows)
+    fit_t = pl.DataFrame([{"model": _model_name(obs), "pairs": len(p.pairs), "free_strengths": int(
+        sum(1 for i, s in enumerate(f.status) if s == "fitted" and i != p.reference)),
+        "deviance": f.deviance, "df": f.df, "deviance_per_df": f.deviance / f.df if f.df > 0 else math.nan,
+        "wald_chi2": f.wald, "p": f.p}])
+    warnings = _warnings(p, f, pairs, obs)
+    return RatingResult(p, ratings, pairs, fit_t, games, warnings, _model_name(obs))
+
+
+def _model_name(obs: Observations) -> str:
+    if obs.mult.size and (obs.mult.sum(axis=1) > 2).any():
+        return "Luce choice (top-1 Plackett-Luce: each seat a competitor)"
+    return "Bradley-Terry (side against side)"
+
+
+def _warnings(p: Plan, f: Fit, pairs: pl.DataFrame, obs: Observations) -> list[str]:
+    out = []
+    for i, s in enumerate(f.status):
+        if s.startswith("unbounded") or s.startswith("not"):
+            out.append(f"{p.names[i]}: {s}; its strength has no finite estimate (separation).")
+    rate = {(r["a"], r["b"]): r for r in pairs.iter_rows(named=True)}
+
+    def beats(x: str, y: str) -> bool:
+        r = rate.get((x, y))
+        if r is not None:
+            return r["a_win_lo"] > 0.5
+        r = rate.get((y, x))
+        return r is not None and r["a_win_hi"] < 0.5
+
+    names = p.names
+    for i in range(len(names)):
+        for j in range(len(names)):
+            for k in range(len(names)):
+                if len({i, j, k}) == 3 and i < j and i < k and beats(names[i], names[j]) and \
+                        beats(names[j], names[k]) and beats(names[k], names[i]):
+                    out.append(f"Not transitive: {names[i]} beats {names[j]}, {names[j]} beats {names[k]}, and "
+                               f"{names[k]} beats {names[i]} (each clearly over 50% of games): no strengths can "
+                               "rank them.")
+    if f.df > 0 and f.p < 0.01:
+        def z(r: dict) -> float:  # the pair's departure from the model, in binomial standard errors
+            q = r["predicted_rate"]
+            return abs(r["a_win_rate"] - q) / math.sqrt(q * (1 - q) / r["games"]) if 0 < q < 1 else -1.0
+
+        worst = max(pairs.iter_rows(named=True), key=z)
+        out.append(f"The strengths do not fit the results (goodness of fit p = {f.p:.2g}; deviance {f.deviance:,.0f} "
+                   f"on {f.df} df): e.g. {worst['a']} wins {pct(worst['a_win_rate'])} of games against "
+                   f"{worst['b']}, where the strengths predict {pct(worst['predicted_rate'])}. Read the pairwise "
+                   "table beside the ranking.")
+    if obs.dropped:
+        out.append(f"{obs.dropped:,} finished games were won by no rated seat (a ghost won) and are left out.")
+    return out
+
+
+def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | None = None) -> RatingResult:
+    """Play every distinct table of every pair (``games`` games each) and fit the ratings."""
+    p = plan(base)
+    n_games = games or base.games
+    obs = collect_observations(p, lambda tab: runner(tab.scenario.with_options(games=n_games)).outcomes()
+                               .select("game", "seat", "win").collect())
+    return analyse(p, obs, n_games)
+
+
+def _odds(d: float) -> str:
+    return f"{100 / (1 + math.exp(-d)):.1f}%"
+
+
+def headline(res: RatingResult) -> str:
+    ref = res.plan.names[res.plan.reference]
+    r = res.ratings
+    finite = r.filter(pl.col("theta").is_finite())
+    order = " > ".join(r["policy"].to_list())
+    top = r.row(0, named=True)
+    if not math.isfinite(top["theta"]):
+        lead = f"{top['policy']} never lost: its strength is unbounded"
+    elif top["policy"] == ref and finite.height > 1:
+        nxt = finite.row(1, named=True)
+        lead = (f"{ref} (the reference) rates highest; next is {nxt['policy']} at {nxt['theta']:+.2f} log-odds "
+                f"(95% CI {nxt['lo']:+.2f} to {nxt['hi']:+.2f}), winning {_odds(nxt['theta'])} of seat-against-seat "
+                f"contests with {ref}")
+    else:
+        lead = (f"{top['policy']} rates highest: {top['theta']:+.2f} log-odds over {ref} (95% CI {top['lo']:+.2f} to "
+                f"{top['hi']:+.2f}), so one of its seats beats one of {ref}'s in {_odds(top['theta'])} of contests")
+    warn = ""  # a poor fit is told once, in the notes (with its p-value and the worst pair)
+    if any("transitive" in w for w in res.warnings):
+        warn = " The results are not transitive, so no ranking describes them: read the pairwise table."
+    return (f"{lead}. Ranking: {order} ({res.games:,} deals per table, each distinct seating once; intervals "
+            f"clustered by deal).{warn}")
+
+
+def output(res: RatingResult) -> Output:
+    """What ``cardsim rate`` prints."""
+    return Output(headline(res), [("Ratings", res.ratings), ("Pairs", res.pairs), ("Fit", res.fit)],
+                  notes=list(res.warnings), fields={"model": res.model})

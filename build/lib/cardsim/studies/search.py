@@ -1,0 +1,748 @@
+"""Tactic and rule-design search (issue 16): which parameters win, by how much, how sure.
+
+``[search]`` names free parameters (:mod:`cardsim.studies.space`), an
+objective and a budget in games. An Optuna sampler (TPE by default;
+CMA-ES, random or quasi-random) proposes candidates; each candidate is
+*raced* on common random numbers: rung ``k`` plays deals
+``[0, rung x eta^k)`` of the search stream in every seat rotation, and
+after each rung the candidate is dropped when Optuna's successive-halving
+pruner ranks it out of the top ``1/eta`` of its rung, or when its paired
+difference against the incumbent (the best candidate that finished the
+top rung; at first the baseline) is clearly negative (upper 1-sided
+``prune_z`` bound below 0). A candidate that finishes the top rung ahead
+of the incumbent on the same deals becomes the incumbent.
+
+The winner's curse: the final tactic, the baseline and the runner-up are
+re-played on a held-out stream of deals the search never saw; the report
+gives the held-out paired gain over the baseline and over the runner-up,
+each with its 95% interval, next to the in-search estimate. Which
+parameters matter: PED-ANOVA importance over the first rung of every
+trial (Optuna), and paired one-at-a-time contrasts around the best point
+on the held-out deals, with intervals.
+
+The study lives in an Optuna journal file in the run folder; a search
+killed with ``kill -9`` resumes where it stopped (the trial in flight is
+played again, with the same parameters), and the sampler is re-seeded from
+(seed, trial count) before every proposal, so an interrupted search ends
+where an uninterrupted one does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cardsim import scenario as sc
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+from cardsim.output import Output
+from cardsim.studies import derive, space
+from cardsim.studies.evaluate import Estimate, Evaluator, Lineup, Timing, estimate, games_of, keys_for
+
+KEYS = ("params", "objective", "goal", "band", "field", "tuned", "focus", "budget", "heldout", "sampler", "rung",
+        "eta", "rungs", "chunk", "prune_z", "contrasts", "startup", "storage", "batch")
+OBJECTIVES = ("win", "length", "length_in", "first", "dealer")
+SAMPLERS = ("tpe", "cmaes", "random", "qmc")
+GOAL_DEFAULT = {"win": "max", "length": "min", "length_in": "max", "first": "zero", "dealer": "zero"}
+
+
+@dataclass(frozen=True)
+class Plan:
+    base: sc.Scenario
+    params: list[space.Param]
+    objective: str
+    goal: str | float          # "max", "min" or a target value ("zero" is 0.0)
+    band: tuple[float, float]
+    field: space.Field
+    tuned: list[int]
+    focus: int
+    budget: int                # games the search may play
+    heldout: int               # held-out deals (each in every seating)
+    sampler: str
+    rung: int                  # deals of the first rung
+    eta: int
+    rungs: int
+    chunk: int
+    prune_z: float
+    contrasts: bool
+    startup: int
+    storage: str | None
+    batch: int                 # candidates proposed and raced together
+    baseline: dict[str, Any]   # the base scenario's value of each parameter (None: outside the space)
+
+    @property
+    def top(self) -> int:
+        return self.rung * self.eta ** (self.rungs - 1)
+
+    def full_race(self) -> int:
+        """Games one candidate's full race costs at most: the baseline's, or more where a ``players``
+        parameter gives more distinct seatings."""
+        worst = games_of([self.lineup({}, "baseline")], self.top)
+        for prm in self.params:
+            if "players" in prm.keys:
+                for v in prm.values or range(int(prm.low), int(prm.high) + 1):
+                    try:
+                        worst = max(worst, games_of([self.lineup({prm.name: v}, f"players {v}")], self.top))
+                    except ScenarioError:
+                        continue
+        return worst
+
+    def steps(self) -> list[int]:
+        return [self.rung * self.eta ** k for k in range(self.rungs)]
+
+    def lineup(self, values: Mapping[str, Any], label: str = "candidate") -> Lineup:
+        raw = space.apply(self.base, self.params, values, f"search candidate {label}")
+        return space.lineup(self.base, raw, self.tuned, self.field, self.focus, self.objective, self.band,
+                            rotate=True, label=label)
+
+    def score(self, mean: float) -> float:
+        """The objective to maximise from a mean per-deal value."""
+        if self.goal == "max":
+            return mean
+        if self.goal == "min":
+            return -mean
+        return -abs(mean - float(self.goal))
+
+    def tuned_entry(self, values: Mapping[str, Any]) -> Any:
+        """The tuned seat's policy as a scenario writes it (None when no seat parameter is searched)."""
+        if not any(not k.startswith("rules.") and k not in ("players", "variant") for p in self.params
+                   for k in p.keys):
+            return None
+        raw = space.apply(self.base, self.params, values, "best")
+        return space.full_entry(self.base, derive.seat_list(raw, self.base.setup.players)[self.focus], self.focus)
+
+    def rules_of(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        return {k[6:]: values[p.name] for p in self.params for k in p.keys if k.startswith("rules.")}
+
+    def identity(self) -> str:
+        """What the search's trials depend on: the run folder's name carries it."""
+        blob = json.dumps({"scenario": self.base.identity(), "search": dict(self.base.raw.get("search", {})),
+                           "seed": self.base.seed}, sort_keys=True, default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+
+def plan(base: sc.Scenario) -> Plan:
+    """Validate ``[search]``."""
+    cfg = derive.section(base, "search", KEYS, "params to tune, an objective, a budget")
+    players = base.setup.players
+    focus = _int(cfg, "focus", 0, 0, players - 1)
+    tuned = cfg.get("tuned", [focus])
+    if (not isinstance(tuned, list) or not tuned or len(set(map(repr, tuned))) != len(tuned)
+            or not all(isinstance(t, int) and not isinstance(t, bool) and 0 <= t < players for t in tuned)):
+        raise ScenarioError(f"search.tuned = {tuned!r} must list distinct seats 0-{players - 1} (the seats that "
+                            f"play the tuned policy; default [focus])")
+    if "focus" not in cfg:
+        focus = tuned[0]
+    if focus not in tuned:
+        raise ScenarioError(f"search.focus = {focus} must be one of search.tuned = {tuned}")
+    params = space.parse_params(cfg.get("params"), "search.params", tuned)
+    objective = cfg.get("objective", "win")
+    if objective not in OBJECTIVES:
+        raise ScenarioError(f"search.objective = {objective!r}; allowed: {allowed_list(OBJECTIVES)}")
+    goal = cfg.get("goal", GOAL_DEFAULT[objective])
+    if goal == "zero":
+        goal = 0.0
+    if not (goal in ("max", "min") or (isinstance(goal, int | float) and not isinstance(goal, bool))):
+        raise ScenarioError(f"search.goal = {goal!r}; allowed: max, min, zero or a target number")
+    band = cfg.get("band", [0, 0])
+    if objective == "length_in":
+        if (not isinstance(band, list) or len(band) != 2 or not all(isinstance(x, int | float) for x in band)
+                or band[0] > band[1]):
+            raise ScenarioError(f"search.band = {band!r} must be [low, high] (game lengths, low <= high) for "
+                                f"objective = \"length_in\"")
+    elif "band" in cfg:
+        raise ScenarioError("search.band only applies to objective = \"length_in\"")
+    others = players - len(tuned)
+    fld = space.parse_field(cfg.get("field"), "search.field", others)
+    if not fld.keep and others == 0:
+        raise ScenarioError("search.field: every seat is tuned, there is no field")
+    sampler = cfg.get("sampler", "tpe")
+    if sampler not in SAMPLERS:
+        raise ScenarioError(f"search.sampler = {sampler!r}{did_you_mean(str(sampler), SAMPLERS)}; "
+                            f"allowed: {allowed_list(SAMPLERS)}")
+    chunk = _int(cfg, "chunk", 1000, 10, 10**7)
+    rung = _int(cfg, "rung", 2000, 1, 10**8)
+    if rung % chunk and rung > chunk:
+        raise ScenarioError(f"search.rung = {rung} must be a multiple of search.chunk = {chunk}")
+    chunk = min(chunk, rung)
+    eta = _int(cfg, "eta", 3, 2, 10)
+    rungs = _int(cfg, "rungs", 3, 1, 8)
+    budget = _int(cfg, "budget", 0, 1, 10**11) if "budget" in cfg else None
+    if budget is None:
+        raise ScenarioError("missing key search.budget (games the search may play, e.g. budget = 2000000)")
+    heldout = _int(cfg, "heldout", 10000, 10, 10**8)
+    prune_z = cfg.get("prune_z", 1.0)
+    if not isinstance(prune_z, int | float) or isinstance(prune_z, bool) or not 0 <= prune_z <= 5:
+        raise ScenarioError(f"search.prune_z = {prune_z!r} must be a number in [0, 5]")
+    contrasts = cfg.get("contrasts", True)
+    if not isinstance(contrasts, bool):
+        raise ScenarioError(f"search.contrasts = {contrasts!r} must be true or false")
+    startup = _int(cfg, "startup", 10, 1, 10**4)
+    storage = cfg.get("storage")
+    if storage is not None and not isinstance(storage, str):
+        raise ScenarioError(f"search.storage = {storage!r} must be a journal file path or a database URL")
+    batch = _int(cfg, "batch", 4, 1, 256)
+    p = Plan(base, params, objective, goal, (float(band[0]), float(band[1])), fld, list(tuned), focus, budget,
+             heldout, sampler, rung, eta, rungs, chunk, float(prune_z), contrasts, startup, storage, batch, {})
+    baseline = {}
+    for prm in params:
+        v = space.current(base, prm)
+        baseline[prm.name] = v if v is not None and prm.contains(v) else None
+    p = Plan(**{**p.__dict__, "baseline": baseline})
+    p.lineup({}, "baseline")  # every seating of the baseline validates
+    lows = {prm.name: (prm.values[0] if prm.values else prm.low) for prm in params}
+    p.lineup(lows, "low end")  # and one corner of the space
+    for prm in params:  # and every end and listed value of each parameter: a policy parameter's domain
+        for v in (prm.values or (prm.high,)):
+            p.lineup({prm.name: v}, f"{prm.name} = {v}")
+    check_budget(p, "search.budget =")
+    return p
+
+
+def least_budget(p: Plan) -> int:
+    """The fewest games a search can answer with: the baseline's full race and one candidate's."""
+    return games_of([p.lineup({}, "baseline")], p.top) + p.full_race()
+
+
+def check_budget(p: Plan, what: str) -> None:
+    """Refuse a budget below :func:`least_budget` (``what`` names where it was set)."""
+    least = least_budget(p)
+    if p.budget < least:
+        raise ScenarioError(f"{what} {p.budget:,} games is below the least a search needs, {least:,} games (the "
+                            f"baseline's full race and one candidate's, {p.top:,} deals x seatings each); raise it or "
+                            f"lower search.rung / search.rungs")
+
+
+def _int(cfg: Mapping[str, Any], key: str, default: int, lo: int, hi: int) -> int:
+    v = cfg.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise ScenarioError(f"search.{key} = {v!r} must be an integer in [{lo}, {hi:,}]")
+    return v
+
+
+# -- results -------------------------------------------------------------------------------
+@dataclass
+class Candidate:
+    values: dict[str, Any]
+    label: str
+    insearch: Estimate | None = None   # value on the search deals (the top rung)
+    heldout: Estimate | None = None    # value on the held-out deals
+
+
+@dataclass
+class SearchResult:
+    plan: Plan
+    best: Candidate
+    baseline: Candidate
+    runner_up: Candidate | None
+    gain: dict[str, Estimate]          # held-out paired gains: "baseline", "runner-up"; and "in search"
+    trials: pl.DataFrame
+    importance: pl.DataFrame
+    contrasts: pl.DataFrame
+    timing: Timing
+    games: int                         # games the search played (budget accounting)
+    heldout_games: int
+    folder: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+# -- the search ------------------------------------------------------------------------
+def _sampler(p: Plan, seed: int):
+    import optuna
+
+    if p.sampler == "tpe":
+        return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=p.startup,
+                                          constant_liar=True)
+    if p.sampler == "cmaes":
+        return optuna.samplers.CmaEsSampler(seed=seed, n_startup_trials=p.startup, warn_independent_sampling=False)
+    if p.sampler == "qmc":
+        return optuna.samplers.QMCSampler(seed=seed, scramble=True, warn_independent_sampling=False)
+    return optuna.samplers.RandomSampler(seed=seed)
+
+
+def _storage(p: Plan, folder: Path | None):
+    """The Optuna storage: the journal file in the run folder (or ``search.storage``)."""
+    import optuna
+    from optuna.storages.journal import JournalFileBackend, JournalStorage
+
+    where = p.storage
+    if where and "://" in where:
+        return optuna.storages.RDBStorage(where)
+    path = Path(where) if where else (folder / "journal.log" if folder else None)
+    if path is None:
+        return optuna.storages.InMemoryStorage()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _repair(path)
+    return JournalStorage(JournalFileBackend(str(path)))
+
+
+def _repair(path: Path) -> None:
+    """Cut a journal's torn last line (a kill -9 mid-append), so new lines start clean."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        cut = data.rfind(b"\n") + 1
+        with open(path, "r+b") as f:
+            f.truncate(cut)
+
+
+def folder_for(p: Plan, runs: str | Path) -> Path:
+    return Path(runs) / f"{p.base.name}-search-{p.identity()}"
+
+
+class Race:
+    """The race of candidates against the incumbent, on the search deals."""
+
+    def __init__(self, p: Plan, ev: Evaluator, key: int):
+        self.p = p
+        self.ev = ev
+        self.key = key
+        self._lineups: dict[str, Lineup] = {}
+
+    def lineup(self, values: Mapping[str, Any]) -> Lineup:
+        k = json.dumps(values, sort_keys=True, default=str)
+        if k not in self._lineups:
+            self._lineups[k] = self.p.lineup(values)
+        return self._lineups[k]
+
+    def values(self, values: Mapping[str, Any], deals: int) -> np.ndarray:
+        return self.ev.evaluate([self.lineup(values)], self.key, 0, deals)[0]
+
+    def start(self, values: Mapping[str, Any], deals: int):
+        return self.ev.start([self.lineup(values)], self.key, 0, deals)
+
+    def paired(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Per-deal gain of ``a`` over ``b`` in objective units (linearised for a target goal)."""
+        g = self.p.goal
+        if g == "max":
+            return a - b
+        if g == "min":
+            return b - a
+        t = float(g)
+        sa, sb = np.sign(a.mean() - t) or 1.0, np.sign(b.mean() - t) or 1.0
+        return sb * (b - t) - sa * (a - t)
+
+
+def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", progress: Callable[[int, int], None] |
+        None = None, budget: int | None = None, plan_: Plan | None = None) -> SearchResult:
+    """Search, then re-play the winner on held-out deals. ``runs`` holds the run folder (its journal
+    makes the search resumable); ``None`` keeps everything in memory. ``plan_`` replaces the plan
+    of ``base``'s ``[search]`` (meta's best responses adjust its field)."""
+    import optuna
+    from optuna.trial import TrialState
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    p = plan_ or plan(base)
+    if budget is not None:
+        p = Plan(**{**p.__dict__, "budget": budget})
+        check_budget(p, "--budget")
+    t0, c0 = time.perf_counter(), time.process_time()
+    keys = keys_for(base.seed)
+    folder = folder_for(p, runs) if runs is not None else None
+    storage = _storage(p, folder)
+    study = optuna.create_study(storage=storage, study_name="search", direction="maximize", load_if_exists=True)
+    if study.user_attrs.get("identity") not in (None, p.identity()):
+        raise ScenarioError(f"{folder}: the journal belongs to another search (choose another runs folder)")
+    study.set_user_attr("identity", p.identity())
+    pruner = optuna.pruners.SuccessiveHalvingPruner(min_resource=p.rung, reduction_factor=p.eta,
+                                                    min_early_stopping_rate=0)
+    race = Race(p, ev, keys["search"])
+    # trials a kill left running: mark them failed and play their parameters again, first
+    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+        study.enqueue_trial(t.params, user_attrs={"replay_of": t.number}, skip_if_exists=False)
+    base_vals = {k: v for k, v in p.baseline.items() if v is not None}
+    if len(base_vals) == len(p.params) and not study.trials:
+        study.enqueue_trial(base_vals, user_attrs={"baseline": True})
+    baseline_v = race.values({}, p.top)  # the base scenario as it is: the first incumbent
+    done = [t for t in study.get_trials(deepcopy=False) if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
+    used = games_of([race.lineup({})], p.top) + sum(int(t.user_attrs.get("run", {}).get("games", 0)) for t in done)
+    if progress:
+        progress(min(used, p.budget), p.budget)
+    dists = {prm.name: prm.distribution() for prm in p.params}
+
+    def ask_batch(reserved: int = 0) -> list:
+        """The next candidates: as many as ``batch`` whose full races fit in the budget left after
+        ``used`` and ``reserved`` (the worst case of the batch still playing), so the search never
+        plays more games than its budget."""
+        out = []
+        for _ in range(min(p.batch, max(0, p.budget - used - reserved) // full)):
+            # re-seed from the trial's place (failed trials of a killed run do not count), so a
+            # resumed search proposes what the uninterrupted one would have
+            k = sum(1 for t in study.get_trials(deepcopy=False) if t.state not in (TrialState.FAIL, TrialState.WAITING))
+            study.sampler = _sampler(p, zlib.crc32(f"{base.seed}:{k}".encode()))
+            out.append(study.ask(dists))
+        return out
+
+    study.pruner = pruner
+    full = p.full_race()
+    cur = ask_batch()
+    cur_played = bool(cur)
+    while cur:
+        inc_vals, inc_v = _incumbent(study, race, p, baseline_v)
+        handles = {t.number: race.start(t.params, p.rung) for t in cur}
+        # propose the next batch while this one plays (only what the budget surely allows)
+        nxt = ask_batch(len(cur) * full)
+        alive, cost, last, fp = list(cur), {}, {}, {}
+        state = {t.number: TrialState.COMPLETE for t in cur}
+        for k, deals in enumerate(p.steps()):
+            survivors = []
+            for t in alive:  # in trial order: each decision sees the reports before it
+                v = handles[t.number].result()[0]
+                cost[t.number] = games_of([race.lineup(t.params)], deals)
+                last[t.number] = p.score(float(v.mean()))
+                fp[t.number] = _fingerprint(v)
+                t.report(last[t.number], deals)
+                e = estimate(race.paired(v, inc_v[:deals]))
+                worse = e.n > 1 and e.mean + p.prune_z * e.se < 0
+                if k == p.rungs - 1:
+                    continue
+                if worse or t.should_prune():
+                    state[t.number] = TrialState.PRUNED
+                else:
+                    handles[t.number] = race.start(t.params, p.steps()[k + 1])
+                    survivors.append(t)
+            alive = survivors
+        for t in cur:
+            t.set_user_attr("run", {"games": cost[t.number], "play": fp[t.number]})
+            study.tell(t, last[t.number] if state[t.number] == TrialState.COMPLETE else None, state=state[t.number])
+            used += cost[t.number]
+        new_inc = _incumbent_params(study, p, baseline_v)
+        keep = [race.lineup({}), race.lineup(new_inc), race.lineup(inc_vals)]
+        race.ev.forget([race.lineup(t.params) for t in cur], keep=keep)
+        if progress:
+            progress(min(used, p.budget), p.budget)
+        cur = nxt or ask_batch()
+    # the search's own time, summed over the sessions that ran it (a resumed search adds to it)
+    search_seconds = float(study.user_attrs.get("seconds", 0.0))
+    earlier = bool(done) and not cur_played  # every candidate was raced in an earlier session
+    if not earlier:
+        search_seconds += time.perf_counter() - t0
+        study.set_user_attr("seconds", search_seconds)
+    res = _finish(p, study, race, keys, baseline_v, used, folder)
+    res.timing.wall = time.perf_counter() - t0
+    res.timing.cpu = time.process_time() - c0
+    res.notes.append(timing_note(res.timing, used, search_seconds, earlier))
+    return res
+
+
+def timing_note(t: Timing, used: int, search_seconds: float, earlier: bool = False) -> str:
+    """``earlier``: the search's games were played in an earlier session (``search_seconds`` is theirs)."""
+    cpu = "" if t.remote else f", {100 * t.cpu_share:.0f}% of the CPU time"
+    took = f"in {search_seconds:,.0f} s" if search_seconds > 0 else ""
+    if earlier:
+        took = f"(played in an earlier session{', ' + took if took else ''})"
+    return (f"search: {used:,} games {took}; this session played {t.games:,} games (held-out re-play and "
+            f"contrasts included) in {t.wall:,.0f} s, the {t.workers} workers playing {100 * t.busy:.0f}% of "
+            f"that time{cpu}")
+
+
+def _incumbent_params(study, p: Plan, baseline_v: np.ndarray) -> dict[str, Any]:
+    """The best candidate that finished the top rung ahead of the baseline (ties: the earliest);
+    ``{}`` is the baseline."""
+    from optuna.trial import TrialState
+
+    best = None
+    for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+        if best is None or t.value > best.value:
+            best = t
+    if best is None or best.value <= p.score(float(baseline_v.mean())):
+        return {}
+    return dict(best.params)
+
+
+def _incumbent(study, race: Race, p: Plan, baseline_v: np.ndarray) -> tuple[dict[str, Any], np.ndarray]:
+    """The incumbent's parameters and its values on the top rung's deals."""
+    vals = _incumbent_params(study, p, baseline_v)
+    return vals, (race.values(vals, p.top) if vals else baseline_v)
+
+
+def _finish(p: Plan, study, race: Race, keys: dict[str, int], baseline_v: np.ndarray, used: int,
+            folder: Path | None) -> SearchResult:
+    from optuna.trial import TrialState
+
+    trials = study.get_trials(deepcopy=False)
+    complete = sorted((t for t in trials if t.state == TrialState.COMPLETE), key=lambda t: (-t.value, t.number))
+    inc_vals, inc_v = _incumbent(study, race, p, baseline_v)
+    base_c = Candidate({k: v for k, v in p.baseline.items()}, "baseline", estimate(baseline_v))
+    best_c = Candidate(inc_vals or dict(base_c.values), "best" if inc_vals else "baseline (nothing beat it)",
+                       estimate(inc_v))
+    runner = None  # the best finisher that plays differently from the best (other games, not only other numbers)
+    same = {_fingerprint(inc_v), _fingerprint(baseline_v)}
+    for t in complete:
+        if t.user_attrs.get("run", {}).get("play") not in same:
+            runner = Candidate(dict(t.params), "runner-up", estimate(race.values(t.params, p.top)))
+            break
+    if runner is None:  # no other finisher: the pruned candidate that went furthest and plays differently
+        first = {_fingerprint(inc_v[: p.rung]), _fingerprint(baseline_v[: p.rung])}
+        pruned = sorted((t for t in trials if t.state == TrialState.PRUNED and t.intermediate_values
+                         and t.user_attrs.get("run", {}).get("play") not in first | same),
+                        key=lambda t: (-max(t.intermediate_values), -t.intermediate_values[max(t.intermediate_values)]))
+        if pruned:
+            runner = Candidate(dict(pruned[0].params), "runner-up (pruned)", None)
+    gain: dict[str, Estimate] = {"in search": estimate(race.paired(inc_v, baseline_v))}
+    # held-out: fresh deals for the best, the baseline and the runner-up
+    lus = {"best": race.lineup(inc_vals), "baseline": race.lineup({})}
+    if runner is not None:
+        lus["runner-up"] = race.lineup(runner.values)
+    hv = dict(zip(lus, race.ev.evaluate(list(lus.values()), keys["heldout"], 0, p.heldout), strict=True))
+    best_c.heldout = estimate(hv["best"])
+    base_c.heldout = estimate(hv["baseline"])
+    gain["baseline"] = estimate(race.paired(hv["best"], hv["baseline"]))
+    if runner is not None:
+        runner.heldout = estimate(hv["runner-up"])
+        gain["runner-up"] = estimate(race.paired(hv["best"], hv["runner-up"]))
+    heldout_games = games_of(list(lus.values()), p.heldout)
+    contrasts = _contrasts(p, race, best_c.values if inc_vals else base_vals_full(p), hv["best"], keys["heldout"])
+    rows = []
+    played = [t for t in trials if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
+    for i, t in enumerate(sorted(played, key=lambda t: t.number)):  # numbered without a killed run's failed trial
+        iv = t.intermediate_values
+        reached = max(iv) if iv else 0
+        rows.append({"trial": i, "state": "finished" if t.state == TrialState.COMPLETE else "pruned",
+                     "deals": reached, "objective": iv.get(reached, float("nan")),
+                     **{prm.name: t.params.get(prm.name) for prm in p.params}})
+    table = pl.DataFrame(rows) if rows else pl.DataFrame()
+    return SearchResult(p, best_c, base_c, runner, gain, table, _importance(p, trials), contrasts, race.ev.timing,
+                        used, heldout_games, folder)
+
+
+def _fingerprint(v: np.ndarray) -> str:
+    """Identifies the games a candidate played: equal values on every deal, equal fingerprint."""
+    return f"{v.size}:{zlib.crc32(np.ascontiguousarray(v, np.float64).tobytes()):08x}"
+
+
+def base_vals_full(p: Plan) -> dict[str, Any]:
+    return {k: v for k, v in p.baseline.items() if v is not None}
+
+
+def _contrasts(p: Plan, race: Race, best: dict[str, Any], best_v: np.ndarray, key: int) -> pl.DataFrame:
+    """One parameter moved one step from the best point, on the held-out deals, paired with the best."""
+    cols = {"param": pl.String, "value": pl.String, "gain": pl.Float64, "lo": pl.Float64, "hi": pl.Float64,
+            "deals": pl.Int64, "same_games": pl.Boolean}
+    if not p.contrasts or len(best) < len(p.params):
+        return pl.DataFrame(schema=cols)
+    pts: list[tuple[str, Any, dict[str, Any]]] = []
+    for prm in p.params:
+        for v in prm.neighbours(best[prm.name]):
+            pts.append((prm.name, v, {**best, prm.name: v}))
+    if not pts:
+        return pl.DataFrame(schema=cols)
+    vals = race.ev.evaluate([race.lineup(x) for _, _, x in pts], key, 0, p.heldout)
+    rows = []
+    for (name, v, _), vv in zip(pts, vals, strict=True):
+        e = estimate(race.paired(vv, best_v))
+        rows.append({"param": name, "value": space._fmt(v), "gain": e.mean, "lo": e.lo, "hi": e.hi, "deals": e.n,
+                     "same_games": bool(np.array_equal(vv, best_v))})
+    return pl.DataFrame(rows, schema=cols)
+
+
+def _importance(p: Plan, trials) -> pl.DataFrame:
+    """PED-ANOVA importance of each parameter over every trial's first-rung objective."""
+    import optuna
+    from optuna.trial import TrialState
+
+    cols = {"param": pl.String, "importance": pl.Float64}
+    first = [t for t in trials if t.state in (TrialState.COMPLETE, TrialState.PRUNED) and p.rung in t.intermediate_values]
+    if len(first) < 10 or len(p.params) < 2:
+        return pl.DataFrame(schema=cols)
+    tmp = optuna.create_study(direction="maximize")
+    tmp.add_trials([optuna.trial.create_trial(params=t.params, distributions=t.distributions,
+                                              value=t.intermediate_values[p.rung]) for t in first])
+    try:
+        imp = optuna.importance.get_param_importances(
+            tmp, evaluator=optuna.importance.PedAnovaImportanceEvaluator(), normalize=True)
+    except (RuntimeError, ValueError):
+        return pl.DataFrame(schema=cols)
+    return pl.DataFrame([{"param": k, "importance": float(v)} for k, v in imp.items()], schema=cols)
+
+
+# -- what it says ------------------------------------------------------------------------
+UNITS = {"win": "win rate", "length": "game length", "length_in": "share of games in the length band",
+         "first": "first-player advantage", "dealer": "dealer advantage"}
+#: objectives that are shares (or differences of shares): shown as percentages and points
+SHARE_OBJECTIVES = ("win", "length_in", "first", "dealer")
+
+
+def _val(p: Plan, x: float) -> str:
+    if p.objective in SHARE_OBJECTIVES:
+        return f"{100 * x:.1f}%"
+    return f"{x:.2f}"
+
+
+def _pts(p: Plan, x: float, digits: int = 1) -> str:
+    if p.objective in SHARE_OBJECTIVES:
+        return f"{100 * x:+.{digits}f} points"
+    return f"{x:+.2f}"
+
+
+def _ci(p: Plan, lo: float, hi: float, diff: bool = False, digits: int = 1) -> str:
+    """An interval as the answer gives it: ``29.0-30.3%`` for a share, ``+3.6 to +4.1 points`` for a
+    difference of shares, ``12.30-12.95`` / ``+0.10 to +0.40`` otherwise."""
+    share = p.objective in SHARE_OBJECTIVES
+    sign = "+" if diff else ""
+    f = (lambda x: f"{100 * x:{sign}.{digits}f}") if share else (lambda x: f"{x:{sign}.{digits + 1}f}")
+    a, b = f(lo), f(hi)
+    text = f"{a} to {b}" if diff or a.startswith("-") or b.startswith("-") else f"{a}-{b}"
+    return text + ((" points" if diff else "%") if share else "")
+
+
+def short_names(p: Plan) -> dict[str, str]:
+    """Parameter names without their ``seat0.`` / ``tuned.`` / ``rules.`` prefix where that leaves
+    them distinct."""
+    short = {prm.name: prm.name.split(".", 1)[-1] for prm in p.params}
+    return short if len(set(short.values())) == len(short) else {k: k for k in short}
+
+
+def describe(p: Plan, values: Mapping[str, Any]) -> str:
+    names = short_names(p)
+    return ", ".join(f"{names.get(k, k)} {space._fmt(v)}" for k, v in values.items() if v is not None)
+
+
+def headline(res: SearchResult) -> str:
+    p = res.plan
+    g = res.gain["baseline"]
+    b, base = res.best, res.baseline
+    what = UNITS[p.objective]
+    tried = res.trials.height
+    if not tried:
+        return (f"No candidate was tried: the budget of {p.budget:,} games ended with the baseline's race "
+                f"({describe(p, base.values)}); on {p.heldout:,} held-out deals its {what} is "
+                f"{_val(p, base.heldout.mean)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}).")
+    others = sum(1 for r in res.trials.iter_rows(named=True)
+                 if any(r.get(prm.name) != base.values.get(prm.name) for prm in p.params))
+    if not others and not res.best.label.startswith("best"):  # the first trial is the baseline's own values
+        return (f"No candidate other than the baseline was tried: the budget of {p.budget:,} games allowed "
+                f"{tried:,} trial{'s' if tried != 1 else ''}, and the first trial is the baseline's own values "
+                f"({describe(p, base.values)}); raise the budget to try others. On {p.heldout:,} held-out deals "
+                f"its {what} is {_val(p, base.heldout.mean)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}).")
+    if not res.best.label.startswith("best"):
+        return (f"Nothing beat the baseline ({describe(p, base.values)}) within {res.games:,} games ({tried:,} "
+                f"candidate{'s' if tried != 1 else ''} tried); on "
+                f"{p.heldout:,} held-out deals its {what} is {_val(p, base.heldout.mean)} (95% CI "
+                f"{_ci(p, base.heldout.lo, base.heldout.hi)}).{_better_neighbour(res, 'But moving')}")
+    sure = ("the 95% interval is above 0" if g.lo > 0 else "the 95% interval includes 0: not a sure gain"
+            if g.hi > 0 else "it is worse on held-out deals")
+    against = f" against {p.field.label()}" if p.objective == "win" else ""
+    if p.goal in ("max", "min"):
+        change = (f"{what} {_val(p, b.heldout.mean)} against {_val(p, base.heldout.mean)} for the baseline: "
+                  f"{_pts(p, g.mean)} (95% CI {_ci(p, g.lo, g.hi, diff=True)}; {sure})")
+    else:
+        change = (f"{what} {_val(p, b.heldout.mean)} (95% CI {_ci(p, b.heldout.lo, b.heldout.hi)}) "
+                  f"against {_val(p, base.heldout.mean)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}) "
+                  f"for the baseline, target {_val(p, float(p.goal))}")
+    matter = ""
+    if res.contrasts.height:
+        names = short_names(p)
+        sig = (res.contrasts.filter(pl.col("hi") < 0).group_by("param").agg(pl.col("gain").min())
+               .sort("gain")["param"].to_list())
+        flat = [names[prm.name] for prm in p.params if prm.name not in sig]
+        sig = [names[k] for k in sig]
+        if sig:
+            matter = f" Moving {', '.join(sig[:4])} one step from the best costs significantly"
+            if flat:
+                matter += f"; one step of {', '.join(flat[:4])} changes little there"
+            matter += "."
+        matter += _better_neighbour(res, "But moving" if matter else "Moving")
+    return (f"Best found{against}: {describe(p, b.values)}. On {p.heldout:,} held-out deals never used by the "
+            f"search, {change}.{matter}")
+
+
+def _better_neighbour(res: SearchResult, lead: str) -> str:
+    """A sentence when one step from the best gains on the held-out deals (its 95% interval above 0):
+    the best found is then not a local optimum, which changes the answer; else ''."""
+    p = res.plan
+    if not res.contrasts.height:
+        return ""
+    better = res.contrasts.filter(pl.col("lo") > 0).sort("gain", descending=True)
+    if not better.height:
+        return ""
+    r = better.row(0, named=True)
+    d = 2 if r["hi"] < 0.01 else 1  # a gain under a point keeps its second decimal
+    return (f" {lead} {short_names(p)[r['param']]} to {r['value']} gains {_pts(p, r['gain'], d)} more (95% CI "
+            f"{_ci(p, r['lo'], r['hi'], diff=True, digits=d)}) on the held-out deals: the best found is not a local optimum, "
+            f"and a longer search may gain more.")
+
+
+def heldout_table(res: SearchResult) -> pl.DataFrame:
+    rows = []
+    p = res.plan
+    for name, cand in (("best", res.best), ("baseline", res.baseline), ("runner-up", res.runner_up)):
+        if cand is None:
+            continue
+        rows.append({"candidate": name, "params": describe(p, cand.values),
+                     "in_search": cand.insearch.mean if cand.insearch else None,
+                     "heldout": cand.heldout.mean if cand.heldout else None,
+                     "lo": cand.heldout.lo if cand.heldout else None, "hi": cand.heldout.hi if cand.heldout else None})
+    return pl.DataFrame(rows)
+
+
+def gains_table(res: SearchResult) -> pl.DataFrame:
+    p = res.plan
+    rows = []
+    for vs, e in res.gain.items():
+        held = vs != "in search"  # the in-search gain is chosen on its own deals: an estimate, no interval
+        rows.append({"comparison": f"best - {vs}" if held else "best - baseline (search deals, optimistic)",
+                     "deals": p.heldout if held else e.n, "gain": e.mean, "lo": e.lo if held else None,
+                     "hi": e.hi if held else None, "held_out": held})
+    return pl.DataFrame(rows, schema={"comparison": pl.String, "deals": pl.Int64, "gain": pl.Float64,
+                                      "lo": pl.Float64, "hi": pl.Float64, "held_out": pl.Boolean})
+
+
+def params_table(res: SearchResult) -> pl.DataFrame:
+    p = res.plan
+    return pl.DataFrame([{"param": prm.name, "keys": ", ".join(prm.keys),
+                          "space": (", ".join(space._fmt(v) for v in prm.values) if prm.values else
+                                    f"{space._fmt(prm.low)} to {space._fmt(prm.high)}"),
+                          "baseline": space._fmt(res.baseline.values.get(prm.name)),
+                          "best": space._fmt(res.best.values.get(prm.name))} for prm in p.params])
+
+
+def output(res: SearchResult) -> Output:
+    """What ``cardsim search`` prints; JSON adds ``best``, ``baseline``, ``heldout``."""
+    p = res.plan
+    g = res.gain["baseline"]
+    fields: dict[str, Any] = {
+        "best": p.tuned_entry(res.best.values) or {"rules": p.rules_of(res.best.values)},
+        "baseline": p.tuned_entry({}) or {"rules": p.rules_of(base_vals_full(p))},
+        "best_params": dict(res.best.values),
+        "objective": {"name": p.objective, "goal": p.goal, "field": p.field.label()},
+        "heldout": {"diff": g.mean, "lo": g.lo, "hi": g.hi, "deals": p.heldout, "games": res.heldout_games,
+                    "best": res.best.heldout.mean, "best_lo": res.best.heldout.lo, "best_hi": res.best.heldout.hi,
+                    "baseline": res.baseline.heldout.mean, "baseline_lo": res.baseline.heldout.lo,
+                    "baseline_hi": res.baseline.heldout.hi},
+        "insearch": {"diff": res.gain["in search"].mean, "deals": res.gain["in search"].n},
+        "games": res.games, "trials": res.trials.height,
+        "timing": {"wall_s": res.timing.wall, "play_s": res.timing.play, "workers": res.timing.workers,
+                   "busy": res.timing.busy, "cpu_s": res.timing.cpu, "play_cpu_s": res.timing.play_cpu,
+                   "cpu_share": res.timing.cpu_share},
+    }
+    if "runner-up" in res.gain:
+        r = res.gain["runner-up"]
+        fields["heldout_runner_up"] = {"diff": r.mean, "lo": r.lo, "hi": r.hi, "deals": p.heldout,
+                                       "params": dict(res.runner_up.values)}
+    if res.folder is not None:
+        fields["folder"] = str(res.folder)
+    tables = [("Held-out gain (paired, 95% CI)", gains_table(res)),
+              ("Candidates: objective on the search and held-out deals", heldout_table(res)),
+              ("Parameters", params_table(res))]
+    if res.contrasts.height:
+        tables.append(("One step from the best (held-out, paired gain vs the best)", res.contrasts))
+    if res.importance.height:
+        tables.append(("Parameter importance (PED-ANOVA over the first rung)", res.importance))
+    if res.trials.height:  # (none when the budget ended with the baseline's race)
+        tables.append(("Top trials", res.trials.sort(["deals", "objective", "trial"],
+                                                      descending=[True, True, False]).head(10)))
+    shares = {}
+    if p.objective in SHARE_OBJECTIVES:  # objective values and gains: percentages on the terminal
+        shares = {title: ("gain", "lo", "hi", "in_search", "heldout", "objective") for title, _t in tables}
+    return Output(headline(res), tables, notes=list(res.notes), fields=fields, shares=shares)

@@ -1,0 +1,314 @@
+"""Sweeps over rule knobs and policy parameters (issue 7).
+
+``[sweep]`` holds either ``grid`` (a table of key -> list of values; every
+combination is a point) or ``points`` (a list of tables key -> value), and
+optionally ``metric`` (``winrate_s<k>``, default ``winrate_s0``, or
+``length``). Keys address what they change: ``rules.<knob>``,
+``seat<k>.<param>``, ``seats.<param>`` (every seat), ``seat<k>.policy``,
+``policy``, ``players``, ``variant``. Every point is an ordinary scenario
+with its own run directory, played on the same deals (same seed).
+``best`` (``max`` or ``min``; default ``max`` for a win rate, ``min`` for
+length) says which end of the metric is best.
+
+When the points share deals (no ``players`` or ``variant`` key), the sweep
+answers "which point is best, by how much, how sure": each point's paired
+contrast with the best point (per-game differences), simultaneous 95%
+intervals for every pair of points (max-T, so they hold whichever point the
+data call best), max-T adjusted p-values, the probability that each point is
+best (the share of draws from the estimates' joint normal distribution in
+which it comes out best), and the best point re-played on fresh deals (a seed
+the sweep never used, :func:`heldout_seed`) with its interval, so the winner's
+curse does not inflate the answer. Points with another player count or
+variant play other games: each is then compared with its own fair share.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from cardsim import scenario as sc
+from cardsim.errors import ScenarioError
+from cardsim.output import Output
+from cardsim.stats import maxt_pvalues, mean_ci, mean_exprs, seat_table, wilson
+from cardsim.studies import derive
+
+
+@dataclass(frozen=True)
+class Plan:
+    base: sc.Scenario
+    keys: list[str]
+    points: list[dict[str, Any]]
+    scenarios: list[sc.Scenario]
+    metric: str
+    best: str = "max"
+
+    @property
+    def paired(self) -> bool:
+        """The points play the same deals (no point changes the player count or the variant)."""
+        return not {"players", "variant"} & set(self.keys)
+
+
+def _label(v: Any) -> str:
+    return v if isinstance(v, str) else repr(v)
+
+
+def plan(base: sc.Scenario) -> Plan:
+    cfg = base.raw.get("sweep")
+    if not cfg:
+        raise ScenarioError(f"{base.name}: no [sweep] section (a grid or points)")
+    for k in cfg:
+        if k not in ("grid", "points", "metric", "best"):
+            raise ScenarioError(f"unknown key sweep.{k}; allowed: grid, points, metric, best")
+    if ("grid" in cfg) == ("points" in cfg):
+        raise ScenarioError("[sweep] needs exactly one of grid = {key = [values]} or points = [{key = value}, ...]")
+    if "grid" in cfg:
+        grid = cfg["grid"]
+        if not isinstance(grid, Mapping) or not grid or not all(isinstance(v, list) and v for v in grid.values()):
+            raise ScenarioError("sweep.grid must map each key to a non-empty list of values")
+        keys = list(grid)
+        points = [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*grid.values())]
+    else:
+        points = cfg["points"]
+        if not isinstance(points, list) or not points or not all(isinstance(p, Mapping) for p in points):
+            raise ScenarioError("sweep.points must be a non-empty list of tables")
+        keys = list(dict.fromkeys(k for p in points for k in p))
+        points = [dict(p) for p in points]
+    metric = cfg.get("metric", "winrate_s0")
+    if not (metric == "length" or re.fullmatch(r"winrate_s\d+", str(metric))):
+        raise ScenarioError(f"sweep.metric = {metric!r}; allowed: winrate_s<seat> or length")
+    best = cfg.get("best", "min" if metric == "length" else "max")
+    if best not in ("max", "min"):
+        raise ScenarioError(f"sweep.best = {best!r}; allowed: max, min")
+    scenarios = []
+    for i, point in enumerate(points):
+        raw = derive.base_raw(base)
+        players = base.setup.players
+        for key, value in point.items():
+            derive.apply_key(raw, players, key, value, f"sweep point {i}")
+            if key == "players":
+                players = int(value)
+        label = "-".join(f"{k.split('.')[-1]}={_label(v)}" for k, v in point.items())
+        try:
+            scenarios.append(derive.build(base, raw, f"{base.name}-{label}"))
+        except ScenarioError as exc:
+            raise ScenarioError(f"sweep point {i} ({label}): {exc}") from None
+    fewest = min(s.setup.players for s in scenarios)
+    if metric != "length" and int(metric[9:]) >= fewest:
+        allowed = ", ".join(f"winrate_s{k}" for k in range(fewest))
+        at = f"{fewest} players" if all(s.setup.players == fewest for s in scenarios) else \
+            f"{fewest} players at the smallest point"
+        raise ScenarioError(f"sweep.metric = {metric!r}: no seat {metric[9:]} with {at}; allowed: {allowed} or length")
+    return Plan(base, keys, points, scenarios, metric, best)
+
+
+def heldout_seed(seed: int) -> int:
+    """A seed the sweep itself never plays, derived from the scenario's (fresh deals for the best point)."""
+    return int(np.random.SeedSequence([seed, 0x5EED]).generate_state(1, np.uint64)[0] >> 1)
+
+
+@dataclass
+class SweepResult:
+    plan: Plan
+    table: pl.DataFrame  # one row per point
+    heldout: pl.DataFrame | None = None  # the best point on fresh deals
+    best_index: int | None = None
+    critical: float = math.nan  # max-T critical value of the simultaneous intervals
+    note: str = ""  # why the points were not compared (no game finished at every point)
+
+
+def point_values(out: pl.DataFrame, metric: str) -> pl.DataFrame:
+    """Per game: the metric's value (``game``, ``v``): seat k's win (null when unfinished) or the length."""
+    if metric == "length":
+        return out.group_by("game").agg(pl.col("length").first().cast(pl.Float64).alias("v")).sort("game")
+    seat = int(metric.split("_s")[1])
+    return out.filter(pl.col("seat") == seat).select("game", pl.col("win").cast(pl.Float64).alias("v")).sort("game")
+
+
+def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: int = 0,
+              draws: int = 200_000) -> dict[str, np.ndarray]:
+    """From a games x points matrix of per-game values (the same deals in every column): the best
+    point, each point's difference from it with simultaneous max-T intervals over every pair of
+    points, max-T adjusted p-values, and the probability that each point is best."""
+    n, k = values.shape
+    mean = values.mean(axis=0)
+    sign = 1.0 if best == "max" else -1.0
+    b = int(np.argmax(sign * mean))
+    cov = np.cov(values, rowvar=False).reshape(k, k) / n
+    i, j = np.triu_indices(k, 1)
+    se_pair = np.sqrt(np.clip(np.diag(cov)[i] + np.diag(cov)[j] - 2 * cov[i, j], 0, None))
+    # draws from the estimates' joint normal distribution: centred, they give the max-T null of every
+    # pair's standardised difference; shifted by the estimates, how often each point comes out best
+    rng = np.random.default_rng(seed)
+    w, v = np.linalg.eigh((cov + cov.T) / 2)
+    z = rng.standard_normal((draws, k)) @ (v * np.sqrt(np.clip(w, 0, None))).T
+    live = se_pair > 0
+    if live.any():
+        null = np.sort(np.abs((z[:, i[live]] - z[:, j[live]]) / se_pair[live]).max(axis=1))
+        crit = float(np.quantile(null, 1 - alpha))
+    else:
+        null, crit = np.zeros(1), math.nan
+    diff = mean - mean[b]
+    se = np.sqrt(np.clip(np.diag(cov) + cov[b, b] - 2 * cov[:, b], 0, None))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(se > 0, diff / se, 0.0)
+    p_adj = np.where(np.arange(k) == b, 1.0, maxt_pvalues(t, null))
+    p_best = np.bincount(np.argmax(sign * (mean + z), axis=1), minlength=k) / draws
+    return {"best": np.array(b), "diff": diff, "lo": diff - crit * se, "hi": diff + crit * se, "se": se,
+            "p_adj": p_adj, "p_best": p_best, "critical": np.array(crit)}
+
+
+def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | None = None,
+        heldout: bool = True) -> SweepResult:
+    """Play every point (``runner(scenario) -> Result``); with shared deals, compare the points with
+    the best one and (``heldout``) re-play the best point on fresh deals."""
+    p = plan(base)
+    n_games = games or base.games
+    rows, per_game = [], []
+    for point, s in zip(p.points, p.scenarios, strict=True):
+        res = runner(s.with_options(games=n_games))
+        out = res.outcomes().collect()
+        seats = seat_table(out)
+        row: dict[str, Any] = {k: _label(point.get(k, "")) if not isinstance(point.get(k), int | float)
+                               else point.get(k) for k in p.keys}
+        row["games"] = out["game"].n_unique()
+        row["fair"] = float(seats["fair"][0]) if seats.height else float("nan")
+        for r in seats.iter_rows(named=True):
+            row[f"winrate_s{r['seat']}"] = r["rate"]
+            row[f"lo_s{r['seat']}"] = r["lo"]
+            row[f"hi_s{r['seat']}"] = r["hi"]
+        length = out.group_by("game").agg(pl.col("length").first()).select(mean_exprs("length", "length_"))
+        row |= {k: length[k][0] for k in ("length_mean", "length_se")}
+        cut = out.group_by("game").agg(pl.col("win").null_count() > 0)["win"]
+        row["unfinished"] = float(cut.mean())
+        row["unfinished_lo"], row["unfinished_hi"] = wilson(float(cut.sum()), float(cut.len()))
+        rows.append(row)
+        per_game.append(point_values(out, p.metric))
+    table = pl.DataFrame(rows)
+    if not p.paired or len(p.points) < 2:
+        return SweepResult(p, table)
+    joined = per_game[0].rename({"v": "v0"})
+    for i, f in enumerate(per_game[1:], 1):
+        joined = joined.join(f.rename({"v": f"v{i}"}), on="game", how="inner")
+    values = joined.drop("game").to_numpy().astype(np.float64)
+    values = values[np.all(np.isfinite(values), axis=1)]
+    if values.shape[0] < 2:  # an unfinished game has no winner: nothing left to pair the points on
+        from cardsim.games import get_game
+
+        caps = [f"rules.{k.name}" for k in get_game(base.game).knobs if k.name in ("max_hands", "max_turns", "turn_cap")]
+        return SweepResult(p, table, note=(
+            f"The points are not compared: {values.shape[0]} of {joined.height:,} deals finished at every point (an "
+            f"unfinished game has no winner; see the unfinished column). Raise the game's caps ({', '.join(caps)}) "
+            "or read each point's own win rates."))
+    c = contrasts(values, p.best, seed=base.seed)
+    b = int(c["best"])
+    table = table.with_columns(
+        pl.Series("vs_best", c["diff"]), pl.Series("vs_best_lo", c["lo"]), pl.Series("vs_best_hi", c["hi"]),
+        pl.Series("p_adj", c["p_adj"]), pl.Series("p_best", c["p_best"]))
+    held = None
+    if heldout:
+        fresh = p.scenarios[b].with_options(games=n_games, seed=heldout_seed(base.seed))
+        v = point_values(runner(fresh).outcomes().collect(), p.metric)["v"].drop_nulls().to_numpy()
+        if p.metric == "length":
+            e = mean_ci(v)
+            est, lo, hi = e.value, e.lo, e.hi
+        else:
+            lo, hi = wilson(float(v.sum()), v.size)
+            est = float(v.mean()) if v.size else math.nan
+        insample = values[:, b].mean()
+        held = pl.DataFrame([{"point": _describe(p, b), "seed": fresh.seed, "games": int(v.size), p.metric: est,
+                              "lo": lo, "hi": hi, "in_sweep": insample}])
+    return SweepResult(p, table, held, b, float(c["critical"]))
+
+
+def _describe(p: Plan, i: int) -> str:
+    return ", ".join(f"{k}={_label(v)}" for k, v in p.points[i].items())
+
+
+def metric_columns(res: SweepResult) -> tuple[str, str, str]:
+    m = res.plan.metric
+    if m == "length":
+        return "length_mean", "length_se", "se"
+    seat = m.split("_s")[1]
+    return f"winrate_s{seat}", f"lo_s{seat}", f"hi_s{seat}"
+
+
+def _fmt(res: SweepResult, x: float, signed: bool = False) -> str:
+    if res.plan.metric == "length":
+        return f"{x:+.1f}" if signed else f"{x:.1f}"
+    return f"{100 * x:+.1f}" if signed else f"{100 * x:.1f}%"
+
+
+def metric_words(metric: str) -> str:
+    """``winrate_s0`` -> ``seat 0's win rate``, ``length`` -> ``the game length``: the metric in words."""
+    return "the game length" if metric == "length" else f"seat {metric.split('_s')[1]}'s win rate"
+
+
+def headline(res: SweepResult) -> str:
+    est, a, b = metric_columns(res)
+    t = res.table
+    from cardsim.studies.compare import LENGTH_UNITS
+
+    length = res.plan.metric == "length"
+    unit = LENGTH_UNITS.get(res.plan.base.game, "turns") if length else "points"
+    gap = ("longer" if res.plan.best == "min" else "shorter") if length else (
+        "behind" if res.plan.best == "max" else "ahead")
+    if not res.plan.paired or res.best_index is None:
+        if b == "se":
+            parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: {r[est]:.1f} (95% CI "
+                     f"{r[est] - 1.96 * r[a]:.1f}-{r[est] + 1.96 * r[a]:.1f})" for r in t.iter_rows(named=True)]
+            return f"{metric_words(res.plan.metric).capitalize()} at each point: " + "; ".join(parts) + "."
+        # the fair share changes with the player count: compare each point with its own
+        parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: " + (
+                 f"{100 * r[est]:.1f}% (95% CI {100 * r[a]:.1f}-{100 * r[b]:.1f}%; fair {100 * r['fair']:.1f}%)"
+                 if r.get(est) is not None and math.isfinite(r[est]) else "no finished game")
+                 for r in t.iter_rows(named=True)]
+        return (f"{metric_words(res.plan.metric).capitalize()} against the fair share at each point: "
+                + "; ".join(parts) + ".")
+    best = t.row(res.best_index, named=True)
+    desc = _describe(res.plan, res.best_index)
+    word = "highest" if res.plan.best == "max" else "lowest"
+    tied = [i for i, r in enumerate(t.iter_rows(named=True)) if i != res.best_index and r["vs_best_lo"] <= 0 <= r["vs_best_hi"]]
+    parts = [f"{metric_words(res.plan.metric).capitalize()} is {word} at {desc}: {_fmt(res, best[est])} in the sweep"]
+    if res.heldout is not None:
+        h = res.heldout.row(0, named=True)
+        lo, hi = _fmt(res, h["lo"]), _fmt(res, h["hi"])
+        parts[0] += (f", {_fmt(res, h[res.plan.metric])} on {h['games']:,} fresh deals (95% CI "
+                     f"{lo.rstrip('%')}-{hi})")
+    pb = best["p_best"]
+    chance = "above 99%" if pb > 0.99 else f"about {100 * pb:.0f}%"
+    parts[0] += f"; the chance it is truly the best point is {chance}"
+    if tied:
+        names = "; ".join(_describe(res.plan, i) for i in tied[:4]) + ("; ..." if len(tied) > 4 else "")
+        parts.append(f"{len(tied)} other point{'s' if len(tied) > 1 else ''} cannot be told apart from it (simultaneous 95% intervals of the "
+                     f"difference contain 0: {names})")
+    worse = [r for i, r in enumerate(t.iter_rows(named=True)) if i != res.best_index and i not in tied]
+    if worse:
+        gaps = [abs(r["vs_best"]) for r in worse]
+        lo_gap, hi_gap = (f"{g:.1f}" if length else f"{100 * g:.1f}" for g in (min(gaps), max(gaps)))
+        parts.append(f"the other {len(worse)} are {lo_gap}-{hi_gap} {unit} {gap}")
+    return "; ".join(parts) + "."
+
+
+def output(res: SweepResult) -> Output:
+    """What ``cardsim sweep`` prints."""
+    tables = [("Sweep", res.table)]
+    notes = [res.note] if res.note else []
+    if res.heldout is not None:
+        tables.append(("Best point on fresh deals", res.heldout))
+    shares = {"Sweep": ("unfinished", "unfinished_lo", "unfinished_hi")}
+    if res.plan.metric != "length":  # a win rate (named winrate_s<k>) and its differences
+        shares = {"Sweep": ("vs_best", "vs_best_lo", "vs_best_hi", "unfinished", "unfinished_lo", "unfinished_hi"),
+                  "Best point on fresh deals": (res.plan.metric, "lo", "hi", "in_sweep")}
+    if res.plan.paired and res.best_index is not None:
+        notes.append(f"vs_best: each point minus the best, on the same deals; vs_best_lo/hi: simultaneous 95% "
+                     f"intervals for every pair of points (max-T, critical value {res.critical:.2f}); p_adj: max-T "
+                     "adjusted p-value of the difference; p_best: probability the point is the best.")
+    return Output(headline(res), tables, notes=notes, shares=shares)
