@@ -24,7 +24,7 @@ from cardsim.output import Format as OutFormat
 from cardsim.output import Output, emit
 
 #: the click typer's groups run on: vendored as ``typer._click`` since typer 0.2x, plain click before
-_click = getattr(typer.core, "_click", None) or getattr(typer.core, "click")
+_click = getattr(typer.core, "_click", None) or typer.core.click
 _NoArgsIsHelp = getattr(_click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
 
 
