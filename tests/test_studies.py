@@ -246,6 +246,46 @@ def test_ratings_round_robin(tmp_path):
     assert r["partner"]["theta"] > r["random"]["lo"] and r["random"]["theta"] == 0
 
 
+def test_ratings_top_policy_is_replayed_on_fresh_deals(tmp_path):
+    """The ranking's top is picked from the data: it plays the runner-up again on a seed the ratings
+    never used, every seating of the two. In a gauntlet the two never met (both met only the
+    reference), so their tables are made for the re-play."""
+    s = scen(ratings={"policies": ["partner", "random", "tactician", "greedy"], "mode": "gauntlet"})
+    played = []
+
+    def runner(d):
+        played.append(d)
+        return api.run(d, runs=tmp_path)
+
+    from cardsim.studies.sweep import heldout_seed
+
+    res = ratings.run(api.load(s), runner, 300)
+    h = res.heldout.row(0, named=True)
+    order = res.ratings["policy"].to_list()
+    assert (h["best"], h["runner_up"]) == (order[0], order[1])
+    assert {h["best"], h["runner_up"]} == {"partner", "tactician"}  # the strongest two; only the gauntlet's
+    fresh = [d for d in played if d.seed != s.seed]
+    assert len(fresh) == h["tables"] == 2 and all(d.seed == heldout_seed(s.seed) for d in fresh)
+    assert all(d.games == 300 for d in fresh) and h["deals"] == 300 and h["games"] == 600
+    assert h["lo"] < h["log_odds"] < h["hi"] and h["best_win_lo"] < h["best_win_rate"] < h["best_win_hi"]
+    # the runner-up is the 0 of the re-play's fit: log-odds and the top's win share say the same (team game)
+    assert 1 / (1 + math.exp(-h["log_odds"])) == pytest.approx(h["best_win_rate"], abs=1e-6)
+    words = ratings.headline(res)
+    assert f"On 300 fresh deals (a seed the ratings never used), {h['best']}" in words
+    assert f"{h['runner_up']}'s (the runner-up)" in words
+    out = ratings.output(res)
+    assert out.tables[-1][0] == "Held-out: the top policy against the runner-up on fresh deals"
+
+
+def test_ratings_heldout_words():
+    row = {"best": "a", "runner_up": "b", "deals": 1000, "log_odds": 0.2, "lo": -0.1, "hi": 0.5}
+    assert "a is not detectably ahead: one of its seats beats one of b's (the runner-up) in 55.0%" in \
+        ratings._heldout_words(pl.DataFrame([row]))
+    assert "a stays ahead" in ratings._heldout_words(pl.DataFrame([{**row, "lo": 0.1}]))
+    assert "a never lost to b (the runner-up)." in ratings._heldout_words(pl.DataFrame([{**row, "log_odds": math.inf}]))
+    assert ratings._heldout_words(None) == ""
+
+
 def _pair_obs(rates: dict[tuple[int, int], float], deals: int) -> ratings.Observations:
     """Two tables (ABAB, BABA) per pair on ``deals`` deals; A wins the first ``round(rate * 2 * deals)``
     games of the pair (spread over both tables)."""

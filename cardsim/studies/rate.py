@@ -84,6 +84,7 @@ class Plan:
     pairs: list[tuple[int, int]]
     tables: dict[tuple[int, int], list[Table]]
     reference: int
+    policies: list = field(default_factory=list)  # the [ratings] entries, in the order of ``names``
 
 
 def plan(base: sc.Scenario) -> Plan:
@@ -107,16 +108,20 @@ def plan(base: sc.Scenario) -> Plan:
     n = len(pols)
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n)] if mode == "round_robin" else \
         [(ref, b) for b in range(n) if b != ref]
-    tables: dict[tuple[int, int], list[Table]] = {}
-    for a, b in pairs:
-        tables[(a, b)] = []
-        for seat_mask in seatings(players):
-            seats = tuple(a if m == 0 else b for m in seat_mask)
-            raw = derive.base_raw(base)
-            derive.set_policies(raw, [pols[i] for i in seats])
-            tag = "".join("AB"[m] for m in seat_mask)
-            tables[(a, b)].append(Table((a, b), seats, derive.build(base, raw, f"{base.name}-{names[a]}-vs-{names[b]}-{tag}")))
-    return Plan(base, names, pairs, tables, ref)
+    tables = {(a, b): pair_tables(base, pols, names, a, b) for a, b in pairs}
+    return Plan(base, names, pairs, tables, ref, list(pols))
+
+
+def pair_tables(base: sc.Scenario, pols: list, names: list[str], a: int, b: int) -> list[Table]:
+    """Every distinct seating of policies ``a`` and ``b`` (:func:`seatings`) as a scenario."""
+    out = []
+    for seat_mask in seatings(base.setup.players):
+        seats = tuple(a if m == 0 else b for m in seat_mask)
+        raw = derive.base_raw(base)
+        derive.set_policies(raw, [pols[i] for i in seats])
+        tag = "".join("AB"[m] for m in seat_mask)
+        out.append(Table((a, b), seats, derive.build(base, raw, f"{base.name}-{names[a]}-vs-{names[b]}-{tag}")))
+    return out
 
 
 # -- data ---------------------------------------------------------------------------------
@@ -370,6 +375,7 @@ class RatingResult:
     games: int
     warnings: list[str] = field(default_factory=list)
     model: str = ""
+    heldout: pl.DataFrame | None = None  # the top policy against the runner-up on fresh deals
 
 
 def collect_observations(p: Plan, outcomes: Callable[[Table], pl.DataFrame]) -> Observations:
@@ -469,12 +475,43 @@ def _warnings(p: Plan, f: Fit, pairs: pl.DataFrame, obs: Observations) -> list[s
 
 
 def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | None = None) -> RatingResult:
-    """Play every distinct table of every pair (``games`` games each) and fit the ratings."""
+    """Play every distinct table of every pair (``games`` games each), fit the ratings, and play the
+    top policy against the runner-up again on fresh deals (:func:`heldout`)."""
     p = plan(base)
     n_games = games or base.games
     obs = collect_observations(p, lambda tab: runner(tab.scenario.with_options(games=n_games)).outcomes()
                                .select("game", "seat", "win").collect())
-    return analyse(p, obs, n_games)
+    res = analyse(p, obs, n_games)
+    res.heldout = heldout(p, res, runner, n_games)
+    return res
+
+
+def heldout(p: Plan, res: RatingResult, runner: Callable[[sc.Scenario], Any], games: int) -> pl.DataFrame | None:
+    """The ranking picked its top policy from the data, so its lead over the runner-up is re-measured
+    on ``games`` deals of a seed the ratings never used (:func:`cardsim.studies.sweep.heldout_seed`):
+    every distinct seating of the two, the runner-up's strength the 0 of a fit of those tables alone
+    (the log-odds that one top seat beats one runner-up seat) and the top's share of the wins.
+    ``None`` when fewer than two policies have a strength."""
+    from cardsim.studies.sweep import heldout_seed
+
+    rated = res.ratings.filter(~pl.col("theta").is_nan())
+    if rated.height < 2 or not p.policies:
+        return None
+    top, second = (p.names.index(rated["policy"][i]) for i in (0, 1))
+    seed = heldout_seed(p.base.seed)
+    tables = pair_tables(p.base, p.policies, p.names, top, second)
+    sub = Plan(p.base, p.names, [(top, second)], {(top, second): tables}, second, p.policies)
+    obs = collect_observations(sub, lambda tab: runner(tab.scenario.with_options(games=games, seed=seed)).outcomes()
+                               .select("game", "seat", "win").collect())
+    f = fit_model(obs, len(p.names), second)
+    est = share_ci(obs.share, obs.deal)
+    theta, se = float(f.theta[top]), float(f.se[top])
+    width = Z95 * se + TOL if math.isfinite(theta) else math.nan
+    return pl.DataFrame([{
+        "best": p.names[top], "runner_up": p.names[second], "seed": seed, "tables": len(tables),
+        "games": int(obs.share.size), "deals": int(np.unique(obs.deal).size), "log_odds": theta,
+        "lo": theta - width, "hi": theta + width, "best_win_rate": est.value, "best_win_lo": est.lo,
+        "best_win_hi": est.hi, "status": f.status[top]}])
 
 
 def _odds(d: float) -> str:
@@ -501,10 +538,28 @@ def headline(res: RatingResult) -> str:
     if any("transitive" in w for w in res.warnings):
         warn = " The results are not transitive, so no ranking describes them: read the pairwise table."
     return (f"{lead}. Ranking: {order} ({res.games:,} deals per table, each distinct seating once; intervals "
-            f"clustered by deal).{warn}")
+            f"clustered by deal).{warn}{_heldout_words(res.heldout)}")
+
+
+def _heldout_words(h: pl.DataFrame | None) -> str:
+    """The held-out re-play of the top policy against the runner-up, in words."""
+    if h is None or not h.height:
+        return ""
+    r = h.row(0, named=True)
+    where = f" On {r['deals']:,} fresh deals (a seed the ratings never used), {r['best']}"
+    if not math.isfinite(r["log_odds"]):
+        return f"{where} {'never lost to' if r['log_odds'] > 0 else 'never beat'} {r['runner_up']} (the runner-up)."
+    odds = (f"one of its seats beats one of {r['runner_up']}'s (the runner-up) in {_odds(r['log_odds'])} of contests "
+            f"(95% CI {_odds(r['lo'])}-{_odds(r['hi'])})")
+    if r["lo"] > 0:
+        return f"{where} stays ahead: {odds}."
+    return f"{where} is not detectably ahead: {odds}."
 
 
 def output(res: RatingResult) -> Output:
     """What ``cardsim rate`` prints."""
-    return Output(headline(res), [("Ratings", res.ratings), ("Pairs", res.pairs), ("Fit", res.fit)],
+    tables = [("Ratings", res.ratings), ("Pairs", res.pairs), ("Fit", res.fit)]
+    if res.heldout is not None:
+        tables.append(("Held-out: the top policy against the runner-up on fresh deals", res.heldout))
+    return Output(headline(res), tables,
                   notes=list(res.warnings), fields={"model": res.model})
