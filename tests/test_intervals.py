@@ -184,6 +184,13 @@ def test_card_effects_on_the_same_seeds(tmp_path):
     assert res.association is not None and "not a causal effect" in res.association[0]
     plan = cards_study.plan(s)
     assert plan.runs["Restart Game"][0].setup.knobs["remove"] == ("Restart Game",)
+    # the card the answer names (the largest length effect of the two) is played again on fresh seeds
+    big = max(e.filter(pl.col("measure") == "length").iter_rows(named=True), key=lambda r: abs(r["effect"]))
+    h = res.heldout.row(0, named=True)
+    assert res.heldout.height == 1 and (h["measure"], h["card"]) == ("length", big["card"])
+    assert h["seed"] == sw.heldout_seed(8) and h["games"] == 300 and h["in_study"] == big["effect"]
+    assert h["lo"] < h["effect"] < h["hi"] and h["effect"] != big["effect"]
+    assert f"re-played on 300 fresh seeds: {h['effect']:+.1f} turns" in cards_study.headline(res)
     with pytest.raises(ScenarioError, match="unknown card"):
         cards_study.plan(from_dict({"scenario": {"name": "x", "game": "turtle", "games": 10},
                                     "cards": {"cards": ["Restart"]}}))

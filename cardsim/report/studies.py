@@ -153,6 +153,12 @@ def cards_section(res: CardsResult) -> Section:
         if m.height:
             m = m.drop("measure").with_columns(*(pl.col(c) * scale for c in values if c in m.columns))
             sec.tables.append((f"Effect on {measure} ({what}; paired; p_adjusted: {adjust} across cards)", m))
+    if res.heldout is not None:  # the answer's cards again, on seeds the study never used
+        h = res.heldout.with_columns(*(pl.when(pl.col("measure") == "length").then(pl.col(c)).otherwise(pl.col(c) * 100)
+                                       for c in ("effect", "lo", "hi", "in_study")))
+        sec.tables.append((f"The cards the answer names, re-played with the full deck on fresh seeds (a seed the "
+                           f"study never used; length in {unit}, other measures in percentage points; in_study: "
+                           "the effect the study measured)", h))
     if res.association is not None:
         sec.tables.append(res.association)
     return sec

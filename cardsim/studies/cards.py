@@ -170,6 +170,7 @@ class CardsResult:
     effects: pl.DataFrame
     association: tuple[str, pl.DataFrame] | None = None
     notes: list[str] = field(default_factory=list)
+    heldout: pl.DataFrame | None = None  # the cards the answer names, re-played on fresh seeds
 
 
 def effects_table(p: Plan, values: dict[str, dict[str, np.ndarray]]) -> pl.DataFrame:
@@ -241,7 +242,45 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
              + (f" in each of {players} seat rotations" if len(p.runs['']) > 1 else "") + "); lo/hi: 95% interval; "
              f"lo_simultaneous/hi_simultaneous: Bonferroni over the {len(p.cards)} cards; p_adjusted: "
              + ("Holm" if p.correction == "holm" else "Benjamini-Hochberg") + " across the cards."]
-    return CardsResult(p, n, effects_table(p, values), association(base, first), notes)
+    effects = effects_table(p, values)
+    return CardsResult(p, n, effects, association(base, first), notes, heldout(p, effects, runner, n))
+
+
+def picks(p: Plan, effects: pl.DataFrame) -> list[tuple[str, dict]]:
+    """The (measure, row) pairs the answer names: the card that changes the length most, and the
+    card that moves the first player's edge (the focus seat's win rate) most among those beyond
+    chance (adjusted p < 0.05)."""
+    out = []
+    length = effects.filter(pl.col("measure") == "length")
+    if length.height:
+        out.append(("length", max(length.iter_rows(named=True), key=lambda x: abs(x["effect"]))))
+    for measure in ("first-player advantage", "focus seat win rate"):
+        m = effects.filter((pl.col("measure") == measure) & (pl.col("p_adjusted") < 0.05))
+        if m.height:
+            out.append((measure, max(m.iter_rows(named=True), key=lambda x: abs(x["effect"]))))
+    return out
+
+
+def heldout(p: Plan, effects: pl.DataFrame, runner: Callable[[sc.Scenario], Any], games: int) -> pl.DataFrame | None:
+    """The answer picks its cards from the data (the largest effect of many), so each is played again,
+    with the full deck, on ``games`` seeds the study never used (:func:`cardsim.studies.sweep.heldout_seed`,
+    every rotation): its paired effect there, with its 95% interval, beside the study's."""
+    from cardsim.studies.sweep import heldout_seed
+
+    chosen = picks(p, effects)
+    if not chosen:
+        return None
+    seed = heldout_seed(p.base.seed)
+    players = p.base.setup.players
+    values = {card: measures([runner(s.with_options(games=games, seed=seed)) for s in p.runs[card]], p.focus,
+                             players, p.mixed)
+              for card in dict.fromkeys(["", *(r["card"] for _, r in chosen)])}
+    rows = []
+    for measure, r in chosen:
+        e = paired_difference(values[""][measure], values[r["card"]][measure])
+        rows.append({"measure": measure, "card": r["card"], "seed": seed, "games": e.n, "effect": e.value,
+                     "lo": e.lo, "hi": e.hi, "in_study": r["effect"]})
+    return pl.DataFrame(rows)
 
 
 def _verb(p: Plan) -> str:
@@ -253,27 +292,39 @@ def headline(res: CardsResult) -> str:
     unit = UNITS.get(p.base.game, "turns")
     e = res.effects
     parts = []
+    chosen = dict(picks(p, e))
+    again = {} if res.heldout is None else {r["measure"]: r for r in res.heldout.iter_rows(named=True)}
     length = e.filter(pl.col("measure") == "length")
-    sig = length.filter(pl.col("p_adjusted") < 0.05)
-    if length.height:
-        r = max(length.iter_rows(named=True), key=lambda x: abs(x["effect"]))
+    if "length" in chosen:
+        r = chosen["length"]
         verb = "shortens" if r["effect"] < 0 else "lengthens"
         parts.append(f"{_verb(p)} {r['card']} {verb} games most, by {abs(r['effect']):.1f} {unit} "
-                     f"({r['full_deck']:.1f} -> {r['changed']:.1f}; 95% CI {span(r['lo'], r['hi'], 1, unit)})")
+                     f"({r['full_deck']:.1f} -> {r['changed']:.1f}; 95% CI {span(r['lo'], r['hi'], 1, unit)})"
+                     + _again(again.get("length"), 1, unit))
+        sig = length.filter(pl.col("p_adjusted") < 0.05)
         parts.append(f"{sig.height} of {length.height} cards change the length beyond chance "
                      f"({'Holm' if p.correction == 'holm' else 'BH'}-adjusted p < 0.05)")
     for measure, label in (("first-player advantage", "the first player's edge"), ("focus seat win rate",
                                                                                    "the focus seat's win rate")):
-        m = e.filter((pl.col("measure") == measure) & (pl.col("p_adjusted") < 0.05)).sort("effect")
         if e.filter(pl.col("measure") == measure).height:
-            if m.height:
-                r = max(m.iter_rows(named=True), key=lambda x: abs(x["effect"]))
+            if measure in chosen:
+                r = chosen[measure]
                 parts.append(f"{_verb(p)} {r['card']} moves {label} most: {100 * r['effect']:+.1f} points "
-                             f"(95% CI {span(r['lo'], r['hi'], 100, 'points')})")
+                             f"(95% CI {span(r['lo'], r['hi'], 100, 'points')})"
+                             + _again(again.get(measure), 100, "points"))
             else:
                 parts.append(f"no card moves {label} beyond chance")
     text = "; ".join(parts) + f" (the same {res.games:,} seeds in every deck)."
     return text[0].upper() + text[1:]
+
+
+def _again(r: dict | None, scale: float, unit: str) -> str:
+    """A named card's held-out effect, in words."""
+    if r is None:
+        return ""
+    v = scale * r["effect"]
+    return (f"; re-played on {r['games']:,} fresh seeds: {v:+.1f} {unit} (95% CI {span(r['lo'], r['hi'], scale, unit)})"
+            if math.isfinite(v) else f"; re-played on {r['games']:,} fresh seeds: no game finished in both decks")
 
 
 def output(res: CardsResult) -> Output:
@@ -281,4 +332,6 @@ def output(res: CardsResult) -> Output:
     tables = [("Causal effect of each card (changed deck minus full deck, paired)", res.effects)]
     if res.association is not None:
         tables.append(res.association)
+    if res.heldout is not None:
+        tables.append(("Held-out: the cards the answer names, with the full deck, on fresh seeds", res.heldout))
     return Output(headline(res), tables, notes=res.notes)
