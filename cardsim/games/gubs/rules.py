@@ -498,7 +498,9 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
                 break
             if one == SIMPLE and hand[HMASK, U(a)] & ((1 << GUB) | (1 << ELDER)) != 0:
                 # every seat plays simple, which plays a Gub held at once: its row (the Elder's 101,
-                # a Gub's 100) is above every other simple_value, so it is the row simple picks
+                # a Gub's 100) is above every other simple_value (at most 99: Super Lure's 70 plus
+                # the leader's Gubs, of at most MAX_GUBS = 30 Gub cards with one in this hand;
+                # Haki Flute 93), so it is the row simple picks
                 k = add(acts, 1, OP_GUB, ELDER if hand[HMASK, U(a)] & (1 << ELDER) != 0 else GUB, a, -1, 0) - 1
             else:
                 # every seat plays simple: list only the plays it can choose, attacks on its leader
