@@ -882,7 +882,8 @@ def legal_plays(a, pub, hand, kn, acts, reps, ld):
         d0 = ld - a if ld > a else ld - a + np_
         d1 = d0 + 1
     nrep = 0
-    if pub[P_PROT_ALL] > 0 and (hm & REP_BITS or (stack and hm & (1 << MOTH))):
+    if (pub[P_PROT_ALL] > 0 and (ld < 0 or pub[U(P_PROT + ld)] > 0)  # simple: reps on its leader's side only
+            and (hm & REP_BITS or (stack and hm & (1 << MOTH)))):
         nrep = protected_reps(pub, reps, ld)
     if hm & BAR_BITS:
         # Barricades: protect your Gub (never the Elder, FAQ 5); Mushroom / Toad Rider destroy
@@ -994,23 +995,32 @@ def target_slot(a, op, ts, tsl, aux, pub):
     return -1
 
 
-@njit(_nrt=False)
-def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, rng, ctl, ev, evn):
+@njit(_nrt=False, inline="always")
+def resolve(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, ctl, ev, evn):
     """Carry out a play of seat ``a`` whose card is in transit (``priv[V_PEND + card]``) and
     was not cancelled; ``tsl`` is the play's :func:`target_slot`. The card goes where its type
     sends it: Gubs, Barricades and Traps into play, everything else (Cricket Song included) to
-    the discard pile after use."""
-    priv[U(V_PEND + card)] -= 1
+    the discard pile after use. The two commonest plays (a Gub, a Barricade on one's own Gub:
+    about half of all plays) are done here, inlined into the turn loop; the others in
+    :func:`resolve_other` (a call passing ~70 words of arguments)."""
     if op == OP_GUB:  # G1: a Gub enters play Free on its owner's side
+        priv[U(V_PEND + card)] -= 1
         i = slot_new(pub, a, card == ELDER)
         slot_delta(pub, i, 1)
         emit(ctl, ev, evn, EV_GUB_IN, a, card, i, 0, 0, 0)
-        return
-    if op == OP_PROTECT:  # a Barricade on your Free (or, stacking, Protected) Gub
+    elif op == OP_PROTECT:  # a Barricade on your Free (or, stacking, Protected) Gub
+        priv[U(V_PEND + card)] -= 1
         off = bar_index(card)
         slot_set(pub, off, tsl, pub[off + tsl] + 1)
         emit(ctl, ev, evn, EV_PROTECTED, a, tsl, card, 0, 0, 0)
-        return
+    else:
+        resolve_other(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, ctl, ev, evn)
+
+
+@njit(_nrt=False)
+def resolve_other(a, op, card, ts, tsl, aux, pub, hand, deck, priv, kn, ctl, ev, evn):
+    """:func:`resolve` for every play but a Gub and a Barricade on one's own Gub."""
+    priv[U(V_PEND + card)] -= 1
     if op == OP_SPOUT:  # trap a Free Gub where it sits
         slot_set(pub, P_TRAP, tsl, TRAP_SPOUT)
         emit(ctl, ev, evn, EV_TRAPPED, ts, tsl, SPOUT, -1, 0, 0)

@@ -309,7 +309,13 @@ def simple_value(seat, ld, op, card, ts, tsl, aux, pub):
 
 @njit(_nrt=False, inline="always")
 def simple_play(seat, acts, nacts, pub, hand, params, rng):
-    ld = leader(pub, seat)
+    return simple_choose(seat, leader(pub, seat), acts, nacts, pub)
+
+
+@njit(_nrt=False, inline="always")
+def simple_choose(seat, ld, acts, nacts, pub):
+    """:func:`simple_play` with its leader ``ld`` already found: the first row of the highest
+    :func:`simple_value`, 0 (stop) when none is above 0."""
     best = 0
     bestv = 0
     for i in range(1, nacts):

@@ -33,6 +33,7 @@ from cardsim.games.gubs.cards import (
     CTX_PLAY,
     CURE,
     DECK_MAX,
+    ELDER,
     EV_ANSWER,
     EV_ASK,
     EV_CANCEL,
@@ -68,6 +69,7 @@ from cardsim.games.gubs.cards import (
     G_TURNS,
     G_WINNER,
     G_WINNERS,
+    GUB,
     HMASK,
     K_HAND_LIMIT,
     K_MAX_PLAYS,
@@ -124,6 +126,7 @@ from cardsim.games.gubs.engine import (
     D_RESPOND,
     E_POLICY,
     U,
+    add,
     alchemy,
     check,
     deck_insert_random,
@@ -154,6 +157,7 @@ from cardsim.games.gubs.policies import (
     decide_play,
     decide_respond,
     leader,
+    simple_choose,
 )
 from cardsim.jit import njit
 from cardsim.rng import DEAL, EFFECT, POLICY, seed_stream
@@ -291,7 +295,6 @@ def play_card(a, k, sb, rb, pb, wb, ob, one):
     answer can change; the window's announcement keeps the row as the policy chose it."""
     pub, hand, deck, priv, st = sb
     kn = rb[0]
-    erng = pb[3]
     acts = wb[0]
     ctl, ev, evn = ob[0], ob[1], ob[2]
     op = acts[U(k), 0]
@@ -315,7 +318,7 @@ def play_card(a, k, sb, rb, pb, wb, ob, one):
             emit(ctl, ev, evn, EV_CANCEL, a, card, r, op, 0, 0)
             debug_check(sb, rb, wb, ob)
             return
-    resolve(a, op, card, ts, slot, aux, pub, hand, deck, priv, kn, erng, ctl, ev, evn)
+    resolve(a, op, card, ts, slot, aux, pub, hand, deck, priv, kn, ctl, ev, evn)
     debug_check(sb, rb, wb, ob)
 
 
@@ -493,16 +496,26 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
             if plays >= maxp:
                 priv[V_PLAYCAPS] += 1
                 break
-            # every seat plays simple: list only the plays it can choose, attacks on its leader
-            ld = leader(pub, a) if one == SIMPLE else -1
-            m = legal_plays(a, pub, hand, kn, acts, reps, ld)
-            if m == 1:
-                break
-            k = decide_play(pid_of(pids, a, one), a, acts, m, pub, hand[a], params[a], prng[a])
-            if k < 0 or k >= m:
-                fail(ob, a, D_PLAY, k, m)
-            if k == 0:
-                break
+            if one == SIMPLE and hand[HMASK, U(a)] & ((1 << GUB) | (1 << ELDER)) != 0:
+                # every seat plays simple, which plays a Gub held at once: its row (the Elder's 101,
+                # a Gub's 100) is above every other simple_value (at most 99: Super Lure's 70 plus
+                # the leader's Gubs, of at most MAX_GUBS = 30 Gub cards with one in this hand;
+                # Haki Flute 93), so it is the row simple picks
+                k = add(acts, 1, OP_GUB, ELDER if hand[HMASK, U(a)] & (1 << ELDER) != 0 else GUB, a, -1, 0) - 1
+            else:
+                # every seat plays simple: list only the plays it can choose, attacks on its leader
+                ld = leader(pub, a) if one == SIMPLE else -1
+                m = legal_plays(a, pub, hand, kn, acts, reps, ld)
+                if m == 1:
+                    break
+                if one == SIMPLE:  # the leader found once a decision
+                    k = simple_choose(a, ld, acts, m, pub)
+                else:
+                    k = decide_play(pid_of(pids, a, one), a, acts, m, pub, hand[a], params[a], prng[a])
+                if k < 0 or k >= m:
+                    fail(ob, a, D_PLAY, k, m)
+                if k == 0:
+                    break
             play_card(a, k, sb, rb, pb, wb, ob, one)
             plays += 1
         # discard down to the hand limit (never below it)
