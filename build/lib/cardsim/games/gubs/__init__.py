@@ -1,1 +1,0 @@
-"""Gubs: A Game of Wit and Luck (G1-G5)."""
