@@ -479,11 +479,17 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
     top policy against the runner-up again on fresh deals (:func:`heldout`)."""
     p = plan(base)
     n_games = games or base.games
-    obs = collect_observations(p, lambda tab: runner(tab.scenario.with_options(games=n_games)).outcomes()
-                               .select("game", "seat", "win").collect())
+    obs = collect_observations(p, _outcomes(runner, n_games))
     res = analyse(p, obs, n_games)
     res.heldout = heldout(p, res, runner, n_games)
     return res
+
+
+def _outcomes(runner: Callable[[sc.Scenario], Any], games: int, seed: int | None = None) -> Callable[[Table], pl.DataFrame]:
+    """A table's outcomes (``game, seat, win``) from ``games`` games of its scenario (of ``seed``
+    when given), for :func:`collect_observations`."""
+    return lambda tab: (runner(tab.scenario.with_options(games=games, seed=seed)).outcomes()
+                        .select("game", "seat", "win").collect())
 
 
 def heldout(p: Plan, res: RatingResult, runner: Callable[[sc.Scenario], Any], games: int) -> pl.DataFrame | None:
@@ -501,8 +507,7 @@ def heldout(p: Plan, res: RatingResult, runner: Callable[[sc.Scenario], Any], ga
     seed = heldout_seed(p.base.seed)
     tables = pair_tables(p.base, p.policies, p.names, top, second)
     sub = Plan(p.base, p.names, [(top, second)], {(top, second): tables}, second, p.policies)
-    obs = collect_observations(sub, lambda tab: runner(tab.scenario.with_options(games=games, seed=seed)).outcomes()
-                               .select("game", "seat", "win").collect())
+    obs = collect_observations(sub, _outcomes(runner, games, seed))
     f = fit_model(obs, len(p.names), second)
     est = share_ci(obs.share, obs.deal)
     theta, se = float(f.theta[top]), float(f.se[top])
