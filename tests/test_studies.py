@@ -283,6 +283,7 @@ def test_ratings_heldout_words():
         ratings._heldout_words(pl.DataFrame([row]))
     assert "a stays ahead" in ratings._heldout_words(pl.DataFrame([{**row, "lo": 0.1}]))
     assert "a never lost to b (the runner-up)." in ratings._heldout_words(pl.DataFrame([{**row, "log_odds": math.inf}]))
+    assert "a and b (the runner-up) finished no game" in ratings._heldout_words(pl.DataFrame([{**row, "log_odds": math.nan}]))
     assert ratings._heldout_words(None) == ""
 
 

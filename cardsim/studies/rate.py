@@ -552,6 +552,8 @@ def _heldout_words(h: pl.DataFrame | None) -> str:
         return ""
     r = h.row(0, named=True)
     where = f" On {r['deals']:,} fresh deals (a seed the ratings never used), {r['best']}"
+    if math.isnan(r["log_odds"]):  # no finished game the two could be rated on
+        return f"{where} and {r['runner_up']} (the runner-up) finished no game a rated seat won."
     if not math.isfinite(r["log_odds"]):
         return f"{where} {'never lost to' if r['log_odds'] > 0 else 'never beat'} {r['runner_up']} (the runner-up)."
     odds = (f"one of its seats beats one of {r['runner_up']}'s (the runner-up) in {_odds(r['log_odds'])} of contests "
