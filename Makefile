@@ -8,10 +8,12 @@ STAMP := $(VENV)/.installed
 
 setup: $(STAMP)
 
+# pip >= 25 shows the build backend's warnings; setuptools' note on every editable install
+# ("Editable installation. Please be careful with folders ...") is silenced, it is not for our users
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev]"
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet -e ".[dev]"
 	$(BIN)/python -m cardsim.warm
 	touch $(STAMP)
 
