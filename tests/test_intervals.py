@@ -150,6 +150,25 @@ def test_balance_rows_in_json(tmp_path):
     assert "equal seat win rates: p-value" in rows and "largest deficit overcome" in rows
 
 
+# -- simultaneous intervals (a search's one-step contrasts) -------------------------------------
+def test_simultaneous_means_widen_with_the_family_and_reduce_to_t():
+    from cardsim.stats import mean_ci, simultaneous_means, t95
+
+    rng = np.random.default_rng(4)
+    one = rng.normal(0.1, 1.0, (40, 1))
+    s = simultaneous_means(one)
+    e = mean_ci(one[:, 0], z=t95(39))
+    assert s["critical"] == pytest.approx(t95(39)) and s["lo"][0] == pytest.approx(e.lo)  # one step: the t interval
+    many = rng.normal(0.0, 1.0, (400, 8))  # eight independent steps: about Bonferroni's 2.73, never 1.96
+    c = simultaneous_means(many, draws=50_000)["critical"]
+    assert 2.6 < c < 2.8
+    same = np.repeat(rng.normal(0, 1, (400, 1)), 8, axis=1)  # eight copies of one step: one step's value
+    assert simultaneous_means(same, draws=50_000)["critical"] == pytest.approx(1.966, abs=0.03)
+    flat = np.zeros((400, 2))  # no spread (the step changes no game): the mean alone
+    f = simultaneous_means(flat)
+    assert (f["lo"] == 0).all() and (f["hi"] == 0).all()
+
+
 # -- sweeps ------------------------------------------------------------------------------------
 def test_sweep_contrasts_with_the_best_point():
     rng = np.random.default_rng(2)

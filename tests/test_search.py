@@ -98,6 +98,9 @@ def test_search_json_has_best_baseline_heldout(tmp_path):
         h = out["heldout"]
         assert h[f"{who}_lo"] <= h[who] <= h[f"{who}_hi"] and h[f"{who}_lo"] < h[f"{who}_hi"]
     assert "Held-out gain (paired, 95% CI)" in out["tables"]
+    # the answer names the steps whose interval is off 0: the intervals hold for every step at once
+    (step,) = [t for t in out["tables"] if t.startswith("One step from the best")]
+    assert "at once, max-T" in step and all(r["lo"] <= r["gain"] <= r["hi"] for r in out["tables"][step])
 
 
 def test_search_resumes_after_kill_9(tmp_path):

@@ -1,4 +1,5 @@
-"""Coverage of the intervals ``search`` and ``meta`` print, on the real kernels.
+"""Coverage of the intervals ``search`` and ``meta`` print, on the real kernels (and the one-step
+contrasts' simultaneous intervals on simulated steps with known gains).
 
 Every interval these studies print is a mean of per-deal values (a paired
 difference, a payoff, an advantage, an exploitability) +- 1.96 SE, each
@@ -64,7 +65,7 @@ def _values(game: str, lineups, deals: int, seed: int) -> list[np.ndarray]:
 @case("search held-out paired gain", replicates=1000)
 def heldout_gain(replicates: int, seed: int) -> list[Coverage]:
     """FOURBID, games to 72: a found bidder minus the tuned one against three collectors, in every
-    seat rotation (the interval of the held-out gain and of the one-step contrasts)."""
+    seat rotation (the interval of the held-out gain; the one-step contrasts: :func:`one_step`)."""
     base = _fourbid()
     fld = space.Field(("collector",), (1.0,), keep=False)
     lus = [space.lineup(base, {"scenario": dict(base.raw["scenario"]), "rules": dict(base.raw["rules"]),
@@ -110,3 +111,40 @@ def rule_objective(replicates: int, seed: int) -> list[Coverage]:
     ns = (50, 250)
     (v,) = _values("gubs", [lu], replicates * max(ns), seed)
     return _blocks(v, ns, replicates, "search: rule-design objective", "Gubs first-player advantage, 3 players")
+
+
+def _steps(rng: np.random.Generator, n: int, change: np.ndarray, rates: np.ndarray, base: float) -> np.ndarray:
+    """Deals x steps of per-deal gains over the best, shaped like a search's one-step contrasts: a step
+    plays the best's games except on some deals (a share ``change[j]``, nested: one uniform per deal, so
+    the steps change the same deals and their gains are correlated), where it wins ``rates[j]`` of a
+    deal's four rotations against the best's ``base``. Most deals give exactly 0 (identical games)."""
+    u = rng.random((n, 1))
+    best = rng.binomial(4, base, (n, 1)) / 4
+    step = rng.binomial(4, rates, (n, rates.size)) / 4
+    return np.where(u < change, step - best, 0.0)
+
+
+@case("search one-step contrasts", replicates=2000)
+def one_step(replicates: int, seed: int) -> list[Coverage]:
+    """Eight steps around a best point (as ``cardsim search`` prints them): every step's interval must
+    hold its true gain at once (``stats.simultaneous_means``, max-T). Two layouts: steps that cost
+    (change 5-40% of the deals, each worse), and steps of which half change nothing on average (their
+    rate equals the best's). The true gain of step j is ``change_j * (rates_j - base)``."""
+    from cardsim.stats import simultaneous_means
+
+    rng = np.random.default_rng(seed)
+    base = 0.6
+    change = np.array([0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4])
+    out = []
+    for label, rates in (("8 steps that cost", np.array([0.5, 0.45, 0.55, 0.4, 0.5, 0.3, 0.58, 0.2])),
+                         ("8 steps, 4 of them neutral", np.array([0.6, 0.5, 0.6, 0.45, 0.6, 0.55, 0.6, 0.62]))):
+        truth = change * (rates - base)
+        for n in (250, 2000):
+            hit = 0
+            for r in range(replicates):
+                # the CLI draws 200,000 normals for the critical value; 5,000 keep the suite quick
+                s = simultaneous_means(_steps(rng, n, change, rates, base), draws=5_000, seed=r)
+                hit += bool(np.all((s["lo"] <= truth + 1e-12) & (truth - 1e-12 <= s["hi"])))  # type: ignore[operator]
+            out.append(Coverage("search: one-step contrasts (max-T, all at once)", f"{label}, n={n:,} deals", 0.95,
+                                replicates, hit))
+    return out

@@ -357,4 +357,4 @@ def build_study(base, kind: str, res) -> Report:
     if kind in SCALE_SECTIONS:  # search and meta play in memory: no run directory, no games per run
         meta.pop("games per run")
     return Report(base.name, title, base.question or f"What does this {kind} show?", mod.headline(res), meta, text,
-                  _dedupe(sections))
+                  _dedupe(sections), intervals=getattr(mod, "INTERVALS", ""))

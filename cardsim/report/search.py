@@ -94,12 +94,14 @@ def search_sections(res: SearchResult) -> list[Section]:
     if res.contrasts.height or res.importance.height:
         sec = Section("Which parameters matter", text=(
             "One step from the best point, one parameter at a time, on the held-out deals, paired with the best "
-            "(a gain below 0 means the step costs; same_games: the step changes no game). Importance: PED-ANOVA (Optuna) over every trial's first-rung "
+            "(a gain below 0 means the step costs; same_games: the step changes no game). The intervals hold for "
+            "every step at once (simultaneous 95%, max-T over the steps' correlated gains), so the steps they "
+            "set apart from 0 are findings even though the table has many rows. Importance: PED-ANOVA (Optuna) over every trial's first-rung "
             "objective, a global view of the space."))
         c = res.contrasts
         if c.height:
             labels = [f"{a} = {b}" for a, b in zip(c["param"], c["value"], strict=True)]
-            sec.figures.append(("One step from the best (paired, 95% intervals)", F.png_bytes(_forest(
+            sec.figures.append(("One step from the best (paired, simultaneous 95% intervals)", F.png_bytes(_forest(
                 labels, c["gain"].to_list(), c["lo"].to_list(), c["hi"].to_list(),
                 "Moving one parameter one step from the best", f"gain vs the best ({unit})"))))
             sec.tables.append(("One step from the best", _points(c, "gain", "gain") if unit == "points" else c))

@@ -595,6 +595,13 @@ def headline(res: MetaResult) -> str:
             f"({100 * res.alpharank.max():.0f}% of the stationary mass).{conv}")
 
 
+#: how the meta-game's intervals handle multiplicity (under the answer and in the report)
+INTERVALS = ("Each payoff cell's and each strategy's exploitability interval is a 95% interval for its own row "
+             "(pointwise): the tables' extreme cells are not findings on their own. The Nash mixture and alpha-rank "
+             "come from the payoff table's point estimates; the answer tests the mixture with one interval, the "
+             "best reply's gain against it on held-out deals, and each best-response round with one interval of its own.")
+
+
 def output(res: MetaResult) -> Output:
     """What ``cardsim meta`` prints; JSON adds ``mix``, ``alpharank``, ``exploitability``, ``rounds``."""
     exploit = {}
@@ -617,5 +624,5 @@ def output(res: MetaResult) -> Output:
     tables.append(("Payoff table: every profile", res.table))
     # weights, win shares and gains in win share: percentages on the terminal
     shares = {title: ("nash", "alpharank", "exploitability", "win", "gain", "lo", "hi") for title, _t in tables}
-    return Output(headline(res), tables, notes=list(res.notes), fields=json.loads(json.dumps(fields, default=str)),
-                  shares=shares)
+    return Output(headline(res), tables, notes=[*res.notes, INTERVALS],
+                  fields=json.loads(json.dumps(fields, default=str)), shares=shares)

@@ -563,10 +563,16 @@ def _heldout_words(h: pl.DataFrame | None) -> str:
     return f"{where} is not detectably ahead: {odds}."
 
 
+#: how the ratings' intervals handle multiplicity (under the answer and in the report)
+INTERVALS = ("Each strength's and each pair's interval is a 95% interval for its own row (pointwise): the "
+             "ranking orders the point estimates, and of its places only the top one is tested, by re-playing the "
+             "top policy against the runner-up on fresh deals.")
+
+
 def output(res: RatingResult) -> Output:
     """What ``cardsim rate`` prints."""
     tables = [("Ratings", res.ratings), ("Pairs", res.pairs), ("Fit", res.fit)]
     if res.heldout is not None:
         tables.append(("Held-out: the top policy against the runner-up on fresh deals", res.heldout))
     return Output(headline(res), tables,
-                  notes=list(res.warnings), fields={"model": res.model})
+                  notes=[*res.warnings, INTERVALS], fields={"model": res.model})

@@ -44,6 +44,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
+from cardsim.stats import simultaneous_means
 from cardsim.studies import derive, space
 from cardsim.studies.evaluate import Estimate, Evaluator, Lineup, Timing, estimate, games_of, keys_for
 
@@ -526,7 +527,8 @@ def base_vals_full(p: Plan) -> dict[str, Any]:
 
 
 def _contrasts(p: Plan, race: Race, best: dict[str, Any], best_v: np.ndarray, key: int) -> pl.DataFrame:
-    """One parameter moved one step from the best point, on the held-out deals, paired with the best."""
+    """One parameter moved one step from the best point, on the held-out deals, paired with the best, with
+    95% intervals that hold for every step at once (max-T, :func:`cardsim.stats.simultaneous_means`)."""
     cols = {"param": pl.String, "value": pl.String, "gain": pl.Float64, "lo": pl.Float64, "hi": pl.Float64,
             "deals": pl.Int64, "same_games": pl.Boolean}
     if not p.contrasts or len(best) < len(p.params):
@@ -538,11 +540,12 @@ def _contrasts(p: Plan, race: Race, best: dict[str, Any], best_v: np.ndarray, ke
     if not pts:
         return pl.DataFrame(schema=cols)
     vals = race.ev.evaluate([race.lineup(x) for _, _, x in pts], key, 0, p.heldout)
+    # the answer names the steps whose interval is off 0, so the intervals hold for every step at once
+    sim = simultaneous_means(np.column_stack([race.paired(vv, best_v) for vv in vals]))
     rows = []
-    for (name, v, _), vv in zip(pts, vals, strict=True):
-        e = estimate(race.paired(vv, best_v))
-        rows.append({"param": name, "value": space._fmt(v), "gain": e.mean, "lo": e.lo, "hi": e.hi, "deals": e.n,
-                     "same_games": bool(np.array_equal(vv, best_v))})
+    for j, ((name, v, _), vv) in enumerate(zip(pts, vals, strict=True)):
+        rows.append({"param": name, "value": space._fmt(v), "gain": float(sim["mean"][j]), "lo": float(sim["lo"][j]),
+                     "hi": float(sim["hi"][j]), "deals": int(vv.size), "same_games": bool(np.array_equal(vv, best_v))})
     return pl.DataFrame(rows, schema=cols)
 
 
@@ -648,7 +651,8 @@ def headline(res: SearchResult) -> str:
         flat = [names[prm.name] for prm in p.params if prm.name not in sig]
         sig = [names[k] for k in sig]
         if sig:
-            matter = f" Moving {', '.join(sig[:4])} one step from the best costs significantly"
+            matter = (f" Moving {', '.join(sig[:4])} one step from the best costs (simultaneous 95% intervals "
+                      f"over the {res.contrasts.height} steps)")
             if flat:
                 matter += f"; one step of {', '.join(flat[:4])} changes little there"
             matter += "."
@@ -669,7 +673,8 @@ def _better_neighbour(res: SearchResult, lead: str) -> str:
     r = better.row(0, named=True)
     d = 2 if r["hi"] < 0.01 else 1  # a gain under a point keeps its second decimal
     return (f" {lead} {short_names(p)[r['param']]} to {r['value']} gains {_pts(p, r['gain'], d)} more (95% CI "
-            f"{_ci(p, r['lo'], r['hi'], diff=True, digits=d)}) on the held-out deals: the best found is not a local optimum, "
+            f"{_ci(p, r['lo'], r['hi'], diff=True, digits=d)}, simultaneous over the {res.contrasts.height} steps) on the "
+            f"held-out deals: the best found is not a local optimum, "
             f"and a longer search may gain more.")
 
 
@@ -707,6 +712,12 @@ def params_table(res: SearchResult) -> pl.DataFrame:
                           "best": space._fmt(res.best.values.get(prm.name))} for prm in p.params])
 
 
+#: how a search's intervals handle multiplicity (under the answer and in the report)
+INTERVALS = ("The best was chosen on the search deals and is measured on held-out deals it never saw: each held-out "
+             "gain and objective is a 95% interval for its own comparison. A one-step table's intervals hold for "
+             "all its steps at once (max-T), so the steps the answer names are not picked by chance.")
+
+
 def output(res: SearchResult) -> Output:
     """What ``cardsim search`` prints; JSON adds ``best``, ``baseline``, ``heldout``."""
     p = res.plan
@@ -736,7 +747,8 @@ def output(res: SearchResult) -> Output:
               ("Candidates: objective on the search and held-out deals", heldout_table(res)),
               ("Parameters", params_table(res))]
     if res.contrasts.height:
-        tables.append(("One step from the best (held-out, paired gain vs the best)", res.contrasts))
+        tables.append(("One step from the best (held-out, paired gain vs the best; 95% intervals that hold for "
+                       f"all {res.contrasts.height} steps at once, max-T)", res.contrasts))
     if res.importance.height:
         tables.append(("Parameter importance (PED-ANOVA over the first rung)", res.importance))
     if res.trials.height:  # (none when the budget ended with the baseline's race)
@@ -745,4 +757,4 @@ def output(res: SearchResult) -> Output:
     shares = {}
     if p.objective in SHARE_OBJECTIVES:  # objective values and gains: percentages on the terminal
         shares = {title: ("gain", "lo", "hi", "in_search", "heldout", "objective") for title, _t in tables}
-    return Output(headline(res), tables, notes=list(res.notes), fields=fields, shares=shares)
+    return Output(headline(res), tables, notes=[*res.notes, INTERVALS], fields=fields, shares=shares)
