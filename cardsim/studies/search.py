@@ -443,7 +443,7 @@ def timing_note(t: Timing, used: int, search_seconds: float, earlier: bool = Fal
     if earlier:
         took = f"(played in an earlier session{', ' + took if took else ''})"
     return (f"search: {used:,} games {took}; this session played {t.games:,} games (held-out re-play and "
-            f"contrasts included) in {t.wall:,.0f} s, the {t.workers} workers playing {100 * t.busy:.0f}% of "
+            f"contrasts included) in {t.wall:,.0f} s, the {t.workers} worker{'s' if t.workers != 1 else ''} playing {100 * t.busy:.0f}% of "
             f"that time{cpu}")
 
 
