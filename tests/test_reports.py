@@ -281,3 +281,15 @@ def test_committed_reports_have_the_codes_tables(name, tmp_path):
     committed = (ROOT / "reports" / s.name / "report.md").read_text()
     stale = f"reports/{s.name} is stale: run `cardsim report scenarios/{name}.toml` and commit it"
     assert _shape((path / "report.md").read_text()) == _shape(committed), stale
+
+
+def test_search_report_is_the_same_when_written_twice(tmp_path):
+    """A search report holds no time (wall and CPU times vary from run to run; the command prints
+    them), so the same search writes the same report and `make report` leaves git status clean."""
+    from tests.test_search import SMALL, scenario
+
+    s = scenario({**SMALL, "params": {"seat0.first_at": [4, 7], "seat0.next_at": [2, 5]}})
+    pages = [rep.build_study(s, "search", api.search(s, runs=None)).write(tmp_path / str(i)) / "report.md"
+             for i in range(2)]
+    assert pages[0].read_text() == pages[1].read_text()
+    assert " s;" not in pages[0].read_text() and "leaves them out" in pages[0].read_text()

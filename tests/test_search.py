@@ -149,6 +149,18 @@ def test_meta_json_gives_mix_and_exploitability(tmp_path):
     assert ex["by"] in ("tuned", "cb12") and ex["lo"] > 0.3 and ex["lo"] <= ex["gain"] <= ex["hi"]
 
 
+def test_meta_counts_the_same_games_when_its_search_resumes(tmp_path):
+    """A meta-game whose best-response search finished in an earlier call (its journal under runs)
+    reads the same game count: the report holds no figure that depends on what the runs folder held."""
+    s = scenario(meta={"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 800,
+                       "heldout": 800, "chunk": 800,
+                       "search": {**{k: v for k, v in SMALL.items() if k != "chunk"}, "heldout": 800,
+                                  "policy": TUNED, "params": {"tuned.first_at": [4, 7]}}})
+    fresh = api.meta(s, runs=tmp_path / "runs", threads=2)
+    resumed = api.meta(s, runs=tmp_path / "runs", threads=2)
+    assert fresh.games == resumed.games and fresh.mix.tolist() == resumed.mix.tolist()
+
+
 # -- the meta-game solvers on games with known answers -------------------------------------------
 def two_side(a):
     n = len(a)

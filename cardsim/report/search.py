@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     from cardsim.studies.search import SearchResult
 
 
+#: a report holds no timestamp and no time (the same search writes the same files); the command prints them
+UNTIMED = "The command prints the wall and CPU times, which vary from run to run; the report leaves them out."
+
+
 def _pct_axis(ax, axis: str = "x") -> None:
     from matplotlib.ticker import FuncFormatter
 
@@ -119,7 +123,7 @@ def search_sections(res: SearchResult) -> list[Section]:
         f"Sampler {p.sampler.upper()} (Optuna), {res.trials.height} candidates in batches of {p.batch}; rungs of "
         f"{', '.join(f'{n:,}' for n in p.steps())} deals (eta {p.eta}); a candidate stops at a rung when Optuna's "
         f"successive-halving pruner ranks it out, or when its paired difference with the incumbent is below 0 by "
-        f"more than {p.prune_z:g} standard error(s). {res.games:,} games in the search. " + " ".join(res.notes)))
+        f"more than {p.prune_z:g} standard error(s). {res.games:,} games in the search. {UNTIMED}"))
     if res.trials.height:
         sec.figures.append(("Objective of every candidate", F.png_bytes(_trials_figure(res))))
         top = res.trials.sort(["deals", "objective", "trial"], descending=[True, True, False]).head(15)
@@ -196,7 +200,8 @@ def meta_sections(res: MetaResult) -> list[Section]:
         out.append(Section("Iterated best response", text=(
             f"Each round searches a best response to the current Nash mixture (cardsim search), checks its gain "
             f"against the mixture on held-out deals, and adds it when the gain's lower 95% bound exceeds the margin "
-            f"({100 * res.plan.margin:.1f} points). " + " ".join(res.notes)),
+            f"({100 * res.plan.margin:.1f} points). {res.games:,} games: the payoff tables and their held-out "
+            f"checks, and each search's games as its budget counts them with its held-out re-play. {UNTIMED}"),
             tables=[("Rounds", _points(mt.rounds_table(res), "gain", "gain"))]))
     return out
 

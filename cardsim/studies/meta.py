@@ -399,7 +399,7 @@ class MetaResult:
     alpharank: np.ndarray
     exploit: dict[str, Exploit]   # strategy label (and "Nash mixture") -> exploitability
     rounds: list[Round]
-    games: int
+    games: int  # payoff tables and checks, and each best-response search's budgeted games and held-out re-play
     notes: list[str] = field(default_factory=list)
 
 
@@ -420,13 +420,18 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
     table = Table(p, ev, keys["table"], p.deals)
     check = Table(p, ev, keys["check"], p.heldout)
     rounds: list[Round] = []
+    # the searches' games as their budgets count them, less what this session played for them: a count
+    # that does not depend on whether a search resumed from its journal
+    searched = 0
     table.fill(entries, profiles(len(entries), k))
     if progress:
         progress(1, p.rounds + 1)
     for r in range(1, p.rounds + 1):
         ubar = table.mean()
         x = nash(ubar, len(entries), k)
-        resp = _best_response(p, x, entries, ev, runs, r)
+        before = ev.timing.games
+        resp, counted = _best_response(p, x, entries, ev, runs, r)
+        searched += counted - (ev.timing.games - before)
         # the response's held-out gain against the mixture, against the mixture's own value
         trial_entries = [*entries, resp]
         j = len(entries)
@@ -463,7 +468,7 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
             frows.append({"strategy": labels[i], "field": labels[jf], "win": e.mean, "lo": e.lo, "hi": e.hi,
                           "fair": 1.0 / k})
     res = MetaResult(p, labels, entries, pl.DataFrame(trows), pl.DataFrame(frows), x, pi, exploit, rounds,
-                     ev.timing.games)
+                     ev.timing.games + searched)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     res.notes.append(f"{ev.timing.games:,} games played in {wall:,.0f} s (best-response searches included)"
                      + ("" if ev.timing.remote else f"; playing games took {100 * ev.timing.play_cpu / cpu:.0f}% "
@@ -498,13 +503,15 @@ def _response_plan(p: Plan, field: list[tuple[Any, float]], r: int) -> tuple[sc.
 
 
 def _best_response(p: Plan, x: np.ndarray, entries: list[Any], ev: Evaluator, runs: str | Path | None,
-                   r: int) -> Any:
-    """Search a best response to the mixture ``x`` (the engine of ``cardsim search``)."""
+                   r: int) -> tuple[Any, int]:
+    """Search a best response to the mixture ``x`` (the engine of ``cardsim search``); returns it and
+    the search's games as its budget counts them (baseline and candidates, whichever session raced
+    them) with its held-out re-play."""
     from cardsim.studies import search as srch
 
     s, sp = _response_plan(p, [(entries[i], x[i]) for i in range(len(entries)) if x[i] > 1e-9], r)
     res = srch.run(s, ev, runs=runs, plan_=sp)
-    return sp.tuned_entry(res.best.values)
+    return sp.tuned_entry(res.best.values), res.games + res.heldout_games
 
 
 def _exploitability(p: Plan, table: Table, check: Table, entries: list[Any], labels: list[str], x: np.ndarray,
