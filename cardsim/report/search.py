@@ -108,7 +108,8 @@ def search_sections(res: SearchResult) -> list[Section]:
             sec.figures.append(("One step from the best (paired, simultaneous 95% intervals)", F.png_bytes(_forest(
                 labels, c["gain"].to_list(), c["lo"].to_list(), c["hi"].to_list(),
                 "Moving one parameter one step from the best", f"gain vs the best ({unit})"))))
-            sec.tables.append(("One step from the best", _points(c, "gain", "gain") if unit == "points" else c))
+            sec.tables.append(("One step from the best (simultaneous 95% intervals: all steps at once)",
+                               _points(c, "gain", "gain") if unit == "points" else c))
         if res.importance.height:
             fig, ax = plt.subplots(figsize=(6.4, 0.6 + 0.4 * res.importance.height))
             imp = res.importance.sort("importance")
