@@ -269,10 +269,9 @@ def maxt_critical(cov: np.ndarray, alpha: float = 0.05, draws: int = 200_000, se
     return float(np.quantile(maxt_null(cov, draws, seed, one_sided), 1 - alpha))
 
 
-def simultaneous_means(d: np.ndarray, alpha: float = 0.05, draws: int = 200_000,
-                       seed: int = 0) -> dict[str, np.ndarray | float]:
+def simultaneous_means(d: np.ndarray, draws: int = 200_000, seed: int = 0) -> dict[str, np.ndarray | float]:
     """Means of the columns of ``d`` (units x k, e.g. deals x contrasts measured on the same deals)
-    with simultaneous ``1 - alpha`` intervals: ``mean_j +- c * se_j`` with ``c`` the max-T critical
+    with simultaneous 95% intervals: ``mean_j +- c * se_j`` with ``c`` the max-T critical
     value of the means' estimated correlation (:func:`maxt_critical`), times ``t95(n - 1) / Z95``
     for small samples. All k intervals hold at once in about 95% of samples (the coverage case
     ``search one-step contrasts`` measures it); one column gets the pointwise t interval. A column
@@ -285,9 +284,8 @@ def simultaneous_means(d: np.ndarray, alpha: float = 0.05, draws: int = 200_000,
         return {"mean": mean, "se": nan, "lo": nan, "hi": nan, "critical": math.nan}
     cov = np.cov(d, rowvar=False).reshape(k, k) / n
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
-    live = int((se > 0).sum())
-    crit = (maxt_critical(cov, alpha, draws, seed) * t95(n - 1) / Z95 if live > 1 or alpha != 0.05
-            else t95(n - 1))  # one step with spread: exactly its t interval
+    # one step with spread: exactly its t interval (max-T would only estimate 1.96 from its draws)
+    crit = maxt_critical(cov, 0.05, draws, seed) * t95(n - 1) / Z95 if (se > 0).sum() > 1 else t95(n - 1)
     return {"mean": mean, "se": se, "lo": mean - crit * se, "hi": mean + crit * se, "critical": crit}
 
 
