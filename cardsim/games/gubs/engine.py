@@ -18,6 +18,7 @@ the turn loop) live in ``rules.py``.
 from __future__ import annotations
 
 import numpy as np
+from numba.extending import overload
 
 from cardsim.events import write_event
 from cardsim.games.gubs.cards import (
@@ -186,13 +187,34 @@ DECISION_NAMES = ("draw", "play", "respond", "pick")
 
 
 # -- trace ------------------------------------------------------------------------------
-@njit(_nrt=False, inline="always")
 def emit(ctl, ev, evn, kind, seat, a, b, c, d, e):
-    """Append one trace row (game, kind, seat, a..e) when tracing; count past the capacity."""
-    if ctl[C_TRACE] == 0:
+    """Append one trace row (game, kind, seat, a..e) when tracing; count past the capacity.
+
+    ``ev`` is the int64[cap, 8] trace buffer, or a 1-D placeholder in the lean kernels
+    (:func:`cardsim.games.gubs.rules.lean`), for which the compiled ``emit`` is empty: the
+    lean kernels then carry no trace code at all (smaller, with fewer spills; measured in
+    ``docs/speed.md``). Interpreted (``NUMBA_DISABLE_JIT=1``) this function runs as written."""
+    if ev.ndim != 2 or ctl[C_TRACE] == 0:
         return
     write_event(ev, evn[0], ctl[C_GAME], kind, seat, a, b, c, d, e)
     evn[0] += 1
+
+
+if not DISABLED:
+    # Not ``inline="always"``: numba's IR inlining of this overload broke games (a debug run
+    # failed its conservation check and lean games changed); LLVM inlines the small body anyway.
+    @overload(emit, jit_options={"_nrt": False})
+    def _emit_jit(ctl, ev, evn, kind, seat, a, b, c, d, e):
+        if ev.ndim != 2:
+            return lambda ctl, ev, evn, kind, seat, a, b, c, d, e: None
+
+        def impl(ctl, ev, evn, kind, seat, a, b, c, d, e):
+            if ctl[C_TRACE] == 0:
+                return
+            write_event(ev, evn[0], ctl[C_GAME], kind, seat, a, b, c, d, e)
+            evn[0] += 1
+
+        return impl
 
 
 @njit(_nrt=False)

@@ -21,6 +21,7 @@ Function arguments come in bundles (tuples of arrays):
 from __future__ import annotations
 
 import numpy as np
+from numba.extending import overload
 
 from cardsim.games.gubs.cards import (
     ACT_W,
@@ -159,7 +160,7 @@ from cardsim.games.gubs.policies import (
     leader,
     simple_choose,
 )
-from cardsim.jit import njit
+from cardsim.jit import DISABLED, njit
 from cardsim.rng import DEAL, EFFECT, POLICY, seed_stream
 
 #: card-table columns (int32 matrix ``cout``): game offset in the chunk, seat, card, drawn, played
@@ -207,11 +208,28 @@ def ask(r, card, ctx, a, shown, ann, opts, nopt, pids, params, prng, pub, hand, 
     return c
 
 
-@njit(_nrt=False, inline="always")
 def debug_check(sb, rb, wb, ob):
+    """Check the state's invariants (:func:`check`) in a debug run. Compiled, it is empty for a
+    lean kernel (1-D ``ev`` placeholder in ``ob[1]``, see :func:`lean`), like ``emit``."""
+    if ob[1].ndim != 2:
+        return
     ctl = ob[0]
     if ctl[C_DEBUG] != 0:
         check(sb[0], sb[1], sb[2], sb[3], rb[1], wb[4], ctl, ob[3])
+
+
+if not DISABLED:
+    @overload(debug_check, jit_options={"_nrt": False})
+    def _debug_check_jit(sb, rb, wb, ob):
+        if ob.types[1].ndim != 2:
+            return lambda sb, rb, wb, ob: None
+
+        def impl(sb, rb, wb, ob):
+            ctl = ob[0]
+            if ctl[C_DEBUG] != 0:
+                check(sb[0], sb[1], sb[2], sb[3], rb[1], wb[4], ctl, ob[3])
+
+        return impl
 
 
 @njit(_nrt=False, inline="always")
@@ -658,11 +676,13 @@ def lean(one):
     """The simulation entry of :func:`simulate` without ``debug`` and ``trace`` for a table where
     every seat plays built-in policy ``one`` (ANY: a mixed table or a plug-in). The flags are
     literal ``False`` and ``one`` a literal, so every dispatcher folds to that policy's code
-    (inlined). Each entry is compiled on first use and cached like any kernel."""
+    (inlined). ``ev[0]`` (1-D) stands in for the trace buffer, so ``emit`` and
+    :func:`debug_check` compile to nothing and the kernel carries no trace or check code.
+    Each entry is compiled on first use and cached like any kernel."""
     @njit
     def games(key, start, count, n, pids, params, cnt, kn, stack, ev, evn, gout, cout, err):
-        return simulate_games(key, start, count, n, pids, params, cnt, kn, stack, False, False, ev, evn, gout, cout,
-                              err, one)
+        return simulate_games(key, start, count, n, pids, params, cnt, kn, stack, False, False, ev[0], evn, gout,
+                              cout, err, one)
 
     return games
 
