@@ -187,17 +187,23 @@ DECISION_NAMES = ("draw", "play", "respond", "pick")
 
 
 # -- trace ------------------------------------------------------------------------------
-def emit(ctl, ev, evn, kind, seat, a, b, c, d, e):
-    """Append one trace row (game, kind, seat, a..e) when tracing; count past the capacity.
-
-    ``ev`` is the int64[cap, 8] trace buffer, or a 1-D placeholder in the lean kernels
-    (:func:`cardsim.games.gubs.rules.lean`), for which the compiled ``emit`` is empty: the
-    lean kernels then carry no trace code at all (smaller, with fewer spills; measured in
-    ``docs/speed.md``). Interpreted (``NUMBA_DISABLE_JIT=1``) this function runs as written."""
-    if ev.ndim != 2 or ctl[C_TRACE] == 0:
+@njit(_nrt=False)
+def trace_row(ctl, ev, evn, kind, seat, a, b, c, d, e):
+    """Append one trace row (game, kind, seat, a..e) to ``ev`` (int64[cap, 8]) when tracing;
+    count past the capacity."""
+    if ctl[C_TRACE] == 0:
         return
     write_event(ev, evn[0], ctl[C_GAME], kind, seat, a, b, c, d, e)
     evn[0] += 1
+
+
+def emit(ctl, ev, evn, kind, seat, a, b, c, d, e):
+    """:func:`trace_row`, where ``ev`` is the trace buffer or a 1-D placeholder in the lean
+    kernels (:func:`cardsim.games.gubs.rules.lean`), for which the compiled ``emit`` is empty:
+    the lean kernels then carry no trace code at all (smaller, with fewer spills; measured in
+    ``docs/speed.md``). Interpreted (``NUMBA_DISABLE_JIT=1``) this function runs as written."""
+    if ev.ndim == 2:
+        trace_row(ctl, ev, evn, kind, seat, a, b, c, d, e)
 
 
 if not DISABLED:
@@ -207,14 +213,7 @@ if not DISABLED:
     def _emit_jit(ctl, ev, evn, kind, seat, a, b, c, d, e):
         if ev.ndim != 2:
             return lambda ctl, ev, evn, kind, seat, a, b, c, d, e: None
-
-        def impl(ctl, ev, evn, kind, seat, a, b, c, d, e):
-            if ctl[C_TRACE] == 0:
-                return
-            write_event(ev, evn[0], ctl[C_GAME], kind, seat, a, b, c, d, e)
-            evn[0] += 1
-
-        return impl
+        return lambda ctl, ev, evn, kind, seat, a, b, c, d, e: trace_row(ctl, ev, evn, kind, seat, a, b, c, d, e)
 
 
 @njit(_nrt=False)

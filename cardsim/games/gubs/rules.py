@@ -208,14 +208,19 @@ def ask(r, card, ctx, a, shown, ann, opts, nopt, pids, params, prng, pub, hand, 
     return c
 
 
-def debug_check(sb, rb, wb, ob):
-    """Check the state's invariants (:func:`check`) in a debug run. Compiled, it is empty for a
-    lean kernel (1-D ``ev`` placeholder in ``ob[1]``, see :func:`lean`), like ``emit``."""
-    if ob[1].ndim != 2:
-        return
+@njit(_nrt=False)
+def check_state(sb, rb, wb, ob):
+    """Check the state's invariants (:func:`check`) when the run is a debug run."""
     ctl = ob[0]
     if ctl[C_DEBUG] != 0:
         check(sb[0], sb[1], sb[2], sb[3], rb[1], wb[4], ctl, ob[3])
+
+
+def debug_check(sb, rb, wb, ob):
+    """:func:`check_state`; compiled, it is empty for a lean kernel (1-D ``ev`` placeholder in
+    ``ob[1]``, see :func:`lean`), like ``emit``."""
+    if ob[1].ndim == 2:
+        check_state(sb, rb, wb, ob)
 
 
 if not DISABLED:
@@ -223,13 +228,7 @@ if not DISABLED:
     def _debug_check_jit(sb, rb, wb, ob):
         if ob.types[1].ndim != 2:
             return lambda sb, rb, wb, ob: None
-
-        def impl(sb, rb, wb, ob):
-            ctl = ob[0]
-            if ctl[C_DEBUG] != 0:
-                check(sb[0], sb[1], sb[2], sb[3], rb[1], wb[4], ctl, ob[3])
-
-        return impl
+        return lambda sb, rb, wb, ob: check_state(sb, rb, wb, ob)
 
 
 @njit(_nrt=False, inline="always")
