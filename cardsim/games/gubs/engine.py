@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba.extending import overload
 
-from cardsim.events import write_event
+from cardsim.events import emit as append_event
 from cardsim.games.gubs.cards import (
     BEETLE,
     CARD_TYPE,
@@ -189,12 +189,10 @@ DECISION_NAMES = ("draw", "play", "respond", "pick")
 # -- trace ------------------------------------------------------------------------------
 @njit(_nrt=False)
 def trace_row(ctl, ev, evn, kind, seat, a, b, c, d, e):
-    """Append one trace row (game, kind, seat, a..e) to ``ev`` (int64[cap, 8]) when tracing;
-    count past the capacity."""
-    if ctl[C_TRACE] == 0:
-        return
-    write_event(ev, evn[0], ctl[C_GAME], kind, seat, a, b, c, d, e)
-    evn[0] += 1
+    """Append one trace row (game, kind, seat, a..e) to ``ev`` (int64[cap, 8]) when tracing
+    (:func:`cardsim.events.emit`: rows past the capacity are counted)."""
+    if ctl[C_TRACE] != 0:
+        append_event(ev, evn, ctl[C_GAME], kind, seat, a, b, c, d, e)
 
 
 def emit(ctl, ev, evn, kind, seat, a, b, c, d, e):
