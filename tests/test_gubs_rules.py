@@ -708,3 +708,30 @@ def test_script_mismatch_is_a_policy_error():
     t = Table(2).give(0, "Gub").deck(*FILL)
     with pytest.raises(PolicyError, match="seat 0"):
         t.play([[skip(), play("lure", "Lure", tseat=1)], []])
+
+
+def test_legal_play_buffer_holds_the_longest_list():
+    """``engine.addc`` writes a row at ``acts[n]`` before it knows whether the row counts, so the
+    buffer must hold the longest list ``legal_plays`` can make plus one row. The longest list, kind
+    by kind (6 seats, so 5 opponents; 30 Gubs, so at most 30 Protected Gub representatives; 8
+    Rings; ``ring_exact = false``, ``barricade_stack``, ``thief_targets = any``, ``cure_takes = any``)."""
+    opp, reps = C.MAXS - 1, C.MAX_GUBS
+    multisets = [1, opp, opp * (opp + 1) // 2, opp * (opp + 1) * (opp + 2) // 6]  # of 0..3 opponents
+    rings = sum(multisets[size] for k in (1, 2, 3) for size in range(1, k + 1))
+    hazards_and_tools = (opp + opp + opp  # Lure, Super Lure, Cyclone
+                         + 1 + opp  # Lightning: the Elder, a hand
+                         + 2 * opp + reps  # Smahl Thief: Free, under a Sud Spout, Protected
+                         + 1  # Omen Beetle
+                         + C.MAXS + 3 * reps  # Spear: a Sud Spout, a Barricade
+                         + C.MAX_RINGS  # Haki Flute
+                         + 1 + opp  # Scout: the deck, a hand
+                         + 1  # Retreat
+                         + C.FLOOD - 1)  # Age-Old Cure: a card of the discard pile but the Elder
+    longest = (1 + 2  # stop, a Gub, the Elder
+               + 3 * (1 + reps)  # each Barricade on a Free Gub or stacked
+               + reps + 3 * reps  # Mushroom and Toad Rider on a Barricade
+               + opp  # Sud Spout
+               + rings
+               + 2 * hazards_and_tools)  # each card, then Cricket Song acting as it
+    assert longest == 693
+    assert longest + 1 <= C.MAX_ACTS

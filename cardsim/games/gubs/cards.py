@@ -173,6 +173,9 @@ OP_AS = np.array([-1, GUB, MUSHROOM, MUSHROOM, TOAD, SPOUT, RING1, LURE, SUPERLU
 #: 1 for ops that open an interrupt window (a Hazard or a Trap is played, G4)
 OP_WINDOW = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0], dtype=np.int32)
 ACT_W = 5
+#: rows of the legal-play buffer: a list holds at most 693 rows (6 seats, 30 Gubs, 8 Rings, every
+#: knob at its widest; tests/test_gubs_rules.py counts them), and ``engine.addc`` writes one row
+#: past the list
 MAX_ACTS = 1024
 
 # -- respond / pick contexts ------------------------------------------------------------

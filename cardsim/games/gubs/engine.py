@@ -746,6 +746,18 @@ def add(acts, n, op, card, tseat, tslot, aux):
     return n + 1
 
 
+@njit(_nrt=False, inline="always")
+def addc(acts, n, cond, op, card, tseat, tslot, aux):
+    """``add`` when ``cond``: the row is written at ``acts[n]`` either way (``acts`` has room for
+    one row past any list) and ``n`` moves on only when ``cond`` holds, without a branch."""
+    acts[U(n), 0] = op
+    acts[U(n), 1] = card
+    acts[U(n), 2] = tseat
+    acts[U(n), 3] = tslot
+    acts[U(n), 4] = aux
+    return n + (1 if cond else 0)
+
+
 @njit(_nrt=False)
 def protected_reps(pub, reps, ld):
     """reps[:k] = one slot per distinct Protected Gub (same side and same Barricades are alike);
@@ -792,78 +804,64 @@ def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps, ld, d0, d1):
     if k == LURE:
         for d in range(d0, d1):
             o = seat_at(a, d, np_)
-            if pub[U(P_FREE + o)] > 0:
-                n = add(acts, n, OP_LURE, c, o, -1, 0)
+            n = addc(acts, n, pub[U(P_FREE + o)] > 0, OP_LURE, c, o, -1, 0)
     elif k == SUPERLURE:
         for d in range(d0, d1):
             o = seat_at(a, d, np_)
-            if pub[U(P_FREE + o)] + pub[U(P_PROT + o)] > 0:
-                n = add(acts, n, OP_SLURE, c, o, -1, 0)
+            n = addc(acts, n, pub[U(P_FREE + o)] + pub[U(P_PROT + o)] > 0, OP_SLURE, c, o, -1, 0)
     elif k == CYCLONE:
         for d in range(d0, d1):
             o = seat_at(a, d, np_)
-            if pub[U(P_BARS + o)] > 0:
-                n = add(acts, n, OP_CYCLONE, c, o, -1, 0)
+            n = addc(acts, n, pub[U(P_BARS + o)] > 0, OP_CYCLONE, c, o, -1, 0)
     elif k == LIGHTNING:
         e = pub[P_ELDER]
-        if e >= 0 and e != a and (ld < 0 or e == ld):
-            n = add(acts, n, OP_LIGHT_ELDER, c, e, pub[P_ELDER_SLOT], 0)
+        n = addc(acts, n, e >= 0 and e != a and (ld < 0 or e == ld), OP_LIGHT_ELDER, c, e, pub[P_ELDER_SLOT], 0)
         if kn[K_LHAND] != 0:
             for d in range(d0, d1):
                 o = seat_at(a, d, np_)
-                if pub[U(P_HANDN + o)] > 0:
-                    n = add(acts, n, OP_LIGHT_HAND, c, o, -1, 0)
+                n = addc(acts, n, pub[U(P_HANDN + o)] > 0, OP_LIGHT_HAND, c, o, -1, 0)
     elif k == THIEF:
         for d in range(d0, d1):
             o = seat_at(a, d, np_)
-            if pub[U(P_FREE + o)] > 0:
-                n = add(acts, n, OP_THIEF, c, o, -1, 0)
-            if pub[U(P_SPOUTED + o)] > 0:
-                n = add(acts, n, OP_THIEF, c, o, -1, 1)
+            n = addc(acts, n, pub[U(P_FREE + o)] > 0, OP_THIEF, c, o, -1, 0)
+            n = addc(acts, n, pub[U(P_SPOUTED + o)] > 0, OP_THIEF, c, o, -1, 1)
             if kn[K_THIEF_ANY] != 0:
                 for j in range(nrep):
                     i = reps[j]
-                    if pub[U(P_SIDE + i)] == o:
-                        n = add(acts, n, OP_THIEF, c, o, i, 2)
+                    n = addc(acts, n, pub[U(P_SIDE + i)] == o, OP_THIEF, c, o, i, 2)
     elif k == BEETLE:
-        if pub[P_MUSH_ALL] > 0:
-            n = add(acts, n, OP_BEETLE, c, -1, -1, 0)
+        n = addc(acts, n, pub[P_MUSH_ALL] > 0, OP_BEETLE, c, -1, -1, 0)
     elif k == SPEAR:
         if pub[P_SPOUT_ALL] > 0:
             for s in range(np_):
-                if pub[U(P_SPOUTED + s)] > 0 and (ld < 0 or s == a):  # simple frees only its own
-                    n = add(acts, n, OP_SPEAR_SPOUT, c, s, -1, 0)
+                # simple frees only its own
+                n = addc(acts, n, pub[U(P_SPOUTED + s)] > 0 and (ld < 0 or s == a), OP_SPEAR_SPOUT, c, s, -1, 0)
         for j in range(nrep):
             i = reps[j]
             for b in (MUSHROOM, TOAD, MOTH):
-                if pub[bar_index(b) + i] > 0:
-                    n = add(acts, n, OP_SPEAR_BAR, c, pub[U(P_SIDE + i)], i, b)
+                n = addc(acts, n, pub[bar_index(b) + i] > 0, OP_SPEAR_BAR, c, pub[U(P_SIDE + i)], i, b)
     elif k == FLUTE:
         if pub[P_NRINGS] > 0:
             for r in range(MAX_RINGS):
-                if pub[U(P_RSIDE + r)] >= 0 and (ld < 0 or pub[U(P_RN + r)] > 0):  # simple: Rings holding Gubs
-                    n = add(acts, n, OP_FLUTE, c, pub[U(P_RSIDE + r)], -1, r)
+                # simple: Rings holding Gubs
+                n = addc(acts, n, pub[U(P_RSIDE + r)] >= 0 and (ld < 0 or pub[U(P_RN + r)] > 0), OP_FLUTE, c,
+                         pub[U(P_RSIDE + r)], -1, r)
     elif ld >= 0 and (k == SCOUT or k == RETREAT):  # simple keeps them
         pass
     elif k == SCOUT:
-        if pub[P_DECKN] > 0:
-            n = add(acts, n, OP_SCOUT_DECK, c, -1, -1, 0)
+        n = addc(acts, n, pub[P_DECKN] > 0, OP_SCOUT_DECK, c, -1, -1, 0)
         for d in range(1, np_):
             o = seat_at(a, d, np_)
-            if pub[U(P_HANDN + o)] > 0:
-                n = add(acts, n, OP_SCOUT_HAND, c, o, -1, 0)
+            n = addc(acts, n, pub[U(P_HANDN + o)] > 0, OP_SCOUT_HAND, c, o, -1, 0)
     elif k == RETREAT:
-        if (pub[U(P_FREE + a)] + pub[U(P_PROT + a)] + pub[U(P_SPOUTED + a)] + pub[U(P_RINGED + a)]
-                + pub[U(P_RINGS_ON + a)]) > 0:
-            n = add(acts, n, OP_RETREAT, c, a, -1, 0)
+        n = addc(acts, n, (pub[U(P_FREE + a)] + pub[U(P_PROT + a)] + pub[U(P_SPOUTED + a)] + pub[U(P_RINGED + a)]
+                           + pub[U(P_RINGS_ON + a)]) > 0, OP_RETREAT, c, a, -1, 0)
     elif k == CURE:  # any card of the discard pile but the Elder (FAQ 5) and Events
         if kn[K_CURE_ANY] == 0 or ld >= 0:  # simple takes back only a Gub
-            if pub[P_DISC + GUB] > 0:
-                n = add(acts, n, OP_CURE, c, -1, -1, GUB)
+            n = addc(acts, n, pub[P_DISC + GUB] > 0, OP_CURE, c, -1, -1, GUB)
         else:
             for q in range(FLOOD):  # the card codes below Flash Flood are the cards that are not Events
-                if pub[U(P_DISC + q)] > 0 and q != ELDER:
-                    n = add(acts, n, OP_CURE, c, -1, -1, q)
+                n = addc(acts, n, pub[U(P_DISC + q)] > 0 and q != ELDER, OP_CURE, c, -1, -1, q)
     return n
 
 
@@ -889,10 +887,8 @@ def legal_plays(a, pub, hand, kn, acts, reps, ld):
     n = add(acts, 0, OP_STOP, -1, -1, -1, 0)
     hm = hand[HMASK, U(a)]
     np_ = pub[P_NP]
-    if hm & (1 << GUB):
-        n = add(acts, n, OP_GUB, GUB, a, -1, 0)
-    if hm & (1 << ELDER):
-        n = add(acts, n, OP_GUB, ELDER, a, -1, 0)
+    n = addc(acts, n, hm & (1 << GUB) != 0, OP_GUB, GUB, a, -1, 0)
+    n = addc(acts, n, hm & (1 << ELDER) != 0, OP_GUB, ELDER, a, -1, 0)
     stack = kn[K_STACK] != 0 and ld < 0  # simple never stacks a Barricade (its value 0)
     d0 = 1  # the opponents attacked: d0 .. d1 - 1 places after a (simple: its leader only)
     d1 = np_
@@ -909,30 +905,25 @@ def legal_plays(a, pub, hand, kn, acts, reps, ld):
         for b in (MUSHROOM, TOAD, MOTH):
             if hm & (1 << b) == 0:
                 continue
-            if pub[U(P_FREE + a)] > 0:
-                n = add(acts, n, OP_PROTECT, b, a, -1, 0)
+            n = addc(acts, n, pub[U(P_FREE + a)] > 0, OP_PROTECT, b, a, -1, 0)
             if stack:
                 for j in range(nrep):
                     i = reps[j]
-                    if pub[U(P_SIDE + i)] == a:
-                        n = add(acts, n, OP_PROTECT, b, a, i, 0)
+                    n = addc(acts, n, pub[U(P_SIDE + i)] == a, OP_PROTECT, b, a, i, 0)
         if hm & (1 << MUSHROOM):
             for j in range(nrep):
                 i = reps[j]
-                if pub[U(P_BM + i)] > 0:
-                    n = add(acts, n, OP_UNMUSH, MUSHROOM, pub[U(P_SIDE + i)], i, MUSHROOM)
+                n = addc(acts, n, pub[U(P_BM + i)] > 0, OP_UNMUSH, MUSHROOM, pub[U(P_SIDE + i)], i, MUSHROOM)
         if hm & (1 << TOAD) and kn[K_TOAD] != 0:
             for j in range(nrep):
                 i = reps[j]
                 for b in (MUSHROOM, TOAD, MOTH):
-                    if pub[bar_index(b) + i] > 0:
-                        n = add(acts, n, OP_UNBAR, TOAD, pub[U(P_SIDE + i)], i, b)
+                    n = addc(acts, n, pub[bar_index(b) + i] > 0, OP_UNBAR, TOAD, pub[U(P_SIDE + i)], i, b)
     # Traps
     if hm & (1 << SPOUT):
         for d in range(d0, d1):
             o = seat_at(a, d, np_)
-            if pub[U(P_FREE + o)] > 0:
-                n = add(acts, n, OP_SPOUT, SPOUT, o, -1, 0)
+            n = addc(acts, n, pub[U(P_FREE + o)] > 0, OP_SPOUT, SPOUT, o, -1, 0)
     if hm & RING_BITS and pub[P_FREE_ALL] > pub[U(P_FREE + a)] and (ld < 0 or pub[U(P_FREE + ld)] > 0):
         n = ring_plays(a, n, hm, np_, pub, kn, acts, ld)
     # Hazards and Tools: the cards themselves, then Cricket Song acting as each (FAQ 3)
@@ -961,22 +952,22 @@ def ring_plays(a, n, hm, np_, pub, kn, acts, ld):
             if size == 1:
                 for d1 in range(1, np_):
                     aux = 1 << (2 * seat_at(a, d1, np_))
-                    if ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0):
-                        n = add(acts, n, OP_RING, ring, -1, -1, aux)
+                    n = addc(acts, n, ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0), OP_RING, ring,
+                             -1, -1, aux)
             elif size == 2:
                 for d1 in range(1, np_):
                     for d2 in range(d1, np_):
                         aux = (1 << (2 * seat_at(a, d1, np_))) + (1 << (2 * seat_at(a, d2, np_)))
-                        if ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0):
-                            n = add(acts, n, OP_RING, ring, -1, -1, aux)
+                        n = addc(acts, n, ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0), OP_RING, ring,
+                                 -1, -1, aux)
             else:
                 for d1 in range(1, np_):
                     for d2 in range(d1, np_):
                         for d3 in range(d2, np_):
                             aux = ((1 << (2 * seat_at(a, d1, np_))) + (1 << (2 * seat_at(a, d2, np_)))
                                    + (1 << (2 * seat_at(a, d3, np_))))
-                            if ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0):
-                                n = add(acts, n, OP_RING, ring, -1, -1, aux)
+                            n = addc(acts, n, ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0), OP_RING, ring,
+                                     -1, -1, aux)
     return n
 
 

@@ -539,9 +539,8 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
         while pub[U(P_HANDN + a)] > limit:
             nopt = 0
             for q in range(NK):
-                if hand[U(a), U(q)] > 0:
-                    opts[nopt] = q
-                    nopt += 1
+                opts[nopt] = q
+                nopt += 1 if hand[U(a), U(q)] > 0 else 0
             j = decide_pick(pid_of(pids, a, one), a, PICK_DISCARD, opts, nopt, pub, hand[a], params[a], prng[a])
             if j < 0 or j >= nopt:
                 fail(ob, a, D_PICK, j, nopt)
@@ -591,13 +590,15 @@ def finish(i, sb, ob, gout, tbo):
 def card_rows(i, n, st, cout, row):
     for s in range(n):
         for k in range(NK):
-            if st[U(s), U(k), 0] != 0 or st[U(s), U(k), 1] != 0:
-                cout[row, C_G] = i
-                cout[row, C_SEAT] = s
-                cout[row, C_CARD] = k
-                cout[row, C_DRAWN] = st[U(s), U(k), 0]
-                cout[row, C_PLAYED] = st[U(s), U(k), 1]
-                row += 1
+            # written either way, kept when the seat drew or played the card (no branch)
+            dr = st[U(s), U(k), 0]
+            pl = st[U(s), U(k), 1]
+            cout[row, C_G] = i
+            cout[row, C_SEAT] = s
+            cout[row, C_CARD] = k
+            cout[row, C_DRAWN] = dr
+            cout[row, C_PLAYED] = pl
+            row += 1 if (dr | pl) != 0 else 0
     return row
 
 
