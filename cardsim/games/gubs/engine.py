@@ -737,25 +737,22 @@ def setup_game(n, cnt, kn, stack, pub, hand, deck, priv, st, drng, scr, ctl, ev,
 
 # -- legal plays ----------------------------------------------------------------------------
 @njit(_nrt=False, inline="always")
-def add(acts, n, op, card, tseat, tslot, aux):
-    acts[U(n), 0] = op
-    acts[U(n), 1] = card
-    acts[U(n), 2] = tseat
-    acts[U(n), 3] = tslot
-    acts[U(n), 4] = aux
-    return n + 1
-
-
-@njit(_nrt=False, inline="always")
 def addc(acts, n, cond, op, card, tseat, tslot, aux):
-    """``add`` when ``cond``: the row is written at ``acts[n]`` either way (``acts`` has room for
-    one row past any list) and ``n`` moves on only when ``cond`` holds, without a branch."""
+    """Append row (op, card, tseat, tslot, aux) when ``cond``: the row is written at ``acts[n]``
+    either way (``acts`` has room for one row past any list) and ``n`` moves on only when
+    ``cond`` holds, without a branch. Returns the new n."""
     acts[U(n), 0] = op
     acts[U(n), 1] = card
     acts[U(n), 2] = tseat
     acts[U(n), 3] = tslot
     acts[U(n), 4] = aux
     return n + (1 if cond else 0)
+
+
+@njit(_nrt=False, inline="always")
+def add(acts, n, op, card, tseat, tslot, aux):
+    """Append row (op, card, tseat, tslot, aux) to ``acts[:n]``; returns n + 1."""
+    return addc(acts, n, True, op, card, tseat, tslot, aux)
 
 
 @njit(_nrt=False)
