@@ -935,6 +935,14 @@ def legal_plays(a, pub, hand, kn, acts, reps, ld):
     return n
 
 
+@njit(_nrt=False, inline="always")
+def ring_row(acts, n, pub, ring, aux, np_, ld):
+    """The row of ``ring`` taking ``aux`` (Free Gubs a seat, two bits each) when they are there
+    to take and, for ``simple`` (``ld`` >= 0), one of them is its leader's."""
+    return addc(acts, n, ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0), OP_RING, ring,
+                -1, -1, aux)
+
+
 @njit(_nrt=False)
 def ring_plays(a, n, hm, np_, pub, kn, acts, ld):
     """The Rings' plays of :func:`legal_plays` (each Ring held: every way to pick exactly its
@@ -949,22 +957,19 @@ def ring_plays(a, n, hm, np_, pub, kn, acts, ld):
             if size == 1:
                 for d1 in range(1, np_):
                     aux = 1 << (2 * seat_at(a, d1, np_))
-                    n = addc(acts, n, ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0), OP_RING, ring,
-                             -1, -1, aux)
+                    n = ring_row(acts, n, pub, ring, aux, np_, ld)
             elif size == 2:
                 for d1 in range(1, np_):
                     for d2 in range(d1, np_):
                         aux = (1 << (2 * seat_at(a, d1, np_))) + (1 << (2 * seat_at(a, d2, np_)))
-                        n = addc(acts, n, ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0), OP_RING, ring,
-                                 -1, -1, aux)
+                        n = ring_row(acts, n, pub, ring, aux, np_, ld)
             else:
                 for d1 in range(1, np_):
                     for d2 in range(d1, np_):
                         for d3 in range(d2, np_):
                             aux = ((1 << (2 * seat_at(a, d1, np_))) + (1 << (2 * seat_at(a, d2, np_)))
                                    + (1 << (2 * seat_at(a, d3, np_))))
-                            n = addc(acts, n, ring_fits(pub, aux, np_) and (ld < 0 or (aux >> (2 * ld)) & 3 != 0), OP_RING, ring,
-                                     -1, -1, aux)
+                            n = ring_row(acts, n, pub, ring, aux, np_, ld)
     return n
 
 

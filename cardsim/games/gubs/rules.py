@@ -208,6 +208,17 @@ def ask(r, card, ctx, a, shown, ann, opts, nopt, pids, params, prng, pub, hand, 
     return c
 
 
+@njit(_nrt=False, inline="always")
+def held_kinds(hand, s, opts):
+    """``opts[:n]`` = the card kinds seat ``s`` holds, in card order; returns n. Each kind is
+    written either way and kept when held (no branch; ``opts`` has NK + 1 places)."""
+    n = 0
+    for k in range(NK):
+        opts[n] = k
+        n += 1 if hand[U(s), U(k)] > 0 else 0
+    return n
+
+
 @njit(_nrt=False)
 def check_state(sb, rb, wb, ob):
     """Check the state's invariants (:func:`check`) when the run is a debug run."""
@@ -395,11 +406,7 @@ def merchant(a, sb, pb, wb, ob, one):
         s = seat_at(a, d, n)
         if pub[U(P_HANDN + s)] == 0:
             continue
-        nopt = 0
-        for k in range(NK):
-            if hand[U(s), U(k)] > 0:
-                opts[nopt] = k
-                nopt += 1
+        nopt = held_kinds(hand, s, opts)
         j = decide_pick(pid_of(pids, s, one), s, PICK_KEEP, opts, nopt, pub, hand[s], params[s], prng[s])
         if j < 0 or j >= nopt:
             fail(ob, s, D_PICK, j, nopt)
@@ -537,10 +544,7 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
             plays += 1
         # discard down to the hand limit (never below it)
         while pub[U(P_HANDN + a)] > limit:
-            nopt = 0
-            for q in range(NK):
-                opts[nopt] = q
-                nopt += 1 if hand[U(a), U(q)] > 0 else 0
+            nopt = held_kinds(hand, a, opts)
             j = decide_pick(pid_of(pids, a, one), a, PICK_DISCARD, opts, nopt, pub, hand[a], params[a], prng[a])
             if j < 0 or j >= nopt:
                 fail(ob, a, D_PICK, j, nopt)
