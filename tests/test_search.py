@@ -132,6 +132,99 @@ def test_search_resumes_after_kill_9(tmp_path):
     assert resumed.gain["baseline"].mean == reference.gain["baseline"].mean
 
 
+class Killed(BaseException):
+    """A kill -9 at a chosen call: nothing after it runs, the journal stays as the kill left it."""
+
+
+def _search_killed_at(scen, runs, cls, name, n):
+    """Run the search, killing it at the (n+1)-th call of ``cls.name``."""
+    real = getattr(cls, name)
+    calls = [0]
+
+    def counted(*a, **k):
+        calls[0] += 1
+        if calls[0] > n:
+            raise Killed
+        return real(*a, **k)
+
+    setattr(cls, name, counted)
+    try:
+        api.search(scen, runs=runs, threads=2)
+    except Killed:
+        return True
+    finally:
+        setattr(cls, name, real)
+    return False
+
+
+@pytest.mark.parametrize("sampler, kills", [
+    ("tpe", [("tell", 3)]),            # among a batch's tells: one told, one not
+    ("tpe", [("set_user_attr", 3)]),   # the batch's outcome not yet recorded: raced again
+    ("tpe", [("set_user_attr", 2)]),   # the next batch asked but not recorded: proposed again
+    ("tpe", [("report", 3)]),          # mid-race: the batch is raced again from its first rung
+    ("tpe", [("tell", 5), ("tell", 0)]),  # killed again while finishing the recorded tells
+    ("cmaes", [("tell", 7)]),          # CMA-ES seeds its draws with the trial number
+    ("qmc", [("tell", 3)]),            # the quasi-random point follows the candidate's place
+])
+def test_search_killed_anywhere_ends_as_the_uninterrupted_one(tmp_path, sampler, kills):
+    import optuna
+
+    raw = json.loads(json.dumps(BASE))
+    raw["search"] = {**SMALL, "budget": 15000, "sampler": sampler,
+                     "params": {"seat0.first_at": [4, 7], "seat0.cost_base": [4, 12]}}
+    scen = tmp_path / "k.toml"
+    scen.write_text(to_toml(raw))
+    owner = {"tell": optuna.study.Study, "set_user_attr": optuna.study.Study, "report": optuna.trial.Trial}
+    for name, n in kills:
+        assert _search_killed_at(scen, tmp_path / "runs", owner[name], name, n), "the kill point was never reached"
+    resumed = api.search(scen, runs=tmp_path / "runs", threads=2)
+    reference = api.search(scen, runs=None, threads=2)
+    assert resumed.trials.equals(reference.trials)
+    assert resumed.best.values == reference.best.values and resumed.games == reference.games
+    assert resumed.gain["baseline"].mean == reference.gain["baseline"].mean
+
+
+def test_pruner_leaves_a_killed_runs_failed_trials_out():
+    """A failed trial (a kill's) keeps the rung value it reached; when the same candidate is raced
+    again, that value must not compete a second time."""
+    import optuna
+    from optuna.trial import TrialState
+
+    from cardsim.studies.search import _Pruner
+
+    study = optuna.create_study(direction="maximize")
+    dead = study.ask()
+    study._storage.set_trial_system_attr(dead._trial_id, "completed_rung_0", 1.0)
+    study.tell(dead, state=TrialState.FAIL)
+    study.pruner = _Pruner(optuna.pruners.SuccessiveHalvingPruner(min_resource=100, reduction_factor=2))
+    live = study.ask()
+    live.report(0.5, 100)
+    assert not live.should_prune()  # alone in its rung: promoted
+    study.pruner = optuna.pruners.SuccessiveHalvingPruner(min_resource=100, reduction_factor=2)
+    again = study.ask()
+    again.report(0.5, 100)
+    assert again.should_prune()  # Optuna's own pruner counts the failed trial's 1.0
+
+
+def test_qmc_candidates_follow_one_sobol_sequence():
+    """``sampler = "qmc"``: the k-th candidate is the k-th point of one scrambled Sobol sequence, so
+    the first 8 points fall one in each eighth of the range (random points would not, mostly)."""
+    import optuna
+
+    from cardsim.studies.search import _qmc
+
+    space = {"x": optuna.distributions.FloatDistribution(0.0, 1.0)}
+    study = optuna.create_study()
+    study.add_trial(optuna.trial.create_trial(params={"x": 0.5}, distributions=space, value=0.0))
+    xs = []
+    for k in range(8):
+        study.sampler = _qmc(3, k, k)
+        xs.append(study.ask(space).params["x"])
+    assert sorted(int(8 * x) for x in xs) == list(range(8))
+    study.sampler = _qmc(3, 5, 99)
+    assert study.ask(space).params["x"] == xs[5]  # the place decides, not the study's counter
+
+
 def test_meta_json_gives_mix_and_exploitability(tmp_path):
     raw = json.loads(json.dumps(BASE))
     raw["meta"] = {"strategies": ["collector", {"label": "tuned", "policy": TUNED},

@@ -21,10 +21,13 @@ trial (Optuna), and paired one-at-a-time contrasts around the best point
 on the held-out deals, with intervals.
 
 The study lives in an Optuna journal file in the run folder; a search
-killed with ``kill -9`` resumes where it stopped (the trial in flight is
-played again, with the same parameters), and the sampler is re-seeded from
-(seed, trial count) before every proposal, so an interrupted search ends
-where an uninterrupted one does.
+killed with ``kill -9`` resumes where it stopped, and ends where an
+uninterrupted one does: the journal records each batch's candidates once
+proposed and its outcome before its trials are told, a resumed search
+finishes a batch whose outcome was recorded and races a recorded batch
+again with the same candidates (:func:`_recover`), and the sampler is
+re-seeded from (seed, the candidate's place) before every proposal, so an
+unrecorded batch is proposed again as it was.
 """
 
 from __future__ import annotations
@@ -256,17 +259,56 @@ class SearchResult:
 
 
 # -- the search ------------------------------------------------------------------------
-def _sampler(p: Plan, seed: int):
+def _sampler(p: Plan, seed: int, k: int):
+    """The sampler that proposes the ``k``-th candidate (failed trials of a killed run not counted),
+    seeded from (seed, k) so a resumed search proposes what the uninterrupted one would have."""
     import optuna
 
+    own = zlib.crc32(f"{seed}:{k}".encode())
     if p.sampler == "tpe":
-        return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=p.startup,
+        return optuna.samplers.TPESampler(seed=own, multivariate=True, n_startup_trials=p.startup,
                                           constant_liar=True)
     if p.sampler == "cmaes":
-        return optuna.samplers.CmaEsSampler(seed=seed, n_startup_trials=p.startup, warn_independent_sampling=False)
+        return _cmaes(p, own, k)
     if p.sampler == "qmc":
-        return optuna.samplers.QMCSampler(seed=seed, scramble=True, warn_independent_sampling=False)
-    return optuna.samplers.RandomSampler(seed=seed)
+        return _qmc(seed, k, own)
+    return optuna.samplers.RandomSampler(seed=own)
+
+
+def _cmaes(p: Plan, seed: int, k: int):
+    """Optuna's CMA-ES, drawing its point for the ``k``-th candidate as it would for trial number ``k``
+    (it seeds each draw with the trial number, which a killed run's failed trials would shift)."""
+    import copy
+
+    import optuna
+
+    class PlacedCmaEs(optuna.samplers.CmaEsSampler):
+        def sample_relative(self, study, trial, search_space):
+            placed = copy.copy(trial)
+            placed.number = k
+            return super().sample_relative(study, placed, search_space)
+
+    return PlacedCmaEs(seed=seed, n_startup_trials=p.startup, warn_independent_sampling=False)
+
+
+def _qmc(seed: int, k: int, own: int):
+    """Optuna's scrambled Sobol sampler with one scramble for the whole search (from ``seed``) and the
+    ``k``-th point of the sequence for the ``k``-th candidate. Optuna numbers the points with a counter
+    in the study, which a killed run would have advanced, and re-seeding it per candidate would give a
+    new scramble each time, i.e. plain random points. Before a first trial is told (Optuna reads the
+    space from it) the candidate is drawn at random, from ``own``."""
+    import warnings
+
+    import optuna
+
+    class PlacedQMC(optuna.samplers.QMCSampler):
+        def _find_sample_id(self, *args, **kwargs):  # the point's place: the candidate's
+            return k
+
+    with warnings.catch_warnings():  # "QMCSampler is experimental": a note for Optuna's users, not ours
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        return PlacedQMC(seed=zlib.crc32(f"{seed}:qmc".encode()), scramble=True, warn_independent_sampling=False,
+                         independent_sampler=optuna.samplers.RandomSampler(seed=own))
 
 
 def _storage(p: Plan, folder: Path | None):
@@ -294,6 +336,84 @@ def _repair(path: Path) -> None:
         cut = data.rfind(b"\n") + 1
         with open(path, "r+b") as f:
             f.truncate(cut)
+
+
+#: journal keys (study attributes): ``batch:<i>`` the trial numbers of the i-th batch, recorded once
+#: asked; ``told`` the last batch's outcome, recorded before its trials are told one by one
+BATCH, TOLD = "batch:", "told"
+
+
+def _tell(study, number: int, state: int, value: float, games: int, play: str) -> None:
+    """Finish a raced trial: its games and fingerprint, then its state (a pruned trial has no value)."""
+    from optuna.trial import TrialState
+
+    trial_id = study._storage.get_trial_id_from_study_id_trial_number(study._study_id, number)
+    study._storage.set_trial_user_attr(trial_id, "run", {"games": games, "play": play})
+    st = TrialState(state)
+    study.tell(number, value if st == TrialState.COMPLETE else None, state=st)
+
+
+def _recover(study) -> list[tuple[int, list[tuple[dict[str, Any], dict[str, Any]]]]]:
+    """Bring a journal a kill left behind back to the end of a batch, and return the batches to
+    play again in order: (index, [(parameters, the sampler's notes on the trial)]).
+
+    A batch whose outcome was recorded is told to the end from the record. A recorded batch none of
+    whose trials was told is played again with the same candidates (the uninterrupted search raced
+    exactly these together, against the same incumbent). Every trial left running or waiting is
+    marked failed: those of an unrecorded batch are proposed again by the sampler, which proposes
+    the same ones (it is seeded from the candidate's place, and sees the same history)."""
+    from optuna.trial import TrialState
+
+    told = study.user_attrs.get(TOLD)
+    if told:
+        state = {t.number: t.state for t in study.get_trials(deepcopy=False)}
+        for num, outcome in told["trials"].items():
+            if state[int(num)] == TrialState.RUNNING:
+                _tell(study, int(num), *outcome)
+    trials = {t.number: t for t in study.get_trials(deepcopy=False)}
+    finished = (TrialState.COMPLETE, TrialState.PRUNED)
+    pending = []
+    for b, nums in sorted((int(k[len(BATCH):]), v) for k, v in study.user_attrs.items() if k.startswith(BATCH)):
+        if not all(trials[n].state in finished for n in nums):
+            pending.append((b, [(dict(trials[n].params), _sampler_notes(trials[n])) for n in nums]))
+    for t in trials.values():
+        if t.state in (TrialState.RUNNING, TrialState.WAITING):
+            study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+    return pending
+
+
+def _sampler_notes(trial) -> dict[str, Any]:
+    """What the sampler wrote on a trial when it proposed it (CMA-ES: its generation and state), to
+    copy onto the trial that plays the same candidate again: an enqueued candidate is not proposed,
+    so the sampler would not write them, and would count its generation differently."""
+    return {k: v for k, v in trial.system_attrs.items() if k != "fixed_params" and not k.startswith("completed_rung_")}
+
+
+class _Pruner:
+    """Successive halving over the trials of this search as it would have run uninterrupted: a
+    killed run's failed trials are left out (their rung values would count twice once the same
+    candidate is raced again)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def prune(self, study, trial) -> bool:
+        return self.inner.prune(_Unfailed(study), trial)
+
+
+class _Unfailed:
+    """A study seen without its failed trials (for :class:`_Pruner`)."""
+
+    def __init__(self, study):
+        self._study = study
+
+    def get_trials(self, deepcopy: bool = True, states=None):
+        from optuna.trial import TrialState
+
+        return [t for t in self._study.get_trials(deepcopy=deepcopy, states=states) if t.state != TrialState.FAIL]
+
+    def __getattr__(self, name: str):
+        return getattr(self._study, name)
 
 
 def folder_for(p: Plan, runs: str | Path) -> Path:
@@ -354,45 +474,58 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", prog
     if study.user_attrs.get("identity") not in (None, p.identity()):
         raise ScenarioError(f"{folder}: the journal belongs to another search (choose another runs folder)")
     study.set_user_attr("identity", p.identity())
-    pruner = optuna.pruners.SuccessiveHalvingPruner(min_resource=p.rung, reduction_factor=p.eta,
-                                                    min_early_stopping_rate=0)
+    pruner = _Pruner(optuna.pruners.SuccessiveHalvingPruner(min_resource=p.rung, reduction_factor=p.eta,
+                                                            min_early_stopping_rate=0))
     race = Race(p, ev, keys["search"])
-    # trials a kill left running: mark them failed and play their parameters again, first
-    for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
-        study.enqueue_trial(t.params, user_attrs={"replay_of": t.number}, skip_if_exists=False)
+    pending = _recover(study)  # the batches a kill left unfinished, to play again
     base_vals = {k: v for k, v in p.baseline.items() if v is not None}
-    if len(base_vals) == len(p.params) and not study.trials:
+    done = [t for t in study.get_trials(deepcopy=False) if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
+    if len(base_vals) == len(p.params) and not done and not pending:
         study.enqueue_trial(base_vals, user_attrs={"baseline": True})
     baseline_v = race.values({}, p.top)  # the base scenario as it is: the first incumbent
-    done = [t for t in study.get_trials(deepcopy=False) if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
     used = games_of([race.lineup({})], p.top) + sum(int(t.user_attrs.get("run", {}).get("games", 0)) for t in done)
     if progress:
         progress(min(used, p.budget), p.budget)
     dists = {prm.name: prm.distribution() for prm in p.params}
+    numbered = [int(k[len(BATCH):]) for k in study.user_attrs if k.startswith(BATCH)]
+    fresh = max(numbered, default=-1) + 1  # the index of the next new batch
 
-    def ask_batch(reserved: int = 0) -> list:
-        """The next candidates: as many as ``batch`` whose full races fit in the budget left after
-        ``used`` and ``reserved`` (the worst case of the batch still playing), so the search never
-        plays more games than its budget."""
-        out = []
-        for _ in range(min(p.batch, max(0, p.budget - used - reserved) // full)):
-            # re-seed from the trial's place (failed trials of a killed run do not count), so a
-            # resumed search proposes what the uninterrupted one would have
-            k = sum(1 for t in study.get_trials(deepcopy=False) if t.state not in (TrialState.FAIL, TrialState.WAITING))
-            study.sampler = _sampler(p, zlib.crc32(f"{base.seed}:{k}".encode()))
-            out.append(study.ask(dists))
-        return out
+    def ask_batch(reserved: int = 0) -> tuple[int, list]:
+        """The next batch and its index: a batch a kill left unfinished, with the same candidates, or
+        as many new candidates as ``batch`` whose full races fit in the budget left after ``used``
+        and ``reserved`` (the worst case of the batch still playing), so the search never plays
+        more games than its budget. The batch is recorded in the journal once asked."""
+        nonlocal fresh
+        if pending:
+            b, again = pending.pop(0)
+            for prm, _ in again:
+                study.enqueue_trial(prm, skip_if_exists=False)
+            out = [study.ask(dists) for _ in again]
+            for t, (_, notes) in zip(out, again, strict=True):
+                for key, value in notes.items():
+                    study._storage.set_trial_system_attr(t._trial_id, key, value)
+        else:
+            b, out = fresh, []
+            for _ in range(min(p.batch, max(0, p.budget - used - reserved) // full)):
+                # the candidate's place (a killed run's failed trials not counted) seeds the sampler
+                k = sum(1 for t in study.get_trials(deepcopy=False)
+                        if t.state not in (TrialState.FAIL, TrialState.WAITING))
+                study.sampler = _sampler(p, base.seed, k)
+                out.append(study.ask(dists))
+            fresh += bool(out)
+        if out:
+            study.set_user_attr(f"{BATCH}{b}", [t.number for t in out])
+        return b, out
 
     study.pruner = pruner
     full = p.full_race()
-    cur = ask_batch()
+    b, cur = ask_batch()
     cur_played = bool(cur)
     while cur:
         inc_vals, inc_v = _incumbent(study, race, p, baseline_v)
         handles = {t.number: race.start(t.params, p.rung) for t in cur}
         # propose the next batch while this one plays (only what the budget surely allows)
-        nxt = ask_batch(len(cur) * full)
+        b_nxt, nxt = ask_batch(len(cur) * full)
         alive, cost, last, fp = list(cur), {}, {}, {}
         state = {t.number: TrialState.COMPLETE for t in cur}
         for k, deals in enumerate(p.steps()):
@@ -413,16 +546,19 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", prog
                     handles[t.number] = race.start(t.params, p.steps()[k + 1])
                     survivors.append(t)
             alive = survivors
+        # the batch's outcome in one journal line first: a kill among the tells below is finished
+        # from it on resume (the candidates after the kill must not see the ones told before it)
+        outcome = {str(t.number): [int(state[t.number]), last[t.number], cost[t.number], fp[t.number]] for t in cur}
+        study.set_user_attr(TOLD, {"batch": b, "trials": outcome})
         for t in cur:
-            t.set_user_attr("run", {"games": cost[t.number], "play": fp[t.number]})
-            study.tell(t, last[t.number] if state[t.number] == TrialState.COMPLETE else None, state=state[t.number])
+            _tell(study, t.number, *outcome[str(t.number)])
             used += cost[t.number]
         new_inc = _incumbent_params(study, p, baseline_v)
         keep = [race.lineup({}), race.lineup(new_inc), race.lineup(inc_vals)]
         race.ev.forget([race.lineup(t.params) for t in cur], keep=keep)
         if progress:
             progress(min(used, p.budget), p.budget)
-        cur = nxt or ask_batch()
+        b, cur = (b_nxt, nxt) if nxt else ask_batch()
     # the search's own time, summed over the sessions that ran it (a resumed search adds to it)
     search_seconds = float(study.user_attrs.get("seconds", 0.0))
     earlier = bool(done) and not cur_played  # every candidate was raced in an earlier session
