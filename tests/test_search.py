@@ -339,6 +339,32 @@ def test_cli_search_error_is_one_line(tmp_path):
     assert r.exit_code == 2 and r.output.strip().startswith("error: missing key search.budget")
 
 
+def test_second_search_on_a_busy_journal_is_refused(tmp_path):
+    """A search holds its journal (flock) while it runs: a second one on the same journal would fail
+    the first one's running trials, so it stops up front, in one line, exit code 2, and the journal
+    is untouched; once the first is gone the search runs."""
+    import fcntl
+
+    from cardsim.studies import search as srch
+
+    raw = json.loads(json.dumps(BASE))
+    raw["search"] = {**SMALL, "params": {"seat0.first_at": [4, 7]}}
+    p = tmp_path / "s.toml"
+    p.write_text(to_toml(raw))
+    journal = srch.folder_for(srch.plan(from_dict(raw)), tmp_path / "runs") / "journal.log"
+    journal.parent.mkdir(parents=True)
+    with open(journal.with_name("journal.log.owner"), "a+") as held:  # as a running search holds it
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        r = CliRunner().invoke(app, ["search", str(p), "--runs", str(tmp_path / "runs")])
+        assert r.exit_code == 2, r.output
+        line = r.output.strip()
+        assert "\n" not in line and line.startswith("error: ") and "another cardsim search is working on this journal" in line
+        assert not journal.exists()
+    r = CliRunner().invoke(app, ["search", str(p), "--runs", str(tmp_path / "runs"), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert journal.exists()
+
+
 def test_cli_budget_below_the_least_is_refused_up_front(tmp_path):
     """SMALL's full race is 200 deals x 4 seatings = 800 games: the baseline's and one candidate's need
     1,600, so --budget 1000 is refused before a game is played, naming 1,600."""

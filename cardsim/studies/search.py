@@ -34,9 +34,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 import zlib
 from collections.abc import Callable, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -311,20 +313,58 @@ def _qmc(seed: int, k: int, own: int):
                          independent_sampler=optuna.samplers.RandomSampler(seed=own))
 
 
+def _journal(p: Plan, folder: Path | None) -> Path | None:
+    """The journal file: ``search.storage`` when it names a file, else ``journal.log`` in the run
+    folder; ``None`` for a database URL or an in-memory search."""
+    if p.storage and "://" in p.storage:
+        return None
+    return Path(p.storage) if p.storage else (folder / "journal.log" if folder else None)
+
+
 def _storage(p: Plan, folder: Path | None):
     """The Optuna storage: the journal file in the run folder (or ``search.storage``)."""
     import optuna
     from optuna.storages.journal import JournalFileBackend, JournalStorage
 
-    where = p.storage
-    if where and "://" in where:
-        return optuna.storages.RDBStorage(where)
-    path = Path(where) if where else (folder / "journal.log" if folder else None)
+    if p.storage and "://" in p.storage:
+        return optuna.storages.RDBStorage(p.storage)
+    path = _journal(p, folder)
     if path is None:
         return optuna.storages.InMemoryStorage()
     path.parent.mkdir(parents=True, exist_ok=True)
     _repair(path)
     return JournalStorage(JournalFileBackend(str(path)))
+
+
+@contextmanager
+def _sole(path: Path | None):
+    """Hold a journal for this process while it searches. A second search on the same journal would
+    take the first one's running trials for a kill's and fail them, so it is refused up front, in one
+    line. The lock (``flock``) goes with the process, so a killed search leaves nothing to clean."""
+    try:
+        import fcntl
+    except ImportError:  # no flock on this system: one search per journal is the user's to keep
+        fcntl = None
+    if path is None or fcntl is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".owner"), "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            who = f.read().strip()
+            raise ScenarioError(f"{path}: another cardsim search is working on this journal{f' ({who})' if who else ''}; "
+                                "wait for it to finish, or give this one another runs folder") from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"process {os.getpid()}")
+        f.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def _repair(path: Path) -> None:
@@ -458,17 +498,23 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", prog
     """Search, then re-play the winner on held-out deals. ``runs`` holds the run folder (its journal
     makes the search resumable); ``None`` keeps everything in memory. ``plan_`` replaces the plan
     of ``base``'s ``[search]`` (meta's best responses adjust its field)."""
-    import optuna
-    from optuna.trial import TrialState
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
     p = plan_ or plan(base)
     if budget is not None:
         p = Plan(**{**p.__dict__, "budget": budget})
         check_budget(p, "--budget")
+    folder = folder_for(p, runs) if runs is not None else None
+    with _sole(_journal(p, folder)):
+        return _search(base, ev, p, folder, progress)
+
+
+def _search(base: sc.Scenario, ev: Evaluator, p: Plan, folder: Path | None,
+            progress: Callable[[int, int], None] | None) -> SearchResult:
+    import optuna
+    from optuna.trial import TrialState
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
     t0, c0 = time.perf_counter(), time.process_time()
     keys = keys_for(base.seed)
-    folder = folder_for(p, runs) if runs is not None else None
     storage = _storage(p, folder)
     study = optuna.create_study(storage=storage, study_name="search", direction="maximize", load_if_exists=True)
     if study.user_attrs.get("identity") not in (None, p.identity()):
