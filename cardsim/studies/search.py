@@ -326,11 +326,9 @@ def _storage(p: Plan, folder: Path | None):
     import optuna
     from optuna.storages.journal import JournalFileBackend, JournalStorage
 
-    if p.storage and "://" in p.storage:
-        return optuna.storages.RDBStorage(p.storage)
     path = _journal(p, folder)
     if path is None:
-        return optuna.storages.InMemoryStorage()
+        return optuna.storages.RDBStorage(p.storage) if p.storage else optuna.storages.InMemoryStorage()
     path.parent.mkdir(parents=True, exist_ok=True)
     _repair(path)
     return JournalStorage(JournalFileBackend(str(path)))
@@ -393,9 +391,10 @@ def _tell(study, number: int, state: int, value: float, games: int, play: str) -
     study.tell(number, value if st == TrialState.COMPLETE else None, state=st)
 
 
-def _recover(study) -> list[tuple[int, list[tuple[dict[str, Any], dict[str, Any]]]]]:
-    """Bring a journal a kill left behind back to the end of a batch, and return the batches to
-    play again in order: (index, [(parameters, the sampler's notes on the trial)]).
+def _recover(study) -> tuple[list[tuple[int, list[tuple[dict[str, Any], dict[str, Any]]]]], int]:
+    """Bring a journal a kill left behind back to the end of a batch. Returns the batches to play
+    again in order, (index, [(parameters, the sampler's notes on the trial)]), and the index of the
+    next new batch.
 
     A batch whose outcome was recorded is told to the end from the record. A recorded batch none of
     whose trials was told is played again with the same candidates (the uninterrupted search raced
@@ -412,14 +411,13 @@ def _recover(study) -> list[tuple[int, list[tuple[dict[str, Any], dict[str, Any]
                 _tell(study, int(num), *outcome)
     trials = {t.number: t for t in study.get_trials(deepcopy=False)}
     finished = (TrialState.COMPLETE, TrialState.PRUNED)
-    pending = []
-    for b, nums in sorted((int(k[len(BATCH):]), v) for k, v in study.user_attrs.items() if k.startswith(BATCH)):
-        if not all(trials[n].state in finished for n in nums):
-            pending.append((b, [(dict(trials[n].params), _sampler_notes(trials[n])) for n in nums]))
+    batches = sorted((int(k[len(BATCH):]), v) for k, v in study.user_attrs.items() if k.startswith(BATCH))
+    pending = [(b, [(dict(trials[n].params), _sampler_notes(trials[n])) for n in nums]) for b, nums in batches
+               if not all(trials[n].state in finished for n in nums)]
     for t in trials.values():
         if t.state in (TrialState.RUNNING, TrialState.WAITING):
             study._storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
-    return pending
+    return pending, (batches[-1][0] + 1 if batches else 0)
 
 
 def _sampler_notes(trial) -> dict[str, Any]:
@@ -523,7 +521,7 @@ def _search(base: sc.Scenario, ev: Evaluator, p: Plan, folder: Path | None,
     pruner = _Pruner(optuna.pruners.SuccessiveHalvingPruner(min_resource=p.rung, reduction_factor=p.eta,
                                                             min_early_stopping_rate=0))
     race = Race(p, ev, keys["search"])
-    pending = _recover(study)  # the batches a kill left unfinished, to play again
+    pending, fresh = _recover(study)  # the batches a kill left unfinished, to play again; the next new one
     base_vals = {k: v for k, v in p.baseline.items() if v is not None}
     done = [t for t in study.get_trials(deepcopy=False) if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
     if len(base_vals) == len(p.params) and not done and not pending:
@@ -533,8 +531,6 @@ def _search(base: sc.Scenario, ev: Evaluator, p: Plan, folder: Path | None,
     if progress:
         progress(min(used, p.budget), p.budget)
     dists = {prm.name: prm.distribution() for prm in p.params}
-    numbered = [int(k[len(BATCH):]) for k in study.user_attrs if k.startswith(BATCH)]
-    fresh = max(numbered, default=-1) + 1  # the index of the next new batch
 
     def ask_batch(reserved: int = 0) -> tuple[int, list]:
         """The next batch and its index: a batch a kill left unfinished, with the same candidates, or
