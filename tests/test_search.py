@@ -365,6 +365,21 @@ def test_second_search_on_a_busy_journal_is_refused(tmp_path):
     assert journal.exists()
 
 
+def test_search_resumes_past_the_lock_a_kill_left(tmp_path, capfd):
+    """A kill -9 while Optuna held its journal lock leaves the lock behind; Optuna would wait 30 s and
+    warn before breaking it. The search, which holds the journal itself, removes it at once."""
+    from cardsim.studies import search as srch
+
+    raw = json.loads(json.dumps(BASE))
+    raw["search"] = {**SMALL, "params": {"seat0.first_at": [4, 7]}}
+    journal = srch.folder_for(srch.plan(from_dict(raw)), tmp_path / "runs") / "journal.log"
+    journal.parent.mkdir(parents=True)
+    (journal.parent / "journal.log.lock").symlink_to(journal)
+    api.search(from_dict(raw), runs=tmp_path / "runs", threads=2)
+    assert "lock" not in capfd.readouterr().err
+    assert not (journal.parent / "journal.log.lock").is_symlink()
+
+
 def test_cli_budget_below_the_least_is_refused_up_front(tmp_path):
     """SMALL's full race is 200 deals x 4 seatings = 800 games: the baseline's and one candidate's need
     1,600, so --budget 1000 is refused before a game is played, naming 1,600."""

@@ -359,6 +359,11 @@ def _sole(path: Path | None):
         f.truncate()
         f.write(f"process {os.getpid()}")
         f.flush()
+        # Optuna's own lock on the journal (a symlink) outlives a kill -9 that fell while it was held,
+        # and Optuna waits 30 s, with warnings, before breaking it; holding the journal, we know it is stale
+        stale = path.with_name(path.name + ".lock")
+        if stale.is_symlink() or stale.exists():
+            stale.unlink()
         try:
             yield
         finally:
