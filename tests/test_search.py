@@ -380,6 +380,27 @@ def test_search_resumes_past_the_lock_a_kill_left(tmp_path, capfd):
     assert not (journal.parent / "journal.log.lock").is_symlink()
 
 
+@pytest.mark.parametrize("params, baseline", [
+    ({"seat0.cost_base": {"values": [4, 8, 12]}, "seat0.first_at": [4, 7]}, {"cost_base": 9, "first_at": 5}),
+    ({"rules.target": {"values": [20, 28]}}, {"rules": {"target": 24}}),
+])
+def test_baseline_outside_the_space_is_written_as_the_scenario_has_it(tmp_path, params, baseline):
+    """The scenario's own value (cost_base 9, target 24) need not be in the space: the baseline is
+    still the scenario as written, in the answer and the JSON (it used to stop with "parameter
+    cost_base = None must be a number" whenever nothing beat it)."""
+    raw = json.loads(json.dumps(BASE))
+    raw["search"] = {**SMALL, "params": params}
+    p = tmp_path / "s.toml"
+    p.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, ["search", str(p), "--runs", str(tmp_path / "runs"), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert all(out["baseline"][k] == v for k, v in baseline.items())
+    assert None not in out["best_params"].values()
+    if out["best"] == out["baseline"]:  # nothing beat it: the answer names the scenario's values
+        assert out["answer"].startswith("Nothing beat the baseline (")
+
+
 def test_cli_budget_below_the_least_is_refused_up_front(tmp_path):
     """SMALL's full race is 200 deals x 4 seatings = 800 games: the baseline's and one candidate's need
     1,600, so --budget 1000 is refused before a game is played, naming 1,600."""

@@ -511,7 +511,7 @@ def _best_response(p: Plan, x: np.ndarray, entries: list[Any], ev: Evaluator, ru
 
     s, sp = _response_plan(p, [(entries[i], x[i]) for i in range(len(entries)) if x[i] > 1e-9], r)
     res = srch.run(s, ev, runs=runs, plan_=sp)
-    return sp.tuned_entry(res.best.values), res.games + res.heldout_games
+    return sp.tuned_entry(res.best.setting), res.games + res.heldout_games
 
 
 def _exploitability(p: Plan, table: Table, check: Table, entries: list[Any], labels: list[str], x: np.ndarray,

@@ -128,6 +128,10 @@ class Plan:
     def rules_of(self, values: Mapping[str, Any]) -> dict[str, Any]:
         return {k[6:]: values[p.name] for p in self.params for k in p.keys if k.startswith("rules.")}
 
+    def entry(self, c: Candidate) -> Any:
+        """A candidate as a scenario writes it: the tuned seat's policy, or the searched rules."""
+        return self.tuned_entry(c.setting) or {"rules": self.rules_of(c.values)}
+
     def identity(self) -> str:
         """What the search's trials depend on: the run folder's name carries it."""
         blob = json.dumps({"scenario": self.base.identity(), "search": dict(self.base.raw.get("search", {})),
@@ -237,10 +241,16 @@ def _int(cfg: Mapping[str, Any], key: str, default: int, lo: int, hi: int) -> in
 # -- results -------------------------------------------------------------------------------
 @dataclass
 class Candidate:
-    values: dict[str, Any]
+    values: dict[str, Any]             # each parameter's value (the baseline's: as the scenario writes it)
     label: str
     insearch: Estimate | None = None   # value on the search deals (the top rung)
     heldout: Estimate | None = None    # value on the held-out deals
+    baseline: bool = False             # the scenario as written (its values may lie outside the space)
+
+    @property
+    def setting(self) -> dict[str, Any]:
+        """What to set on the base scenario to play this candidate (nothing for the baseline)."""
+        return {} if self.baseline else self.values
 
 
 @dataclass
@@ -657,9 +667,10 @@ def _finish(p: Plan, study, race: Race, keys: dict[str, int], baseline_v: np.nda
     trials = study.get_trials(deepcopy=False)
     complete = sorted((t for t in trials if t.state == TrialState.COMPLETE), key=lambda t: (-t.value, t.number))
     inc_vals, inc_v = _incumbent(study, race, p, baseline_v)
-    base_c = Candidate({k: v for k, v in p.baseline.items()}, "baseline", estimate(baseline_v))
-    best_c = Candidate(inc_vals or dict(base_c.values), "best" if inc_vals else "baseline (nothing beat it)",
-                       estimate(inc_v))
+    written = {prm.name: space.current(p.base, prm) for prm in p.params}
+    base_c = Candidate(written, "baseline", estimate(baseline_v), baseline=True)
+    best_c = Candidate(inc_vals or dict(written), "best" if inc_vals else "baseline (nothing beat it)",
+                       estimate(inc_v), baseline=not inc_vals)
     runner = None  # the best finisher that plays differently from the best (other games, not only other numbers)
     same = {_fingerprint(inc_v), _fingerprint(baseline_v)}
     for t in complete:
@@ -906,8 +917,8 @@ def output(res: SearchResult) -> Output:
     p = res.plan
     g = res.gain["baseline"]
     fields: dict[str, Any] = {
-        "best": p.tuned_entry(res.best.values) or {"rules": p.rules_of(res.best.values)},
-        "baseline": p.tuned_entry({}) or {"rules": p.rules_of(base_vals_full(p))},
+        "best": p.entry(res.best),
+        "baseline": p.entry(res.baseline),
         "best_params": dict(res.best.values),
         "objective": {"name": p.objective, "goal": p.goal, "field": p.field.label()},
         "heldout": {"diff": g.mean, "lo": g.lo, "hi": g.hi, "deals": p.heldout, "games": res.heldout_games,
