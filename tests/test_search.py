@@ -401,6 +401,17 @@ def test_baseline_outside_the_space_is_written_as_the_scenario_has_it(tmp_path, 
         assert out["answer"].startswith("Nothing beat the baseline (")
 
 
+def test_answer_counts_distinct_candidates_in_a_small_space():
+    """Two values to try and a budget for dozens of trials: the sampler repeats itself, and the answer
+    says how many of the candidates tried were distinct."""
+    from cardsim.studies.search import headline
+
+    res = api.search(scenario({**SMALL, "params": {"seat0.policy": {"values": ["random", "collector"]}}}),
+                     runs=None, threads=2)
+    assert res.trials.height > 2 and res.best.baseline
+    assert f"({res.trials.height} candidates tried, 2 distinct)" in headline(res)
+
+
 def test_cli_budget_below_the_least_is_refused_up_front(tmp_path):
     """SMALL's full race is 200 deals x 4 seatings = 800 games: the baseline's and one candidate's need
     1,600, so --budget 1000 is refused before a game is played, naming 1,600."""

@@ -823,8 +823,10 @@ def headline(res: SearchResult) -> str:
                 f"({describe(p, base.values)}); raise the budget to try others. On {p.heldout:,} held-out deals "
                 f"its {what} is {_val(p, base.heldout.mean)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}).")
     if not res.best.label.startswith("best"):
+        distinct = res.trials.select([prm.name for prm in p.params]).unique().height
+        again = f", {distinct:,} distinct" if distinct < tried else ""  # a small space: the sampler repeats itself
         return (f"Nothing beat the baseline ({describe(p, base.values)}) within {res.games:,} games ({tried:,} "
-                f"candidate{'s' if tried != 1 else ''} tried); on "
+                f"candidate{'s' if tried != 1 else ''} tried{again}); on "
                 f"{p.heldout:,} held-out deals its {what} is {_val(p, base.heldout.mean)} (95% CI "
                 f"{_ci(p, base.heldout.lo, base.heldout.hi)}).{_better_neighbour(res, 'But moving')}")
     sure = ("the 95% interval is above 0" if g.lo > 0 else "the 95% interval includes 0: not a sure gain"
