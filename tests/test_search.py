@@ -299,6 +299,9 @@ def test_three_player_hawk_dove_mix():
     ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "field": ["collector"]}, "the field has 3 seats"),
     ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "tuned": [9]}, "search.tuned"),
     ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "budgte": 1}, "did you mean 'budget'"),
+    # a key without its seat (a traceback once): the forms a key takes
+    ({**SMALL, "params": {"first_at": [4, 7]}}, "search.params.first_at: unknown key 'first_at'; use tuned.<param>"),
+    ({**SMALL, "params": {"x": {"keys": ["tuned"], "low": 4, "high": 7}}}, "unknown key 'tuned'"),
 ])
 def test_bad_search_sections_name_the_key(search, needle):
     with pytest.raises(ScenarioError) as e:
@@ -323,6 +326,9 @@ def test_bad_search_sections_name_the_key(search, needle):
                                                           "params": {"seat0.first_at": [-3, 7]}}}, "first_at"),
     ({"strategies": ["collector", "random"], "search": {"policy": "bidder", "budget": 2000, "sampler": "tpee",
                                                           "params": {"seat0.first_at": [4, 7]}}}, "tpee"),
+    ({"strategies": ["collector", "random"], "search": {"policy": "bidder", "budget": 2000,  # tuned.first_at meant
+                                                          "params": {"first_at": [4, 7]}}},
+     "meta.search.params.first_at: unknown key 'first_at'; use tuned.<param>"),
 ])
 def test_bad_meta_sections_name_the_key(meta, needle):
     with pytest.raises(ScenarioError) as e:
@@ -410,6 +416,18 @@ def test_answer_counts_distinct_candidates_in_a_small_space():
                      runs=None, threads=2)
     assert res.trials.height > 2 and res.best.baseline
     assert f"({res.trials.height} candidates tried, 2 distinct)" in headline(res)
+
+
+def test_baseline_of_the_every_seat_policy_key():
+    """``policy`` (every seat's) has a baseline when every seat plays the same policy (it stopped with
+    an IndexError before)."""
+    from cardsim.studies import space
+
+    prm = space.Param("policy", ("policy",), values=("random", "collector"))
+    assert space.current(scenario(), prm) is None  # the bidder and three collectors
+    same = json.loads(json.dumps(BASE))
+    same["seats"] = {"policies": ["collector"] * 4}
+    assert space.current(from_dict(same), prm) == "collector"
 
 
 def test_cli_budget_below_the_least_is_refused_up_front(tmp_path):

@@ -97,8 +97,17 @@ def apply_key(raw: dict[str, Any], players: int, key: str, value: Any, where: st
             pol[t] = entry
         set_policies(raw, pol)
         return
-    raise ScenarioError(f"{where}: unknown key {key!r}; use rules.<knob>, seat<k>.<param>, seats.<param>, "
-                        f"seat<k>.policy, policy, players or variant")
+    raise ScenarioError(f"{where}: unknown key {key!r}; use {KEY_FORMS}")
+
+
+#: the forms of an addressed key (sweeps, searches)
+KEY_FORMS = "rules.<knob>, seat<k>.<param>, seats.<param>, seat<k>.policy, policy, players or variant"
+
+
+def is_key(key: str) -> bool:
+    """Whether ``key`` has one of the forms :func:`apply_key` sets (what it names is checked there)."""
+    return (key.startswith(("rules.", "seats.")) and len(key) > 6) or key in ("players", "variant", "policy") \
+        or bool(_SEAT_KEY.match(key))
 
 
 def section(base: sc.Scenario, name: str, keys: tuple[str, ...], what: str) -> Mapping[str, Any]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -143,7 +144,10 @@ def plan(base: sc.Scenario) -> Plan:
     for i in range(len(labels)):  # every strategy seats
         profile_lineups(p, p.entries, (i,) * len(sides))
     if srch is not None:  # the search's space and keys are checked now, not after the payoff table
-        _response_plan(p, [(entries[0], 1.0)], 1)
+        try:
+            _response_plan(p, [(entries[0], 1.0)], 1)
+        except ScenarioError as e:  # named as the user wrote them: meta.search.*
+            raise ScenarioError(re.sub(r"(?<![\w.-])search\.", "meta.search.", str(e))) from None
     return p
 
 

@@ -107,6 +107,10 @@ def parse_params(cfg: Any, where: str, tuned: list[int]) -> list[Param]:
             keys = spec["keys"]
             if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
                 raise ScenarioError(f"{w}.keys must be a non-empty list of addressed keys (e.g. \"seat0.call_need\")")
+        for k in keys:
+            if not derive.is_key(k) and not (k.startswith("tuned.") and len(k) > 6):
+                raise ScenarioError(f"{w}: unknown key {k!r}; use tuned.<param> (the tuned seats), "
+                                    f"{derive.KEY_FORMS}")
         keys = [k2 for k in keys for k2 in _expand(k, tuned)]
         if "values" in spec:
             vals = spec["values"]
@@ -300,6 +304,9 @@ def current(base: sc.Scenario, p: Param) -> Any:
         v = setup.knobs.get(key[6:])
     elif key in ("players", "variant"):
         v = getattr(setup, key)
+    elif key == "policy":  # every seat's: the baseline has a value when every seat plays the same
+        names = {sp.plugin or sp.name for sp in setup.seats}
+        return names.pop() if len(names) == 1 else None
     else:
         import re
 
