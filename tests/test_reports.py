@@ -284,6 +284,22 @@ def test_committed_reports_have_the_codes_tables(name, tmp_path):
     assert _shape((path / "report.md").read_text()) == _shape(committed), stale
 
 
+@pytest.mark.parametrize(("lo", "hi", "decimals"), [(-0.0003, 0.0005, 2), (-0.02, 0.05, 1), (0.0, 0.4, 1)])
+def test_points_axis_has_as_many_decimals_as_its_ticks_need(lo, hi, decimals):
+    """Held-out gains a few hundredths of a point wide read +0.01, +0.02, ..., not +0.0 five times."""
+    from cardsim.report.figures import plt
+    from cardsim.report.search import _pct_axis
+
+    fig, ax = plt.subplots()
+    ax.set_xlim(lo, hi)
+    _pct_axis(ax)
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    plt.close(fig)
+    assert len(set(labels)) == len(labels)
+    assert all(len(x.split(".")[1]) == decimals for x in labels if "." in x)
+
+
 def test_search_report_is_the_same_when_written_twice(tmp_path):
     """A search report holds no time (wall and CPU times vary from run to run; the command prints
     them), so the same search writes the same report and `make report` leaves git status clean."""

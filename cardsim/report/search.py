@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,10 +22,19 @@ UNTIMED = "The command prints the wall and CPU times, which vary from run to run
 
 
 def _pct_axis(ax, axis: str = "x") -> None:
+    """Shares on an axis as signed points, with one decimal, or as many as the tick step needs (ticks
+    0.02 points apart read +0.02, +0.04, ..., not +0.0, +0.0, ...)."""
     from matplotlib.ticker import FuncFormatter
 
-    fmt = FuncFormatter(lambda v, _pos: f"{100 * v:+.1f}" if abs(v) < 1 else f"{100 * v:.0f}")
-    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(fmt)
+    a = ax.xaxis if axis == "x" else ax.yaxis
+
+    def fmt(v: float, _pos) -> str:
+        ticks = a.get_majorticklocs()
+        step = round(100 * float(np.min(np.diff(ticks))), 9) if len(ticks) > 1 else 1.0
+        d = min(4, max(1, math.ceil(-math.log10(step)))) if step > 0 else 1
+        return f"{100 * v:+.{d}f}" if abs(v) < 1 else f"{100 * v:.0f}"
+
+    a.set_major_formatter(FuncFormatter(fmt))
 
 
 def _points(frame: pl.DataFrame, est: str, name: str) -> pl.DataFrame:
