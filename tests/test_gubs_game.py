@@ -212,3 +212,16 @@ def test_scenario_file_validates():
     for path in sorted((ROOT / "scenarios").glob("gubs*.toml")):
         sc = load(path)
         assert sc.game == "gubs" and sc.question
+
+
+@pytest.mark.parametrize("games", [1, 3])
+def test_small_run_has_a_headline(tmp_path, games):
+    """A few games: no card was drawn by 30 seats, so the headline says so (it stopped with a polars
+    OutOfBoundsError under 30 games)."""
+    from cardsim import api
+
+    scen = tmp_path / "g.toml"
+    scen.write_text(f"[scenario]\ngame = \"gubs\"\ngames = {games}\n[seats]\npolicy = \"simple\"\n")
+    res = api.run(scen, runs=tmp_path / "runs")
+    line = GAME.headline(res.tables, res.scenario.setup)
+    assert "finished games" in line and "Too few games to compare cards" in line

@@ -254,14 +254,20 @@ class Gubs(Game):
 
     def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
-        first = rate_table(oc.filter(pl.col("seat") == 0).with_columns(x=pl.lit(0)), ["x"], "win").row(0, named=True)
-        impact = card_impact(tables["cards"], oc).filter(pl.col("n_drew") >= 30).sort("lift", descending=True)
-        top, low = impact.row(0, named=True), impact.row(impact.height - 1, named=True)
+        seat0 = rate_table(oc.filter(pl.col("seat") == 0).with_columns(x=pl.lit(0)), ["x"], "win")
+        if not seat0.height:
+            return f"With {setup.players} players no game finished: nothing to say about seats or cards."
+        first = seat0.row(0, named=True)
         fair = 1 / setup.players
         edge = ("no detectable edge over" if first["lo"] <= fair <= first["hi"] else
                 f"{N.points(abs(first['rate'] - fair), sign=False)} {'above' if first['rate'] > fair else 'below'}")
-        return (f"With {setup.players} players the starting seat wins {N.pct_ci(first['rate'], first['lo'], first['hi'])} "
-                f"of {first['n']:,} finished games: {edge} the fair share of {N.pct(fair)}. Seats that draw "
+        seats = (f"With {setup.players} players the starting seat wins {N.pct_ci(first['rate'], first['lo'], first['hi'])} "
+                 f"of {first['n']:,} finished games: {edge} the fair share of {N.pct(fair)}.")
+        impact = card_impact(tables["cards"], oc).filter(pl.col("n_drew") >= 30).sort("lift", descending=True)
+        if not impact.height:  # a small run: no card was drawn by 30 seats of finished games
+            return seats + " Too few games to compare cards (a card is compared once 30 seats of finished games drew it)."
+        top, low = impact.row(0, named=True), impact.row(impact.height - 1, named=True)
+        return (f"{seats} Seats that draw "
                 f"{top['card']} win {N.points(top['lift'], sign=False)} more often than seats that do not (the largest gain), "
                 f"seats that draw {low['card']} {N.points(abs(low['lift']), sign=False)} less often (the largest "
                 f"loss); a card's association with winning, not its isolated effect.")
