@@ -368,3 +368,16 @@ def test_cli_compare_sweep_rate(tmp_path):
     assert doc["answer"] and {"winrate_s0", "lo_s0", "hi_s0"} <= set(doc["tables"]["Sweep"][0])
     r = runner.invoke(app, ["compare", str(f), "--runs", str(tmp_path)])
     assert r.exit_code == 2 and "no [compare]" in r.output
+
+
+def test_interval_words_after_a_signed_number_keep_their_signs():
+    """After a verb ("shortens by 8.3") the interval reads as sizes; after a signed number ("-83.3
+    points") it keeps its signs: "-83.3 points (95% CI 11.6-155.0 points)" contradicted itself."""
+    from cardsim.studies.cards import _again
+    from cardsim.studies.compare import span
+
+    assert span(-1.55, -0.116, 100, "points") == "11.6-155.0 points"
+    assert span(-1.55, -0.116, 100, "points", signed=True) == "-155.0 to -11.6 points"
+    assert span(-0.005, 0.011, 100, "points", signed=True) == span(-0.005, 0.011, 100, "points")
+    line = _again({"effect": -0.5, "lo": -0.8, "hi": -0.2, "games": 300}, 100, "points")
+    assert "-50.0 points (95% CI -80.0 to -20.0 points)" in line

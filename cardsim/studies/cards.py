@@ -310,7 +310,7 @@ def headline(res: CardsResult) -> str:
             if measure in chosen:
                 r = chosen[measure]
                 parts.append(f"{_verb(p)} {r['card']} moves {label} most: {100 * r['effect']:+.1f} points "
-                             f"(95% CI {span(r['lo'], r['hi'], 100, 'points')})"
+                             f"(95% CI {span(r['lo'], r['hi'], 100, 'points', signed=True)})"
                              + _again(again.get(measure), 100, "points"))
             else:
                 parts.append(f"no card moves {label} beyond chance")
@@ -323,7 +323,8 @@ def _again(r: dict | None, scale: float, unit: str) -> str:
     if r is None:
         return ""
     v = scale * r["effect"]
-    return (f"; re-played on {r['games']:,} fresh seeds: {v:+.1f} {unit} (95% CI {span(r['lo'], r['hi'], scale, unit)})"
+    return (f"; re-played on {r['games']:,} fresh seeds: {v:+.1f} {unit} "
+            f"(95% CI {span(r['lo'], r['hi'], scale, unit, signed=True)})"
             if math.isfinite(v) else f"; re-played on {r['games']:,} fresh seeds: no game finished in both decks")
 
 

@@ -229,11 +229,12 @@ def describe(res: CompareResult, row: dict) -> str:
             f"{span(row['lo'], row['hi'], 100, 'points')})")
 
 
-def span(lo: float, hi: float, scale: float, unit: str) -> str:
-    """An interval of a difference as words read it: the size range when the sign is known
-    ("7.4-8.6 turns"), signed ends when it is not ("-0.5 to +1.1 points")."""
+def span(lo: float, hi: float, scale: float, unit: str, signed: bool = False) -> str:
+    """An interval of a difference as words read it: after a verb that carries the sign ("shortens
+    by 8.0"), the size range when the sign is known ("7.4-8.6 turns"), signed ends when it is not
+    ("-0.5 to +1.1 points"); after a signed number (``signed``), signed ends always."""
     lo, hi = scale * lo, scale * hi
-    if lo > 0 or hi < 0:
+    if not signed and (lo > 0 or hi < 0):
         a, b = sorted((abs(lo), abs(hi)))
         return f"{a:.1f}-{b:.1f} {unit}"
     return f"{lo:+.1f} to {hi:+.1f} {unit}"
