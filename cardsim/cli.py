@@ -439,10 +439,12 @@ def trace(
     needed to play it again (cardsim.tracing.replay).
     """
     from cardsim.games import get_game
-    from cardsim.scenario import build_setup
+    from cardsim.scenario import _check_int, build_setup
     from cardsim.tracing import describe
 
     g = get_game(game)
+    _check_int("--seed", seed, 0, 2**63 - 1)
+    _check_int("--start", start, 0, 2**63 - 1 - games, "a game index is below 2^63, the last one traced included")
     pols: Any = None
     if policy:
         parsed = [_policy_arg(p) for p in policy]

@@ -192,3 +192,12 @@ def test_run_dir_of_another_scenario_refused_and_kept(tmp_path):
     (out / "manifest.json").write_text("garbage")
     r = invoke("run", write(tmp_path, GOOD), "--out", out)
     assert r.exit_code == 2 and "corrupt" in r.output
+
+
+@pytest.mark.parametrize("args", [["--seed", "-1"], ["--seed", str(2**64)], ["--start", str(2**64)],
+                                  ["--start", str(2**63 - 1), "--games", "2"]])
+def test_trace_seed_and_start_out_of_range_are_one_line(args):
+    """A negative seed, or games past int64, stopped with a numpy or numba traceback (exit 1)."""
+    r = CliRunner().invoke(app, ["trace", "fubnub", *args])
+    assert r.exit_code == 2 and r.output.startswith("error: --") and "out of range" in r.output
+    assert r.output.count("\n") == 1
