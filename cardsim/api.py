@@ -133,6 +133,7 @@ def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
     truncated file), naming it; ``cardsim run RUN_DIR`` plays that chunk again."""
     done = m["done"] if isinstance(m["done"], dict) else {}
     again = f"`cardsim run {rd.path}` plays it again; the other chunks are kept"
+    columns = get_game(s.game).columns_for(s.setup.variant, s.setup.players)
     for c in plan(s.games, s.chunk):
         if not holds(done, c):
             raise RunDirError(f"{rd.path}: chunk {c.index} (games {c.start:,}-{c.start + c.count - 1:,}) is not "
@@ -140,10 +141,13 @@ def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
         for table in m["tables"]:
             part = rd.part(table, c.index)
             try:
-                pl.read_parquet_schema(part)
+                schema = pl.read_parquet_schema(part)
             except Exception as exc:
                 why = "missing" if not part.exists() else f"truncated or corrupt: {type(exc).__name__}"
                 raise RunDirError(f"{part} does not read ({why}); {again}") from None
+            if table in columns and list(schema) != list(columns[table]):
+                raise RunDirError(f"{part} does not hold the {table!r} table's columns (a part of another table, or "
+                                  f"of another cardsim?); {again}")
 
 
 def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None) -> sc.Scenario:

@@ -122,14 +122,17 @@ class RunDir:
     def part(self, table: str, chunk: int) -> Path:
         return self.path / table / part_name(chunk)
 
-    def has_chunk(self, tables: list[str], chunk: int) -> bool:
-        """All parts of ``chunk`` exist and their parquet footers read (a torn or corrupt
-        part is not trusted: the chunk is played again)."""
+    def has_chunk(self, tables: list[str], chunk: int, columns: Mapping[str, list[str]] | None = None) -> bool:
+        """All parts of ``chunk`` exist, their parquet footers read and (given ``columns``, each
+        table's columns in order) they hold their table's columns: a torn, corrupt or misplaced
+        part is not trusted, the chunk is played again."""
         for t in tables:
             part = self.part(t, chunk)
             try:
-                pl.read_parquet_schema(part)
+                schema = pl.read_parquet_schema(part)
             except Exception:
+                return False
+            if columns is not None and t in columns and list(schema) != list(columns[t]):
                 return False
         return True
 

@@ -16,7 +16,7 @@ import abc
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,10 +175,11 @@ def holds(done: dict, c: Chunk) -> bool:
     return isinstance(n, int) and not isinstance(n, bool) and n >= c.count
 
 
-def pending(rd: RunDir, m: dict, chunks: list[Chunk]) -> list[Chunk]:
-    """Chunks of the plan not finished yet (a finished chunk has its parts and its game count)."""
+def pending(rd: RunDir, m: dict, chunks: list[Chunk], columns: Mapping[str, list[str]] | None = None) -> list[Chunk]:
+    """Chunks of the plan not finished yet (a finished chunk has its game count and its parts, with
+    their tables' ``columns`` when given)."""
     done = m["done"]
-    return [c for c in chunks if not holds(done, c) or not rd.has_chunk(m["tables"], c.index)]
+    return [c for c in chunks if not holds(done, c) or not rd.has_chunk(m["tables"], c.index, columns)]
 
 
 def execute(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,
@@ -201,7 +202,7 @@ def play(scenario: Scenario, path: Path, threads: int | None = None, progress: P
     if chunks is None and isinstance(u, dict) and scenario.games != u.get("games"):
         del m["until"]  # an --until run extended (or read) to another count: a fixed-n run from now on
         rd.write_manifest(m)
-    todo = pending(rd, m, todo_all)
+    todo = pending(rd, m, todo_all, get_game(scenario.game).columns_for(scenario.setup.variant, scenario.setup.players))
     total = sum(c.count for c in todo_all)
     finished = total - sum(c.count for c in todo)
     if progress:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 
 from cardsim import api
 from cardsim.cli import app
+from cardsim.errors import RunDirError
 from cardsim.scenario import from_dict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,6 +85,19 @@ def test_corrupt_part_is_played_again(tmp_path):
     ref = collect(api.run(s, out=tmp_path / "r"))
     part = tmp_path / "r" / "hands" / "part-000001.parquet"
     part.write_bytes(part.read_bytes()[:100])  # torn write
+    again = collect(api.run(s, out=tmp_path / "r"))
+    for t in ref:
+        assert ref[t].equals(again[t])
+
+
+def test_part_of_another_table_is_refused_then_played_again(tmp_path):
+    """A valid parquet file in the wrong table's folder (a copy gone wrong) stopped every read with a
+    polars ColumnNotFoundError: a report names it in one line, a run plays its chunk again."""
+    s = from_dict({**RAW, "scenario": {**RAW["scenario"], "games": 6000}})
+    ref = collect(api.run(s, out=tmp_path / "r"))
+    shutil.copy(tmp_path / "r" / "hands" / "part-000001.parquet", tmp_path / "r" / "games" / "part-000001.parquet")
+    with pytest.raises(RunDirError, match=r"part-000001.parquet does not hold the 'games' table's columns"):
+        api.open_run(tmp_path / "r")
     again = collect(api.run(s, out=tmp_path / "r"))
     for t in ref:
         assert ref[t].equals(again[t])
