@@ -180,6 +180,35 @@ def test_sweep_contrasts_with_the_best_point():
     assert sw.heldout_seed(7) != 7 and sw.heldout_seed(7) == sw.heldout_seed(7)
 
 
+def test_sweep_contrasts_in_blocks_are_the_same_numbers(monkeypatch):
+    """The max-T draws are made block by block (a 7x7 grid held 5.7 GB; 1,300 points asked for 417 GiB):
+    any block size gives the same numbers, and a grid with many pairs takes fewer draws, not memory."""
+    rng = np.random.default_rng(4)
+    v = (rng.random((500, 1)) < np.linspace(0.30, 0.40, 9)).astype(float)
+    whole = sw.contrasts(v, seed=1, draws=6_000)
+    monkeypatch.setattr(sw, "BLOCK", 100)  # 11 draws a block (36 pairs)
+    blocks = sw.contrasts(v, seed=1, draws=6_000)
+    for key in whole:
+        assert np.array_equal(whole[key], blocks[key]), key
+    monkeypatch.setattr(sw, "MAXT_WORK", 36 * 2_500)
+    monkeypatch.setattr(sw, "MIN_DRAWS", 1_000)
+    assert int(sw.contrasts(v, seed=1, draws=6_000)["draws"]) == 2_500
+
+
+def test_sweep_points_playing_the_same_games_share_the_chance_of_being_best():
+    """Three points with identical games (a knob no decision reads): each is best a third of the time,
+    each differs from the best by 0 exactly; with every point identical there is no critical value."""
+    rng = np.random.default_rng(5)
+    a = (rng.random(2000) < 0.5).astype(float)
+    v = np.column_stack([a, a, a, (rng.random(2000) < 0.3).astype(float)])
+    c = sw.contrasts(v, seed=2, draws=20_000)
+    assert np.allclose(c["p_best"][:3], 1 / 3) and c["p_best"][3] < 0.001
+    assert (c["lo"][:3] == 0).all() and (c["hi"][:3] == 0).all()
+    same = sw.contrasts(np.column_stack([a, a]), seed=2, draws=2_000)
+    assert math.isnan(float(same["critical"])) and (same["lo"] == 0).all() and (same["hi"] == 0).all()
+    assert np.allclose(same["p_best"], 0.5)
+
+
 def test_sweep_answer_uses_fresh_deals(tmp_path):
     s = from_dict({"scenario": {"name": "swc", "game": "fubnub", "games": 300, "seed": 3},
                    "seats": {"policies": ["tactician", "partner", "tactician", "partner"]},

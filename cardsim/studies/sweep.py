@@ -132,11 +132,22 @@ def point_values(out: pl.DataFrame, metric: str) -> pl.DataFrame:
     return out.filter(pl.col("seat") == seat).select("game", pl.col("win").cast(pl.Float64).alias("v")).sort("game")
 
 
+#: normal draws x pairs of points the max-T null may take: a grid of many points draws fewer times
+#: (at least :data:`MIN_DRAWS`) rather than for hours; grids up to ~140 points keep every draw
+MAXT_WORK = 4_000_000_000
+MIN_DRAWS = 20_000
+#: numbers held at once per block of draws (about 32 MB a block array)
+BLOCK = 4_000_000
+
+
 def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: int = 0,
               draws: int = 200_000) -> dict[str, np.ndarray]:
     """From a games x points matrix of per-game values (the same deals in every column): the best
     point, each point's difference from it with simultaneous max-T intervals over every pair of
-    points, max-T adjusted p-values, and the probability that each point is best."""
+    points, max-T adjusted p-values, and the probability that each point is best.
+
+    The draws are made and reduced block by block (memory stays flat however many points), the same
+    numbers as in one go; a grid with more pairs than ``MAXT_WORK / draws`` takes fewer draws."""
     n, k = values.shape
     mean = values.mean(axis=0)
     sign = 1.0 if best == "max" else -1.0
@@ -148,10 +159,21 @@ def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: 
     # pair's standardised difference; shifted by the estimates, how often each point comes out best
     rng = np.random.default_rng(seed)
     w, v = np.linalg.eigh((cov + cov.T) / 2)
-    z = rng.standard_normal((draws, k)) @ (v * np.sqrt(np.clip(w, 0, None))).T
+    root = (v * np.sqrt(np.clip(w, 0, None))).T
     live = se_pair > 0
-    if live.any():
-        null = np.sort(np.abs((z[:, i[live]] - z[:, j[live]]) / se_pair[live]).max(axis=1))
+    il, jl, sl = i[live], j[live], se_pair[live]
+    if il.size:
+        draws = min(draws, max(MIN_DRAWS, MAXT_WORK // il.size))
+    null = np.zeros(draws)
+    wins = np.zeros(k, dtype=np.int64)
+    step = max(1, BLOCK // max(k, il.size))
+    for a in range(0, draws, step):
+        z = rng.standard_normal((min(step, draws - a), k)) @ root
+        if il.size:
+            null[a:a + z.shape[0]] = np.abs((z[:, il] - z[:, jl]) / sl).max(axis=1)
+        wins += np.bincount(np.argmax(sign * (mean + z), axis=1), minlength=k)
+    if il.size:
+        null = np.sort(null)
         crit = float(np.quantile(null, 1 - alpha))
     else:
         null, crit = np.zeros(1), math.nan
@@ -159,10 +181,16 @@ def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: 
     se = np.sqrt(np.clip(np.diag(cov) + cov[b, b] - 2 * cov[:, b], 0, None))
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(se > 0, diff / se, 0.0)
+        half = np.where(se > 0, crit * se, 0.0)  # a point that plays the best's games differs by 0 exactly
     p_adj = np.where(np.arange(k) == b, 1.0, maxt_pvalues(t, null))
-    p_best = np.bincount(np.argmax(sign * (mean + z), axis=1), minlength=k) / draws
-    return {"best": np.array(b), "diff": diff, "lo": diff - crit * se, "hi": diff + crit * se, "se": se,
-            "p_adj": p_adj, "p_best": p_best, "critical": np.array(crit)}
+    # points that play the same games (a knob no decision reads) share their chance of being best evenly
+    # (which of them a draw's argmax names is rounding)
+    _, group = np.unique(values.T, axis=0, return_inverse=True)
+    group = group.ravel()
+    size = np.bincount(group)
+    p_best = (np.bincount(group, weights=wins) / size)[group] / draws
+    return {"best": np.array(b), "diff": diff, "lo": diff - half, "hi": diff + half, "se": se,
+            "p_adj": p_adj, "p_best": p_best, "critical": np.array(crit), "draws": np.array(draws)}
 
 
 def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | None = None,
@@ -308,7 +336,10 @@ def output(res: SweepResult) -> Output:
         shares = {"Sweep": ("vs_best", "vs_best_lo", "vs_best_hi", "unfinished", "unfinished_lo", "unfinished_hi"),
                   "Best point on fresh deals": (res.plan.metric, "lo", "hi", "in_sweep")}
     if res.plan.paired and res.best_index is not None:
+        crit = (f"critical value {res.critical:.2f}" if math.isfinite(res.critical) else
+                "no critical value: every point plays the same games, so every difference is 0 exactly")
         notes.append(f"vs_best: each point minus the best, on the same deals; vs_best_lo/hi: simultaneous 95% "
-                     f"intervals for every pair of points (max-T, critical value {res.critical:.2f}); p_adj: max-T "
-                     "adjusted p-value of the difference; p_best: probability the point is the best.")
+                     f"intervals for every pair of points (max-T, {crit}); p_adj: max-T "
+                     "adjusted p-value of the difference; p_best: probability the point is the best (points "
+                     "that play the same games share it evenly).")
     return Output(headline(res), tables, notes=notes, shares=shares)
