@@ -278,9 +278,12 @@ def test_ratings_top_policy_is_replayed_on_fresh_deals(tmp_path):
 
 
 def test_ratings_heldout_words():
-    row = {"best": "a", "runner_up": "b", "deals": 1000, "log_odds": 0.2, "lo": -0.1, "hi": 0.5}
-    assert "a is not detectably ahead: one of its seats beats one of b's (the runner-up) in 55.0%" in \
-        ratings._heldout_words(pl.DataFrame([row]))
+    row = {"best": "a", "runner_up": "b", "deals": 1000, "log_odds": 0.2, "lo": -0.1, "hi": 0.5,
+           "best_win_rate": 0.551, "best_win_lo": 0.49, "best_win_hi": 0.612}
+    words = ratings._heldout_words(pl.DataFrame([row]))
+    assert "a is not detectably ahead: one of its seats beats one of b's (the runner-up) in 55.0%" in words
+    # the held-out table's share and its interval are in the words too (they read as a contradiction when not)
+    assert "raw share of the wins 55.1%, 95% CI 49.0%-61.2%" in words
     assert "a stays ahead" in ratings._heldout_words(pl.DataFrame([{**row, "lo": 0.1}]))
     assert "a never lost to b (the runner-up)." in ratings._heldout_words(pl.DataFrame([{**row, "log_odds": math.inf}]))
     assert "a and b (the runner-up) finished no game" in ratings._heldout_words(pl.DataFrame([{**row, "log_odds": math.nan}]))

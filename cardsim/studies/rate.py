@@ -557,7 +557,8 @@ def _heldout_words(h: pl.DataFrame | None) -> str:
     if not math.isfinite(r["log_odds"]):
         return f"{where} {'never lost to' if r['log_odds'] > 0 else 'never beat'} {r['runner_up']} (the runner-up)."
     odds = (f"one of its seats beats one of {r['runner_up']}'s (the runner-up) in {_odds(r['log_odds'])} of contests "
-            f"(95% CI {_odds(r['lo'])}-{_odds(r['hi'])})")
+            f"(95% CI {_odds(r['lo'])}-{_odds(r['hi'])}, from the rating model; its seats' raw share of the wins "
+            f"{100 * r['best_win_rate']:.1f}%, 95% CI {100 * r['best_win_lo']:.1f}%-{100 * r['best_win_hi']:.1f}%)")
     if r["lo"] > 0:
         return f"{where} stays ahead: {odds}."
     return f"{where} is not detectably ahead: {odds}."
