@@ -206,10 +206,32 @@ def on_games(games: np.ndarray, frame: pl.DataFrame, *cols: str) -> list[np.ndar
 
 
 def normal_p(value: float, se: float) -> float:
-    """Two-sided p-value of ``value / se`` against the standard normal."""
+    """Two-sided p-value of ``value / se`` against the standard normal (none when the standard error
+    is, e.g. from a single game)."""
+    if math.isnan(se):
+        return math.nan
     if not se > 0:
         return math.nan if not math.isfinite(value) or value == 0 else 0.0
     return math.erfc(abs(value / se) / math.sqrt(2))
+
+
+def t_p(value: float, se: float, df: int) -> float:
+    """Two-sided p-value of ``value / se`` against Student's t with ``df`` degrees of freedom, the
+    reference of :func:`t95`'s intervals (the normal from 10,000 on, as there), so a p-value below
+    0.05 goes with a 95% interval off 0."""
+    if df >= 10_000 or not se > 0:
+        return normal_p(value, se)
+    from scipy.stats import t
+
+    return float(2 * t.sf(abs(value / se), max(df, 1)))
+
+
+def t_quantile(q: float, df: int) -> float:
+    """The ``q`` quantile of Student's t with ``df`` degrees of freedom (the normal's from 10,000 on,
+    as :func:`t95`): the critical value of a Bonferroni interval that matches the pointwise ones."""
+    from scipy.stats import norm, t
+
+    return float(t.ppf(q, max(df, 1))) if df < 10_000 else float(norm.ppf(q))
 
 
 def holm(p: list[float] | np.ndarray, method: str = "holm") -> np.ndarray:

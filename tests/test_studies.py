@@ -384,3 +384,16 @@ def test_interval_words_after_a_signed_number_keep_their_signs():
     assert span(-0.005, 0.011, 100, "points", signed=True) == span(-0.005, 0.011, 100, "points")
     line = _again({"effect": -0.5, "lo": -0.8, "hi": -0.2, "games": 300}, 100, "points")
     assert "-50.0 points (95% CI -80.0 to -20.0 points)" in line
+
+
+def test_small_n_p_values_match_their_intervals():
+    """At a few games the intervals use Student's t: the p-values and the Bonferroni intervals do too
+    (a normal p of 0.012 sat beside an interval from -10 to +3, and the 'simultaneous' interval was the
+    narrower); one game has no interval and no p-value, and the words say so."""
+    from cardsim.stats import t_p, t_quantile
+    from cardsim.studies.compare import span
+
+    assert t_p(1.0, 0.5, 2) > 0.05 > t_p(1.0, 0.5, 10_000)  # t with 2 df: |t| = 2 is not significant
+    assert t_quantile(1 - 0.05 / 4, 2) > t_quantile(0.975, 2) > 1.96
+    assert math.isnan(t_p(1.0, math.nan, 0))
+    assert span(math.nan, math.nan, 100, "points") == "none: an interval needs at least 2 deals"

@@ -31,7 +31,7 @@ from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
 from cardsim.sequential import eb_sequence
-from cardsim.stats import Z95, holm, mean_ci, normal_p, paired_difference
+from cardsim.stats import Z95, holm, mean_ci, paired_difference, t_p
 from cardsim.studies import derive
 
 ARM_KEYS = ("name", "policies", "rules")
@@ -144,7 +144,7 @@ def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) 
         n = e.n
         se_u = math.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n) if n > 1 else math.nan
         row = {"arm": name, "vs": base_name, "n": n, "diff": e.value, "se_paired": e.se,
-               "lo": e.lo, "hi": e.hi, "p": normal_p(e.value, e.se), "se_unpaired": se_u,
+               "lo": e.lo, "hi": e.hi, "p": t_p(e.value, e.se, e.clusters - 1), "se_unpaired": se_u,
                "lo_unpaired": e.value - Z95 * se_u, "hi_unpaired": e.value + Z95 * se_u,
                "variance_saved": 1 - (e.se / se_u) ** 2 if se_u > 0 else math.nan}
         if sequential and p.metric == "win":
@@ -234,6 +234,8 @@ def span(lo: float, hi: float, scale: float, unit: str, signed: bool = False) ->
     by 8.0"), the size range when the sign is known ("7.4-8.6 turns"), signed ends when it is not
     ("-0.5 to +1.1 points"); after a signed number (``signed``), signed ends always."""
     lo, hi = scale * lo, scale * hi
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return "none: an interval needs at least 2 deals"
     if not signed and (lo > 0 or hi < 0):
         a, b = sorted((abs(lo), abs(hi)))
         return f"{a:.1f}-{b:.1f} {unit}"
