@@ -12,7 +12,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import RunDirError, ScenarioError
 from cardsim.games import get_game
-from cardsim.results import RunDir
+from cardsim.results import RunDir, part_rows
 from cardsim.runner import Backend, Progress, default_run_dir, holds, identity_change, plan, play
 
 
@@ -148,6 +148,9 @@ def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
             if table in columns and list(schema) != list(columns[table]):
                 raise RunDirError(f"{part} does not hold the {table!r} table's columns (a part of another table, or "
                                   f"of another cardsim?); {again}")
+            if table == "games" and (rows := part_rows(part)) != done[str(c.index)]:
+                raise RunDirError(f"{part} holds {rows:,} games where the manifest says {done[str(c.index)]:,} (a cut "
+                                  f"or rewritten file); {again}")
 
 
 def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None) -> sc.Scenario:

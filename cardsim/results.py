@@ -76,6 +76,11 @@ def atomic_write_parquet(path: Path, frame: pl.DataFrame) -> None:
         raise
 
 
+def part_rows(part: Path) -> int:
+    """The rows of a parquet part, from its footer."""
+    return int(pl.scan_parquet(part).select(pl.len()).collect().item())
+
+
 def part_name(chunk: int) -> str:
     return f"part-{chunk:06d}.parquet"
 
@@ -122,10 +127,12 @@ class RunDir:
     def part(self, table: str, chunk: int) -> Path:
         return self.path / table / part_name(chunk)
 
-    def has_chunk(self, tables: list[str], chunk: int, columns: Mapping[str, list[str]] | None = None) -> bool:
+    def has_chunk(self, tables: list[str], chunk: int, columns: Mapping[str, list[str]] | None = None,
+                  games: int | None = None) -> bool:
         """All parts of ``chunk`` exist, their parquet footers read and (given ``columns``, each
-        table's columns in order) they hold their table's columns: a torn, corrupt or misplaced
-        part is not trusted, the chunk is played again."""
+        table's columns in order) they hold their table's columns, and (given ``games``) the
+        ``games`` part has that many rows: a torn, corrupt, misplaced or cut part is not trusted,
+        the chunk is played again."""
         for t in tables:
             part = self.part(t, chunk)
             try:
@@ -133,6 +140,8 @@ class RunDir:
             except Exception:
                 return False
             if columns is not None and t in columns and list(schema) != list(columns[t]):
+                return False
+            if games is not None and t == "games" and part_rows(part) != games:
                 return False
         return True
 

@@ -179,7 +179,8 @@ def pending(rd: RunDir, m: dict, chunks: list[Chunk], columns: Mapping[str, list
     """Chunks of the plan not finished yet (a finished chunk has its game count and its parts, with
     their tables' ``columns`` when given)."""
     done = m["done"]
-    return [c for c in chunks if not holds(done, c) or not rd.has_chunk(m["tables"], c.index, columns)]
+    return [c for c in chunks
+            if not holds(done, c) or not rd.has_chunk(m["tables"], c.index, columns, done[str(c.index)])]
 
 
 def execute(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,

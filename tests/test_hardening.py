@@ -103,6 +103,20 @@ def test_part_of_another_table_is_refused_then_played_again(tmp_path):
         assert ref[t].equals(again[t])
 
 
+def test_part_cut_to_fewer_games_is_refused_then_played_again(tmp_path):
+    """A games part rewritten with fewer rows than the manifest says was read as it was: 6,000 games
+    reported over fewer rows, with no word. A read names it; a run plays its chunk again."""
+    s = from_dict({**RAW, "scenario": {**RAW["scenario"], "games": 6000}})
+    ref = collect(api.run(s, out=tmp_path / "r"))
+    part = tmp_path / "r" / "games" / "part-000001.parquet"
+    pl.read_parquet(part).head(10).write_parquet(part)
+    with pytest.raises(RunDirError, match=r"part-000001.parquet holds 10 games where the manifest says"):
+        api.open_run(tmp_path / "r")
+    again = collect(api.run(s, out=tmp_path / "r"))
+    for t in ref:
+        assert ref[t].equals(again[t])
+
+
 # -- fuzzing ---------------------------------------------------------------------------------
 VALID = [
     {"scenario": {"name": "f", "game": "fubnub", "variant": "traditional", "games": 3, "seed": 1, "chunk": 2},
