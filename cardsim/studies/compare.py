@@ -31,7 +31,7 @@ from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
 from cardsim.sequential import eb_sequence
-from cardsim.stats import Z95, holm, mean_ci, paired_difference, t_p
+from cardsim.stats import holm, mean_ci, paired_difference, t95, t_p
 from cardsim.studies import derive
 
 ARM_KEYS = ("name", "policies", "rules")
@@ -143,9 +143,10 @@ def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) 
         e = paired_difference(a, b)
         n = e.n
         se_u = math.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n) if n > 1 else math.nan
+        half_u = t95(max(n - 1, 1)) * se_u  # Student's t, as the paired interval beside it
         row = {"arm": name, "vs": base_name, "n": n, "diff": e.value, "se_paired": e.se,
                "lo": e.lo, "hi": e.hi, "p": t_p(e.value, e.se, e.clusters - 1), "se_unpaired": se_u,
-               "lo_unpaired": e.value - Z95 * se_u, "hi_unpaired": e.value + Z95 * se_u,
+               "lo_unpaired": e.value - half_u, "hi_unpaired": e.value + half_u,
                "variance_saved": 1 - (e.se / se_u) ** 2 if se_u > 0 else math.nan}
         if sequential and p.metric == "win":
             cs = eb_sequence(b - a, alpha=p.alpha, lo=-1.0, hi=1.0)
