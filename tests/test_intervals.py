@@ -262,3 +262,13 @@ def test_rate_and_compare_json(tmp_path):
     doc = json.loads(r.stdout)
     diffs = next(v for k, v in doc["tables"].items() if k.startswith("Differences"))
     assert {"diff", "lo", "hi", "p_holm"} <= set(diffs[0]) and "points less often" in doc["answer"]
+
+
+def test_sweep_of_one_deal_says_why_the_points_are_not_compared(tmp_path):
+    """One game: the note said '1 of 1 deals finished at every point (an unfinished game has no
+    winner ...)'; nothing was unfinished, an interval needs two deals."""
+    s = from_dict({"scenario": {"name": "sw1", "game": "fubnub", "games": 1, "seed": 3},
+                   "seats": {"policies": ["tactician", "partner", "tactician", "partner"]},
+                   "sweep": {"points": [{"seat0.call_need": 1}, {"seat0.call_need": 3}]}})
+    res = api.sweep(s, runs=tmp_path)
+    assert res.best_index is None and "needs at least 2" in res.note and "unfinished" not in res.note

@@ -227,6 +227,10 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         joined = joined.join(f.rename({"v": f"v{i}"}), on="game", how="inner")
     values = joined.drop("game").to_numpy().astype(np.float64)
     values = values[np.all(np.isfinite(values), axis=1)]
+    if joined.height < 2:  # an interval needs two deals
+        return SweepResult(p, table, note=(
+            f"The points are not compared: {joined.height} deal{'s' if joined.height != 1 else ''} at every point, and "
+            "a difference's interval needs at least 2; raise --games."))
     if values.shape[0] < 2:  # an unfinished game has no winner: nothing left to pair the points on
         from cardsim.games import get_game
 
