@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import polars as pl
@@ -397,3 +398,16 @@ def test_small_n_p_values_match_their_intervals():
     assert t_quantile(1 - 0.05 / 4, 2) > t_quantile(0.975, 2) > 1.96
     assert math.isnan(t_p(1.0, math.nan, 0))
     assert span(math.nan, math.nan, 100, "points") == "none: an interval needs at least 2 deals"
+
+
+def test_ratings_refuse_a_policy_written_twice_and_name_a_lone_reference():
+    """"greedy" and { name = "greedy" } are one policy (they were rated as two); a gauntlet whose
+    reference beats a policy that never wins read "partner rates highest: +0.00 log-odds over partner"."""
+    with pytest.raises(ScenarioError, match="lists a policy twice"):
+        ratings.plan(api.load(scen(ratings={"policies": ["greedy", {"name": "greedy"}]})))
+    p = ratings.plan(api.load(scen(ratings={"policies": ["greedy", "partner"], "mode": "gauntlet",
+                                            "reference": "partner"})))
+    r = pl.DataFrame([{"policy": "partner", "theta": 0.0, "lo": 0.0, "hi": 0.0},
+                      {"policy": "greedy", "theta": -math.inf, "lo": -math.inf, "hi": -math.inf}])
+    res = SimpleNamespace(plan=p, ratings=r, warnings=[], games=20, heldout=None)
+    assert ratings.headline(res).startswith("partner (the reference) rates highest; no other policy has a finite")

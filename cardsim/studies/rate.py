@@ -29,6 +29,7 @@ never lost (or never won) against the others gets "unbounded", not a number.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -93,7 +94,8 @@ def plan(base: sc.Scenario) -> Plan:
     if not isinstance(pols, list) or len(pols) < 2:
         raise ScenarioError("ratings.policies must list at least two policies")
     names = [_name(p) for p in pols]
-    if len(set(names)) != len(names):
+    same = [json.dumps({"name": p} if isinstance(p, str) else p, sort_keys=True, default=str) for p in pols]
+    if len(set(names)) != len(names) or len(set(same)) != len(same):  # "greedy" and { name = "greedy" }
         raise ScenarioError("ratings.policies lists a policy twice")
     mode = cfg.get("mode", "round_robin")
     if mode not in ("round_robin", "gauntlet"):
@@ -536,6 +538,8 @@ def headline(res: RatingResult) -> str:
         lead = (f"{ref} (the reference) rates highest; next is {nxt['policy']} at {nxt['theta']:+.2f} log-odds "
                 f"(95% CI {nxt['lo']:+.2f} to {nxt['hi']:+.2f}), winning {_odds(nxt['theta'])} of seat-against-seat "
                 f"contests with {ref}")
+    elif top["policy"] == ref:  # it was read against itself: "+0.00 log-odds over partner"
+        lead = f"{ref} (the reference) rates highest; no other policy has a finite strength (see the ratings)"
     else:
         lead = (f"{top['policy']} rates highest: {top['theta']:+.2f} log-odds over {ref} (95% CI {top['lo']:+.2f} to "
                 f"{top['hi']:+.2f}), so one of its seats beats one of {ref}'s in {_odds(top['theta'])} of contests")
