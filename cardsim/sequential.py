@@ -100,6 +100,4 @@ def parse_target(text: str) -> tuple[str, float]:
         width = float(parts[1])
     except ValueError:
         raise ScenarioError(f"--until {text!r}: {parts[1].strip()!r} is not a number") from None
-    if not 0 < width < 1:
-        raise ScenarioError(f"--until {text!r}: the half-width must be in (0, 1)")
     return name, width

@@ -206,6 +206,10 @@ def test_until_parsing():
         parse_target("winrate_s0 0.002")
     with pytest.raises(ScenarioError, match="unknown estimate"):
         api.run(scen(), until="length +-0.1", out="/tmp/never-made")
+    with pytest.raises(ScenarioError, match="unknown estimate"):  # the name first, then its half-width
+        api.run(scen(), until="length +-1", out="/tmp/never-made")
+    with pytest.raises(ScenarioError, match=r"half-width must be in \(0, 1\)"):
+        api.run(scen(), until="winrate_s0 +-1", out="/tmp/never-made")
 
 
 def test_balance_metrics_from_outcomes_and_progress():

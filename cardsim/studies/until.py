@@ -70,6 +70,8 @@ def parse(text: str, players: int) -> Target:
     seat = int(m.group(1))
     if seat >= players:
         raise ScenarioError(f"until: seat {seat} does not exist with {players} players")
+    if not 0 < width < 1:  # after the estimate's name: 'length +-1' is told length is not one
+        raise ScenarioError(f"--until {text!r}: the half-width must be in (0, 1)")
     return Target(seat, width)
 
 
