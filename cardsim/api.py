@@ -12,7 +12,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import RunDirError, ScenarioError
 from cardsim.games import get_game
-from cardsim.results import RunDir, part_rows
+from cardsim.results import RunDir
 from cardsim.runner import Backend, Progress, default_run_dir, holds, identity_change, plan, play
 
 
@@ -139,18 +139,9 @@ def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
             raise RunDirError(f"{rd.path}: chunk {c.index} (games {c.start:,}-{c.start + c.count - 1:,}) is not "
                               f"finished; {again}")
         for table in m["tables"]:
-            part = rd.part(table, c.index)
-            try:
-                schema = pl.read_parquet_schema(part)
-            except Exception as exc:
-                why = "missing" if not part.exists() else f"truncated or corrupt: {type(exc).__name__}"
-                raise RunDirError(f"{part} does not read ({why}); {again}") from None
-            if table in columns and list(schema) != list(columns[table]):
-                raise RunDirError(f"{part} does not hold the {table!r} table's columns (a part of another table, or "
-                                  f"of another cardsim?); {again}")
-            if table == "games" and (rows := part_rows(part)) != done[str(c.index)]:
-                raise RunDirError(f"{part} holds {rows:,} games where the manifest says {done[str(c.index)]:,} (a cut "
-                                  f"or rewritten file); {again}")
+            problem = rd.part_problem(table, c.index, columns, done[str(c.index)])
+            if problem:
+                raise RunDirError(f"{rd.part(table, c.index)} {problem}; {again}")
 
 
 def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None) -> sc.Scenario:

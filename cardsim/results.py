@@ -127,23 +127,27 @@ class RunDir:
     def part(self, table: str, chunk: int) -> Path:
         return self.path / table / part_name(chunk)
 
+    def part_problem(self, table: str, chunk: int, columns: Mapping[str, list[str]] | None = None,
+                     games: int | None = None) -> str | None:
+        """Why the part of ``table`` in ``chunk`` is not to be trusted, or ``None``: missing, torn or
+        corrupt (its parquet footer does not read), not holding its table's ``columns`` in order (another
+        table's file), or a ``games`` part without ``games`` rows (a cut or rewritten file)."""
+        part = self.part(table, chunk)
+        try:
+            schema = pl.read_parquet_schema(part)
+        except Exception as exc:
+            why = "missing" if not part.exists() else f"truncated or corrupt: {type(exc).__name__}"
+            return f"does not read ({why})"
+        if columns is not None and table in columns and list(schema) != list(columns[table]):
+            return f"does not hold the {table!r} table's columns (a part of another table, or of another cardsim?)"
+        if games is not None and table == "games" and (rows := part_rows(part)) != games:
+            return f"holds {rows:,} games where the manifest says {games:,} (a cut or rewritten file)"
+        return None
+
     def has_chunk(self, tables: list[str], chunk: int, columns: Mapping[str, list[str]] | None = None,
                   games: int | None = None) -> bool:
-        """All parts of ``chunk`` exist, their parquet footers read and (given ``columns``, each
-        table's columns in order) they hold their table's columns, and (given ``games``) the
-        ``games`` part has that many rows: a torn, corrupt, misplaced or cut part is not trusted,
-        the chunk is played again."""
-        for t in tables:
-            part = self.part(t, chunk)
-            try:
-                schema = pl.read_parquet_schema(part)
-            except Exception:
-                return False
-            if columns is not None and t in columns and list(schema) != list(columns[t]):
-                return False
-            if games is not None and t == "games" and part_rows(part) != games:
-                return False
-        return True
+        """Every part of ``chunk`` can be trusted (:meth:`part_problem`); else the chunk is played again."""
+        return all(self.part_problem(t, chunk, columns, games) is None for t in tables)
 
     def write_chunk(self, chunk: int, frames: Mapping[str, pl.DataFrame]) -> None:
         for table, frame in frames.items():
