@@ -104,11 +104,58 @@ def t95(df: int) -> float:
     return float(t.ppf(0.975, df)) if df < 10_000 else Z95
 
 
-def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None = None) -> Estimate:
+#: the bounds of a value that may be any number (:func:`mean_ci`'s default)
+UNBOUNDED = (-math.inf, math.inf)
+
+
+def alike_interval(value: float, units: int, bounds: tuple[float, float], alpha: float = 0.05) -> tuple[float, float]:
+    """The interval of a mean when every one of ``units`` independent units (games, deals) gave the same
+    ``value``: the data show no spread, so a t interval would have zero width, narrower than any truth
+    the units could have hidden. If a share ``q`` of units takes other values (anywhere in ``bounds``),
+    the mean is within ``q`` times the distance to a bound of ``value``; all ``units`` alike has chance at
+    most ``(1 - q)^(units - 1)`` summed over the values it could show, so with ``q`` up to ``1 -
+    alpha^(1 / (units - 1))`` the interval misses with chance at most ``alpha``. Unbounded values (or fewer
+    than 2 units) have no such interval: ``(nan, nan)``."""
+    lo_b, hi_b = bounds
+    if units < 2 or not (math.isfinite(lo_b) and math.isfinite(hi_b)):
+        return (math.nan, math.nan)
+    q = 1 - alpha ** (1 / (units - 1))
+    return (max(lo_b, value - q * (value - lo_b)), min(hi_b, value + q * (hi_b - value)))
+
+
+def alike_p(value: float, units: int, bounds: tuple[float, float]) -> float:
+    """Two-sided p-value of a mean of 0 when every one of ``units`` units gave ``value`` (the test
+    :func:`alike_interval` inverts: its interval leaves 0 out exactly when this is below alpha)."""
+    lo_b, hi_b = bounds
+    if units < 2 or not (math.isfinite(lo_b) and math.isfinite(hi_b)):
+        return math.nan
+    if value == 0:
+        return 1.0
+    q = value / (value - lo_b) if value > 0 else value / (value - hi_b)  # the share that would bring it to 0
+    return float(min(1.0, (1 - q) ** (units - 1))) if q < 1 else 0.0
+
+
+def within(v: float, bounds: tuple[float, float]) -> float:
+    """``v`` cut to ``bounds`` (NaN stays NaN)."""
+    return v if math.isnan(v) else min(bounds[1], max(bounds[0], v))
+
+
+def _alpha(z: float) -> float:
+    """The two-sided level of a normal quantile (0.05 at Z95)."""
+    return math.erfc(z / math.sqrt(2))
+
+
+def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None = None,
+            bounds: tuple[float, float] = UNBOUNDED) -> Estimate:
     """Mean of ``x`` with its standard error and 95% interval, clustered by ``clusters`` (e.g. the
     game of each observation) when given: the cluster-robust variance of a ratio of sums,
     ``C / (C - 1) * sum_c (s_c - mean * n_c)^2 / n^2``, and Student's t with C - 1 degrees of
-    freedom (the normal quantile once C is large)."""
+    freedom (the normal quantile once C is large).
+
+    ``bounds``: where the values lie (e.g. (0, 1) for a win, (-1, 1) for a difference of two). The
+    interval is cut to them (the mean lies there; a t interval at 2 or 3 games may reach past them),
+    and when every cluster gives the same mean the interval is :func:`alike_interval` (``se`` 0):
+    without bounds it is none (NaN), never zero width."""
     x = np.asarray(x, dtype=np.float64)
     keep = np.isfinite(x)
     x = x[keep]
@@ -121,12 +168,24 @@ def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None =
     k = s.size
     if k < 2:
         return Estimate(m, math.nan, math.nan, math.nan, n, k)
+    if np.allclose(s / c, m, rtol=1e-12, atol=1e-12):  # no spread to measure: every cluster gave m
+        lo, hi = alike_interval(m, k, bounds, 0.05 if z is None else _alpha(z))
+        return Estimate(m, 0.0, lo, hi, n, k, 1.0)
     var = k / (k - 1) * float(((s - m * c) ** 2).sum()) / (n * n)
     var_iid = float(x.var(ddof=1)) / n if n > 1 else math.nan
     deff = var / var_iid if var_iid > 0 else 1.0
     se = math.sqrt(var)
     z = t95(k - 1) if z is None else z
-    return Estimate(m, se, m - z * se, m + z * se, n, k, deff)
+    return Estimate(m, se, within(m - z * se, bounds), within(m + z * se, bounds), n, k, deff)
+
+
+def estimate_p(e: Estimate, bounds: tuple[float, float] = UNBOUNDED) -> float:
+    """Two-sided p-value of a mean of 0 for an :func:`mean_ci` estimate with the same ``bounds``:
+    Student's t with ``clusters - 1`` degrees of freedom (:func:`t_p`), or :func:`alike_p` when every
+    cluster gave the same value."""
+    if e.clusters >= 2 and e.se == 0:
+        return alike_p(e.value, e.clusters, bounds)
+    return t_p(e.value, e.se, e.clusters - 1)
 
 
 def share_ci(x: np.ndarray, clusters: np.ndarray, z: float = Z95, truncate: bool = True) -> Estimate:
@@ -160,15 +219,17 @@ def share_ci(x: np.ndarray, clusters: np.ndarray, z: float = Z95, truncate: bool
     return Estimate(m, e.se, lo, hi, n, k, deff)
 
 
-def paired_difference(a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None = None) -> Estimate:
+def paired_difference(a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None = None,
+                      bounds: tuple[float, float] = UNBOUNDED) -> Estimate:
     """``b - a`` observation by observation (the same deal in both arms), averaged, with its 95%
     interval. ``clusters`` names the game of each pair when a game yields several pairs (seat
-    rotations, seats); the interval is then clustered by game. Pairs with a missing side are dropped."""
+    rotations, seats); the interval is then clustered by game. Pairs with a missing side are dropped.
+    ``bounds``: where a difference lies (:func:`mean_ci`), e.g. (-1, 1) for two wins."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
         raise ValueError(f"paired values must align: {a.shape} vs {b.shape}")
-    return mean_ci(b - a, clusters)
+    return mean_ci(b - a, clusters, bounds=bounds)
 
 
 def rate_difference(w_in: np.ndarray, n_in: np.ndarray, w_all: np.ndarray, n_all: np.ndarray,

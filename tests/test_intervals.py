@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from cardsim import api, metrics
+from cardsim import api, metrics, stats
 from cardsim.cli import app
 from cardsim.errors import ScenarioError
 from cardsim.scenario import from_dict
@@ -119,6 +119,21 @@ def test_a_policy_that_never_lost_is_unbounded_not_finite():
     assert f.theta[1] == math.inf and "never lost" in f.status[1]
 
 
+def test_ratings_on_a_few_deals_are_never_zero_width():
+    """Two deals whose results balance exactly (each deal: A wins one seating, B the other) make every
+    deal's score 0, so the clustered variance is 0 and the interval was a point (a held-out re-play on 2
+    deals printed 50.0%, 95% CI 50.0%-50.0%). Below 10 deals the interval takes the larger of the
+    clustered and the model-based variance, with Student's t on deals - 1 degrees of freedom."""
+    obs = R.Observations(np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1]), np.array([1.0, 0.0, 0.0, 1.0]),
+                         [(0, 1), (0, 1)], np.ones((2, 2)))
+    f = R.fit_model(obs, 2, 1)
+    assert f.theta[0] == pytest.approx(0) and f.deals == 2
+    assert f.se[0] == pytest.approx(f.se_model[0]) and f.se[0] > 0.5
+    assert f.half()[0] == pytest.approx(stats.t95(1) * f.se[0] + R.TOL)
+    many = R.fit_model(_obs([60, 55], [(0, 1), (0, 1)]), 2, 1)  # 100 deals: the clustered one alone
+    assert many.deals == 100 and many.half()[0] == pytest.approx(stats.t95(99) * many.se[0] + R.TOL)
+
+
 def test_model_fit_flags_strengths_that_do_not_fit():
     # a beats b, b beats c, c beats a: no strengths can rank them
     f = R.fit_model(_obs([80, 20, 80], [(0, 1), (0, 2), (1, 2)]), 3, 0)
@@ -196,17 +211,76 @@ def test_sweep_contrasts_in_blocks_are_the_same_numbers(monkeypatch):
 
 
 def test_sweep_points_playing_the_same_games_share_the_chance_of_being_best():
-    """Three points with identical games (a knob no decision reads): each is best a third of the time,
-    each differs from the best by 0 exactly; with every point identical there is no critical value."""
+    """Three points with identical games (a knob no decision reads): each is best a third of the time and
+    differs from the best by 0 at every deal, which the data cannot tell from a rare difference: its
+    interval is the bounded one of a difference without spread (Bonferroni over the 3 other points),
+    none for a length; with every point identical there is no critical value."""
     rng = np.random.default_rng(5)
     a = (rng.random(2000) < 0.5).astype(float)
     v = np.column_stack([a, a, a, (rng.random(2000) < 0.3).astype(float)])
-    c = sw.contrasts(v, seed=2, draws=20_000)
+    c = sw.contrasts(v, seed=2, draws=20_000, bounds=(-1.0, 1.0))
+    b = int(c["best"])
     assert np.allclose(c["p_best"][:3], 1 / 3) and c["p_best"][3] < 0.001
-    assert (c["lo"][:3] == 0).all() and (c["hi"][:3] == 0).all()
-    same = sw.contrasts(np.column_stack([a, a]), seed=2, draws=2_000)
-    assert math.isnan(float(same["critical"])) and (same["lo"] == 0).all() and (same["hi"] == 0).all()
-    assert np.allclose(same["p_best"], 0.5)
+    q = 1 - (0.05 / 3) ** (1 / 1999)
+    for j in {0, 1, 2} - {b}:
+        assert c["diff"][j] == 0 and c["lo"][j] == pytest.approx(-q) and c["hi"][j] == pytest.approx(q)
+        assert c["p_adj"][j] == 1.0
+    assert c["lo"][b] == c["hi"][b] == 0  # the best point against itself
+    same = sw.contrasts(np.column_stack([a, a]), seed=2, draws=2_000, bounds=(-1.0, 1.0))
+    assert math.isnan(float(same["critical"])) and np.allclose(same["p_best"], 0.5)
+    assert 0 < same["hi"][1 - int(same["best"])] < 0.002
+    length = sw.contrasts(np.column_stack([a, a]) * 10, seed=2, draws=2_000)  # no bound: none
+    assert np.isnan(length["lo"][1 - int(length["best"])])
+
+
+def test_a_difference_without_spread_gets_the_bounded_interval_never_zero_width():
+    """Every game gave the same difference (3 games of +1: one arm won each, the other lost each): a t
+    interval has zero width there, so it claims the difference is exactly +1. The interval of a bounded
+    value without spread leaves room for what 3 games could have missed; its test agrees with it."""
+    e = paired_difference(np.zeros(3), np.ones(3), bounds=(-1.0, 1.0))
+    q = 1 - 0.05 ** (1 / 2)
+    assert e.se == 0 and e.value == 1 and e.hi == 1 and e.lo == pytest.approx(1 - 2 * q) and e.lo < 0
+    assert stats.estimate_p(e, (-1.0, 1.0)) == pytest.approx(0.25)  # (1 - 1/2)^2: 0 not ruled out
+    ten = paired_difference(np.zeros(10), np.ones(10), bounds=(-1.0, 1.0))
+    assert ten.lo > 0 and stats.estimate_p(ten, (-1.0, 1.0)) < 0.05  # 10 games of +1 do rule 0 out
+    for n in (2, 3, 5, 30):  # the test and the interval agree: p < 0.05 exactly when 0 is outside
+        for c in (0.1, 0.5, 1.0, -0.3):
+            e = paired_difference(np.zeros(n), np.full(n, c), bounds=(-1.0, 1.0))
+            assert (stats.estimate_p(e, (-1.0, 1.0)) < 0.05) == (e.lo > 0 or e.hi < 0)
+    # without bounds (a length) no interval can be had from such data: none, never zero width
+    flat = paired_difference(np.full(4, 20.0), np.full(4, 18.0))
+    assert flat.value == -2 and math.isnan(flat.lo) and math.isnan(flat.hi)
+    # the miss chance of the bounded interval: a difference of +1 with chance 1 - q, -1 otherwise
+    for n in (2, 3, 5, 10):
+        e = paired_difference(np.zeros(n), np.ones(n), bounds=(-1.0, 1.0))
+        worst = max((1 - q) ** n for q in np.linspace(0, 1, 2001) if 1 - 2 * q < e.lo)
+        assert worst <= 0.05
+    # a t interval at 2 or 3 games reaches past the bounds: it is cut to them
+    w = paired_difference(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0]), bounds=(-1.0, 1.0))
+    assert w.lo == -1.0 and w.hi == 1.0
+    arm = stats.mean_ci(np.array([1.0, 0.0]), bounds=(0.0, 1.0))
+    assert arm.lo == 0.0 and arm.hi == 1.0
+
+
+def test_compare_and_cards_at_a_few_games_without_spread():
+    """The words say why an interval is missing, and the cards table keeps every interval inside the
+    values a difference can take."""
+    from cardsim.studies.compare import span
+
+    assert span(math.nan, math.nan, 1, "turns", n=3, what="games").startswith("none: each of the 3 games gave the same")
+    assert span(math.nan, math.nan, 1, "turns") == "none: an interval needs at least 2 deals"
+    plan = cards_study.Plan(None, ["a", "b"], "remove", 0, "holm", {}, False)
+    values = {"": {"length": np.array([10.0, 12.0, 14.0]), "first-player advantage": np.array([-0.5, -0.5, -0.5])},
+              "a": {"length": np.array([11.0, 13.0, 15.0]), "first-player advantage": np.array([0.5, 0.5, 0.5])},
+              "b": {"length": np.array([9.0, 14.0, 30.0]), "first-player advantage": np.array([0.5, -0.5, 0.5])}}
+    t = {(r["measure"], r["card"]): r for r in cards_study.effects_table(plan, values).iter_rows(named=True)}
+    flat = t[("length", "a")]
+    assert flat["effect"] == 1 and math.isnan(flat["lo"]) and math.isnan(flat["p"])
+    edge = t[("first-player advantage", "a")]  # +1 in each of 3 games; a difference lies in [-1, 1] with 2 seats
+    assert edge["effect"] == 1 and edge["lo"] < 0 and edge["hi"] == 1
+    assert edge["lo_simultaneous"] < edge["lo"] and edge["p"] == pytest.approx(0.25)
+    spread = t[("first-player advantage", "b")]
+    assert spread["lo"] >= -1 and spread["hi"] <= 1 and spread["lo_simultaneous"] >= -1
 
 
 def test_sweep_answer_uses_fresh_deals(tmp_path):

@@ -59,3 +59,25 @@ def paired_fubnub(replicates: int, seed: int) -> list[Coverage]:
             Coverage("Wilson rate", "FUBNUB partner x4: team 0 wins (truth 1/2), 400 games", 0.95, replicates, hit_w)]
 
 
+
+
+@case("paired difference, a few games", replicates=2000)
+def paired_few(replicates: int, seed: int) -> list[Coverage]:
+    """Differences of two wins (-1, 0 or +1 a game) where one arm nearly always wins, on 3, 5 and 10
+    games: every game often gives the same +1, where a t interval has zero width (it covered 28% at 3
+    games with chances 0 / 10% / 90%); there the bounded interval of a difference without spread
+    (:func:`cardsim.stats.alike_interval`) stands in, and elsewhere Student's t cut to [-1, 1]."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for probs in ((0.0, 0.1, 0.9), (0.05, 0.15, 0.8)):
+        truth = probs[2] - probs[0]
+        for n in (3, 5, 10):
+            x = rng.choice([-1.0, 0.0, 1.0], p=probs, size=(replicates, n))
+            hit = 0
+            for r in range(replicates):
+                e = paired_difference(np.zeros(n), x[r], bounds=(-1.0, 1.0))
+                hit += e.lo <= truth <= e.hi
+            out.append(Coverage("paired difference", f"simulated wins, difference -1/0/+1 with chances "
+                                f"{probs[0]:g}/{probs[1]:g}/{probs[2]:g} (true {truth:+.2f}), {n} games", 0.95,
+                                replicates, hit))
+    return out

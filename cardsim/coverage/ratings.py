@@ -33,16 +33,19 @@ def _simulate(rng: np.random.Generator, players: int, deals: int) -> R.Observati
 
 @case("rating strength", replicates=1000)
 def rating(replicates: int, seed: int) -> list[Coverage]:
-    """Known strengths (0, +0.5, -0.7) with 2, 3 and 4 seats (free-for-all), 1,000 deals per table."""
+    """Known strengths (0, +0.5, -0.7) with 2, 3 and 4 seats (free-for-all), 1,000 deals per table; then
+    3 seats on 3 and 10 deals (a strength that came out unbounded, no interval, counts as a miss). With
+    the normal quantile and the clustered variance alone, 3 deals covered 66-79% and 10 deals 92%."""
     rng = np.random.default_rng(seed)
     out = []
-    for players in (2, 3, 4):
+    for players, deals in ((2, 1000), (3, 1000), (4, 1000), (3, 3), (3, 10)):
         hit = np.zeros(3)
         for _ in range(replicates):
-            f = R.fit_model(_simulate(rng, players, 1000), 3, 0)
-            hit += np.abs(f.theta - THETA) <= R.Z95 * f.se + R.TOL
+            f = R.fit_model(_simulate(rng, players, deals), 3, 0)
+            hit += np.abs(f.theta - THETA) <= f.half()
+        few = "" if deals == 1000 else f", {deals} deals"
         for i in (1, 2):
-            out.append(Coverage("rating strength", f"simulated Luce model, {players} seats, theta = {THETA[i]:+.1f}",
+            out.append(Coverage("rating strength", f"simulated Luce model, {players} seats, theta = {THETA[i]:+.1f}{few}",
                                 0.95, replicates, int(hit[i])))
     return out
 
@@ -63,7 +66,7 @@ def rating_turtle(replicates: int, seed: int) -> list[Coverage]:
                     "young", players)
             obs = R.Observations(*_stack(tables, players))
             f = R.fit_model(obs, 2, 0)
-            hit += abs(f.theta[1]) <= R.Z95 * f.se[1] + R.TOL
+            hit += abs(f.theta[1]) <= f.half()[1]
         out.append(Coverage("rating strength", f"young Turtle eager vs random, {players} players (truth 0)", 0.95,
                             replicates, hit))
     return out

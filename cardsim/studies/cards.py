@@ -46,7 +46,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
-from cardsim.stats import holm, paired_difference, t_p, t_quantile
+from cardsim.stats import UNBOUNDED, alike_interval, estimate_p, holm, paired_difference, t_quantile, within
 from cardsim.studies import derive
 from cardsim.studies.compare import span
 
@@ -173,6 +173,18 @@ class CardsResult:
     heldout: pl.DataFrame | None = None  # the cards the answer names, re-played on fresh seeds
 
 
+def bounds(p: Plan, measure: str) -> tuple[float, float]:
+    """Where a game's difference of ``measure`` lies: a length has no bound; a seat's win lies in [0, 1],
+    so the focus seat's difference in [-1, 1]; the first player's edge (its win minus the mean of the n
+    seats' wins) in [-(n-1)/n, (n-1)/n], so a difference of two in twice that."""
+    if measure == "focus seat win rate":
+        return (-1.0, 1.0)
+    if measure == "first-player advantage":
+        n = p.base.setup.players if p.base is not None else 2
+        return (-2 * (n - 1) / n, 2 * (n - 1) / n)
+    return UNBOUNDED
+
+
 def effects_table(p: Plan, values: dict[str, dict[str, np.ndarray]]) -> pl.DataFrame:
     """One row per (measure, card): full-deck mean, changed-deck mean, the paired effect with its 95%
     interval, the Bonferroni-simultaneous interval across cards and the adjusted p-value."""
@@ -180,19 +192,24 @@ def effects_table(p: Plan, values: dict[str, dict[str, np.ndarray]]) -> pl.DataF
     k = len(p.cards)
     for measure in values[""]:
         fam = []
+        edge = bounds(p, measure)
         for card in p.cards:
             a, b = values[""][measure], values[card][measure]
-            e = paired_difference(a, b)
+            e = paired_difference(a, b, bounds=edge)
             # Student's t with the pointwise interval's degrees of freedom (a normal Bonferroni interval
             # came out narrower than the pointwise one at a few games, and p < 0.05 beside an interval
-            # across 0)
+            # across 0); where every game gave the same difference, the bounded interval at 0.05 / k
             df = e.clusters - 1
-            z_sim = t_quantile(1 - 0.05 / (2 * k), df)
+            if e.clusters >= 2 and e.se == 0:
+                lo_s, hi_s = alike_interval(e.value, e.clusters, edge, 0.05 / k)
+            else:
+                z_sim = t_quantile(1 - 0.05 / (2 * k), df)
+                lo_s, hi_s = within(e.value - z_sim * e.se, edge), within(e.value + z_sim * e.se, edge)
             ok = np.isfinite(a) & np.isfinite(b)
             fam.append({"measure": measure, "card": card, "full_deck": float(a[ok].mean()) if ok.any() else math.nan,
                         "changed": float(b[ok].mean()) if ok.any() else math.nan, "effect": e.value, "lo": e.lo,
-                        "hi": e.hi, "lo_simultaneous": e.value - z_sim * e.se, "hi_simultaneous": e.value + z_sim * e.se,
-                        "p": t_p(e.value, e.se, df), "games": e.n})
+                        "hi": e.hi, "lo_simultaneous": lo_s, "hi_simultaneous": hi_s,
+                        "p": estimate_p(e, edge), "games": e.n})
         adj = holm([r["p"] for r in fam], "holm" if p.correction == "holm" else "fdr_bh")
         for r, q in zip(fam, adj, strict=True):
             r["p_adjusted"] = float(q)
@@ -279,7 +296,7 @@ def heldout(p: Plan, effects: pl.DataFrame, runner: Callable[[sc.Scenario], Any]
               for card in dict.fromkeys(["", *(r["card"] for _, r in chosen)])}
     rows = []
     for measure, r in chosen:
-        e = paired_difference(values[""][measure], values[r["card"]][measure])
+        e = paired_difference(values[""][measure], values[r["card"]][measure], bounds=bounds(p, measure))
         rows.append({"measure": measure, "card": r["card"], "seed": seed, "games": e.n, "effect": e.value,
                      "lo": e.lo, "hi": e.hi, "in_study": r["effect"]})
     return pl.DataFrame(rows)
@@ -301,7 +318,7 @@ def headline(res: CardsResult) -> str:
         r = chosen["length"]
         verb = "shortens" if r["effect"] < 0 else "lengthens"
         parts.append(f"{_verb(p)} {r['card']} {verb} games most, by {abs(r['effect']):.1f} {unit} "
-                     f"({r['full_deck']:.1f} -> {r['changed']:.1f}; 95% CI {span(r['lo'], r['hi'], 1, unit)})"
+                     f"({r['full_deck']:.1f} -> {r['changed']:.1f}; 95% CI {span(r['lo'], r['hi'], 1, unit, n=r['games'], what='games')})"
                      + _again(again.get("length"), 1, unit))
         sig = length.filter(pl.col("p_adjusted") < 0.05)
         parts.append(f"{sig.height} of {length.height} cards change the length beyond chance "
@@ -312,7 +329,7 @@ def headline(res: CardsResult) -> str:
             if measure in chosen:
                 r = chosen[measure]
                 parts.append(f"{_verb(p)} {r['card']} moves {label} most: {100 * r['effect']:+.1f} points "
-                             f"(95% CI {span(r['lo'], r['hi'], 100, 'points', signed=True)})"
+                             f"(95% CI {span(r['lo'], r['hi'], 100, 'points', signed=True, n=r['games'], what='games')})"
                              + _again(again.get(measure), 100, "points"))
             else:
                 parts.append(f"no card moves {label} beyond chance")
@@ -326,7 +343,7 @@ def _again(r: dict | None, scale: float, unit: str) -> str:
         return ""
     v = scale * r["effect"]
     return (f"; re-played on {r['games']:,} fresh seeds: {v:+.1f} {unit} "
-            f"(95% CI {span(r['lo'], r['hi'], scale, unit, signed=True)})"
+            f"(95% CI {span(r['lo'], r['hi'], scale, unit, signed=True, n=r['games'], what='games')})"
             if math.isfinite(v) else f"; re-played on {r['games']:,} fresh seeds: no game finished in both decks")
 
 

@@ -31,7 +31,7 @@ from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
 from cardsim.sequential import eb_sequence
-from cardsim.stats import holm, mean_ci, paired_difference, t95, t_p
+from cardsim.stats import UNBOUNDED, estimate_p, holm, mean_ci, paired_difference, t95, within
 from cardsim.studies import derive
 
 ARM_KEYS = ("name", "policies", "rules")
@@ -133,20 +133,25 @@ def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) 
     confidence sequence (``cs_lo``, ``cs_hi``) of each difference (win metric only)."""
     rows, drows = [], []
     base_name = p.arms[0]
+    # a focus seat's win share lies in [0, 1] (a difference of two in [-1, 1]); a length has no upper bound
+    win = p.metric == "win"
+    arm_bounds, diff_bounds = ((0.0, 1.0), (-1.0, 1.0)) if win else ((0.0, math.inf), UNBOUNDED)
     ok = np.all(np.vstack([np.isfinite(v) for v in values.values()]), axis=0)
     for name in p.arms:
-        e = mean_ci(values[name][ok])
+        e = mean_ci(values[name][ok], bounds=arm_bounds)
         rows.append({"arm": name, "n": e.n, "mean": e.value, "se": e.se, "lo": e.lo, "hi": e.hi})
     a = values[base_name][ok]
     for name in p.arms[1:]:
         b = values[name][ok]
-        e = paired_difference(a, b)
+        e = paired_difference(a, b, bounds=diff_bounds)
         n = e.n
         se_u = math.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n) if n > 1 else math.nan
-        half_u = t95(max(n - 1, 1)) * se_u  # Student's t, as the paired interval beside it
+        # Student's t, as the paired interval beside it; none where neither arm varies (no spread to
+        # measure: a zero-width interval would claim more than the data show)
+        half_u = t95(max(n - 1, 1)) * se_u if se_u > 0 else math.nan
         row = {"arm": name, "vs": base_name, "n": n, "diff": e.value, "se_paired": e.se,
-               "lo": e.lo, "hi": e.hi, "p": t_p(e.value, e.se, e.clusters - 1), "se_unpaired": se_u,
-               "lo_unpaired": e.value - half_u, "hi_unpaired": e.value + half_u,
+               "lo": e.lo, "hi": e.hi, "p": estimate_p(e, diff_bounds), "se_unpaired": se_u,
+               "lo_unpaired": within(e.value - half_u, diff_bounds), "hi_unpaired": within(e.value + half_u, diff_bounds),
                "variance_saved": 1 - (e.se / se_u) ** 2 if se_u > 0 else math.nan}
         if sequential and p.metric == "win":
             cs = eb_sequence(b - a, alpha=p.alpha, lo=-1.0, hi=1.0)
@@ -223,20 +228,24 @@ def describe(res: CompareResult, row: dict) -> str:
         unit = LENGTH_UNITS.get(res.plan.base.game, "turns")
         verb = "shortens" if row["diff"] < 0 else "lengthens"
         return (f"'{row['arm']}' {verb} games by {abs(row['diff']):.1f} {unit} against '{row['vs']}' "
-                f"({a['mean']:.1f} -> {b['mean']:.1f} {unit}; {kind} {span(row['lo'], row['hi'], 1, unit)})")
+                f"({a['mean']:.1f} -> {b['mean']:.1f} {unit}; {kind} {span(row['lo'], row['hi'], 1, unit, n=row['n'])})")
     more = "more" if row["diff"] >= 0 else "less"
     return (f"'{row['arm']}' wins {100 * abs(row['diff']):.1f} points {more} often than '{row['vs']}' "
             f"({100 * a['mean']:.1f}% -> {100 * b['mean']:.1f}% of games for the focus seat; {kind} "
-            f"{span(row['lo'], row['hi'], 100, 'points')})")
+            f"{span(row['lo'], row['hi'], 100, 'points', n=row['n'])})")
 
 
-def span(lo: float, hi: float, scale: float, unit: str, signed: bool = False) -> str:
+def span(lo: float, hi: float, scale: float, unit: str, signed: bool = False, n: int = 0, what: str = "deals") -> str:
     """An interval of a difference as words read it: after a verb that carries the sign ("shortens
     by 8.0"), the size range when the sign is known ("7.4-8.6 turns"), signed ends when it is not
-    ("-0.5 to +1.1 points"); after a signed number (``signed``), signed ends always."""
+    ("-0.5 to +1.1 points"); after a signed number (``signed``), signed ends always. None is said
+    with its reason: fewer than 2 of ``what``, or (``n`` of them) every one gave the same difference
+    of a value with no bound (:func:`cardsim.stats.alike_interval`)."""
     lo, hi = scale * lo, scale * hi
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return "none: an interval needs at least 2 deals"
+        if n >= 2:
+            return f"none: each of the {n:,} {what} gave the same difference, so they show no spread to measure"
+        return f"none: an interval needs at least 2 {what}"
     if not signed and (lo > 0 or hi < 0):
         a, b = sorted((abs(lo), abs(hi)))
         return f"{a:.1f}-{b:.1f} {unit}"

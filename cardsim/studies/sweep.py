@@ -37,7 +37,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
 from cardsim.output import Output
-from cardsim.stats import maxt_pvalues, mean_ci, mean_exprs, seat_table, wilson
+from cardsim.stats import UNBOUNDED, alike_interval, alike_p, maxt_pvalues, mean_ci, mean_exprs, seat_table, wilson
 from cardsim.studies import derive
 
 
@@ -141,10 +141,15 @@ BLOCK = 4_000_000
 
 
 def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: int = 0,
-              draws: int = 200_000) -> dict[str, np.ndarray]:
+              draws: int = 200_000, bounds: tuple[float, float] = UNBOUNDED) -> dict[str, np.ndarray]:
     """From a games x points matrix of per-game values (the same deals in every column): the best
     point, each point's difference from it with simultaneous max-T intervals over every pair of
     points, max-T adjusted p-values, and the probability that each point is best.
+
+    ``bounds``: where a deal's difference of two points lies ((-1, 1) for wins). The intervals are cut
+    to them, and a point whose difference from the best is the same at every deal (no spread: a t
+    interval would have zero width) gets :func:`cardsim.stats.alike_interval` at ``alpha / (k - 1)``
+    and its Bonferroni p-value instead (none for a length, which has no bound).
 
     The draws are made and reduced block by block (memory stays flat however many points), the same
     numbers as in one go; a grid with more pairs than ``MAXT_WORK / draws`` takes fewer draws."""
@@ -183,13 +188,17 @@ def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: 
         t = np.where(se > 0, diff / se, 0.0)
         half = np.where(se > 0, crit * se, 0.0)  # a point that plays the best's games differs by 0 exactly
     p_adj = np.where(np.arange(k) == b, 1.0, maxt_pvalues(t, null))
+    lo, hi = np.clip(diff - half, *bounds), np.clip(diff + half, *bounds)
+    for j in np.flatnonzero((se == 0) & (np.arange(k) != b)):  # no spread: the bounded interval, Bonferroni
+        lo[j], hi[j] = alike_interval(float(diff[j]), n, bounds, alpha / (k - 1))
+        p_adj[j] = min(1.0, (k - 1) * alike_p(float(diff[j]), n, bounds))
     # points that play the same games (a knob no decision reads) share their chance of being best evenly
     # (which of them a draw's argmax names is rounding)
     _, group = np.unique(values.T, axis=0, return_inverse=True)
     group = group.ravel()
     size = np.bincount(group)
     p_best = (np.bincount(group, weights=wins) / size)[group] / draws
-    return {"best": np.array(b), "diff": diff, "lo": diff - half, "hi": diff + half, "se": se,
+    return {"best": np.array(b), "diff": diff, "lo": lo, "hi": hi, "se": se,
             "p_adj": p_adj, "p_best": p_best, "critical": np.array(crit), "draws": np.array(draws)}
 
 
@@ -239,7 +248,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
             f"The points are not compared: {values.shape[0]} of {joined.height:,} deals finished at every point (an "
             f"unfinished game has no winner; see the unfinished column). Raise the game's caps ({', '.join(caps)}) "
             "or read each point's own win rates."))
-    c = contrasts(values, p.best, seed=base.seed)
+    c = contrasts(values, p.best, seed=base.seed, bounds=UNBOUNDED if p.metric == "length" else (-1.0, 1.0))
     b = int(c["best"])
     table = table.with_columns(
         pl.Series("vs_best", c["diff"]), pl.Series("vs_best_lo", c["lo"]), pl.Series("vs_best_hi", c["hi"]),
@@ -249,7 +258,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         fresh = p.scenarios[b].with_options(games=n_games, seed=heldout_seed(base.seed))
         v = point_values(runner(fresh).outcomes().collect(), p.metric)["v"].drop_nulls().to_numpy()
         if p.metric == "length":
-            e = mean_ci(v)
+            e = mean_ci(v, bounds=(0.0, math.inf))
             est, lo, hi = e.value, e.lo, e.hi
         else:
             lo, hi = wilson(float(v.sum()), v.size)
@@ -307,7 +316,9 @@ def headline(res: SweepResult) -> str:
     best = t.row(res.best_index, named=True)
     desc = _describe(res.plan, res.best_index)
     word = "highest" if res.plan.best == "max" else "lowest"
-    tied = [i for i, r in enumerate(t.iter_rows(named=True)) if i != res.best_index and r["vs_best_lo"] <= 0 <= r["vs_best_hi"]]
+    # an interval that contains 0, or none (a length difference without spread), does not tell the points apart
+    tied = [i for i, r in enumerate(t.iter_rows(named=True))
+            if i != res.best_index and not (r["vs_best_lo"] > 0 or r["vs_best_hi"] < 0)]
     parts = [f"{metric_words(res.plan.metric).capitalize()} is {word} at {desc}: {_fmt(res, best[est])} in the sweep"]
     if res.heldout is not None:
         h = res.heldout.row(0, named=True)
@@ -341,7 +352,8 @@ def output(res: SweepResult) -> Output:
                   "Best point on fresh deals": (res.plan.metric, "lo", "hi", "in_sweep")}
     if res.plan.paired and res.best_index is not None:
         crit = (f"critical value {res.critical:.2f}" if math.isfinite(res.critical) else
-                "no critical value: every point plays the same games, so every difference is 0 exactly")
+                "no critical value: every pair of points differs by the same amount at every deal, so no difference "
+                "has a spread to measure (each gets the interval of a difference without spread, none for a length)")
         notes.append(f"vs_best: each point minus the best, on the same deals; vs_best_lo/hi: simultaneous 95% "
                      f"intervals for every pair of points (max-T, {crit}); p_adj: max-T "
                      "adjusted p-value of the difference; p_best: probability the point is the best (points "
