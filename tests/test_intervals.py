@@ -134,6 +134,22 @@ def test_ratings_on_a_few_deals_are_never_zero_width():
     assert many.deals == 100 and many.half()[0] == pytest.approx(stats.t95(99) * many.se[0] + R.TOL)
 
 
+def test_ranking_ties_unbounded_policies_and_puts_the_unrated_last(tmp_path):
+    """Two policies that never beat the reference are both unbounded below: the model cannot order them
+    (the ranking said 'greedy > tactician' where tactician beat greedy). A policy with no strength (NaN)
+    sorted first in the table, where the answer took it for the top policy."""
+    t = pl.DataFrame({"policy": ["x", "partner", "greedy", "tactician"],
+                      "theta": [math.nan, 0.0, -math.inf, -math.inf]})
+    t = t.sort(pl.col("theta").fill_nan(None), descending=True, nulls_last=True)
+    assert t["policy"][0] == "partner" and t["policy"][3] == "x"
+    assert R.ranking(t) == "partner > greedy, tactician (tied: unbounded below); not ranked: x"
+    s = from_dict({"scenario": {"name": "r1", "game": "fubnub", "games": 1, "seed": 5},
+                   "ratings": {"policies": ["greedy", "partner"]}})
+    with pytest.raises(ScenarioError, match="at least 2 deals per table"):
+        api.rate(s, runs=tmp_path)
+    assert not any(tmp_path.iterdir())  # refused before anything was played
+
+
 def test_model_fit_flags_strengths_that_do_not_fit():
     # a beats b, b beats c, c beats a: no strengths can rank them
     f = R.fit_model(_obs([80, 20, 80], [(0, 1), (0, 2), (1, 2)]), 3, 0)

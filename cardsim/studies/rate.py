@@ -428,7 +428,7 @@ def analyse(p: Plan, obs: Observations, games: int) -> RatingResult:
     ratings = pl.DataFrame({
         "policy": p.names, "theta": f.theta, "lo": lo, "hi": hi, "se": f.se,
         "se_unclustered": f.se_model, "games": played.astype(np.int64), "status": f.status,
-    }).sort("theta", descending=True, nulls_last=True)
+    }).sort(pl.col("theta").fill_nan(None), descending=True, nulls_last=True)  # a NaN (not rated) last
     pred = {(r["a"], r["b"]): r["predicted"] for r in f.pair_rows}
     rows = []
     for pair in p.pairs:
@@ -498,6 +498,10 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
     top policy against the runner-up again on fresh deals (:func:`heldout`)."""
     p = plan(base)
     n_games = games or base.games
+    if n_games < 2:  # nothing to play yet: the message comes before any table is played
+        where = f"--games {n_games}" if games else f"scenario.games = {n_games}"
+        raise ScenarioError(f"{where}: ratings play at least 2 deals per table (their intervals are clustered by "
+                            "deal, and one deal gives no spread to measure); allowed: 2 or more")
     obs = collect_observations(p, _outcomes(runner, n_games))
     res = analyse(p, obs, n_games)
     res.heldout = heldout(p, res, runner, n_games)
@@ -542,11 +546,28 @@ def _odds(d: float) -> str:
     return f"{100 / (1 + math.exp(-d)):.1f}%"
 
 
+def ranking(ratings: pl.DataFrame) -> str:
+    """The policies in order of strength; policies unbounded alike (each never beat, or never lost to,
+    the others) are tied, as the model cannot order them; those without a strength are named apart."""
+    groups: list[tuple[float, list[str]]] = []
+    for name, theta in ratings.select("policy", "theta").iter_rows():
+        if math.isnan(theta):
+            continue
+        if groups and math.isinf(theta) and groups[-1][0] == theta:
+            groups[-1][1].append(name)
+        else:
+            groups.append((theta, [name]))
+    side = {math.inf: "unbounded above", -math.inf: "unbounded below"}
+    order = " > ".join(names[0] if len(names) == 1 else f"{', '.join(names)} (tied: {side[t]})" for t, names in groups)
+    unrated = ratings.filter(pl.col("theta").is_nan())["policy"].to_list()
+    return order + (f"; not ranked: {', '.join(unrated)}" if unrated else "")
+
+
 def headline(res: RatingResult) -> str:
     ref = res.plan.names[res.plan.reference]
     r = res.ratings
     finite = r.filter(pl.col("theta").is_finite())
-    order = " > ".join(r["policy"].to_list())
+    order = ranking(r)
     top = r.row(0, named=True)
     if not math.isfinite(top["theta"]):
         lead = f"{top['policy']} never lost: its strength is unbounded"
@@ -563,7 +584,8 @@ def headline(res: RatingResult) -> str:
     warn = ""  # a poor fit is told once, in the notes (with its p-value and the worst pair)
     if any("transitive" in w for w in res.warnings):
         warn = " The results are not transitive, so no ranking describes them: read the pairwise table."
-    return (f"{lead}. Ranking: {order} ({res.games:,} deals per table, each distinct seating once; intervals "
+    return (f"{lead}. Ranking: {order} ({res.games:,} deal{'s' if res.games != 1 else ''} per table, each distinct "
+            f"seating once; intervals "
             f"clustered by deal).{warn}{_heldout_words(res.heldout)}")
 
 
