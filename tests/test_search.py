@@ -315,6 +315,9 @@ def test_bad_search_sections_name_the_key(search, needle):
     ({"strategies": ["collector"]}, "at least two strategies"),
     ({"strategies": ["collector", "colector"]}, "colector"),
     ({"strategies": ["collector", "collector"]}, "same label"),
+    # a bare name and its defaults written out play the same games: one strategy under two labels
+    ({"strategies": ["collector", {"label": "c2", "policy": {"name": "collector"}}]},
+     "collector and c2 play the same"),
     ({"strategies": ["collector", "random"], "rounds": 1}, "needs a [meta.search] table"),
     ({"strategies": ["collector", "random"], "deals": 0}, "meta.deals"),
     ({"strategies": ["collector", "random"], "deals": 799}, "[800, "),

@@ -409,6 +409,10 @@ def test_ratings_refuse_a_policy_written_twice_and_name_a_lone_reference():
     reference beats a policy that never wins read "partner rates highest: +0.00 log-odds over partner"."""
     with pytest.raises(ScenarioError, match="lists a policy twice"):
         ratings.plan(api.load(scen(ratings={"policies": ["greedy", {"name": "greedy"}]})))
+    # a default written out is the same policy; another value is not
+    with pytest.raises(ScenarioError, match="tactician and tactician\\(call_need=2\\) play the same"):
+        ratings.plan(api.load(scen(ratings={"policies": ["tactician", {"name": "tactician", "call_need": 2}]})))
+    ratings.plan(api.load(scen(ratings={"policies": ["tactician", {"name": "tactician", "call_need": 3}]})))
     p = ratings.plan(api.load(scen(ratings={"policies": ["greedy", "partner"], "mode": "gauntlet",
                                             "reference": "partner"})))
     r = pl.DataFrame([{"policy": "partner", "theta": 0.0, "lo": 0.0, "hi": 0.0},

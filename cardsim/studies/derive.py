@@ -29,6 +29,23 @@ def base_raw(base: sc.Scenario) -> dict[str, Any]:
     return raw
 
 
+def played(base: sc.Scenario, entry: Any) -> str:
+    """What a policy entry (a name, or a table with ``name`` and parameters) plays: its policy (a
+    plug-in by its file) and every parameter, defaults included, so "greedy", ``{name = "greedy"}`` and
+    the defaults written out compare equal; the entry as written when it does not resolve (building its
+    scenario says why)."""
+    import json
+
+    from cardsim.games import get_game
+    from cardsim.policies import resolve_seat
+
+    try:
+        seat = resolve_seat(get_game(base.game), entry, 0, base.path.parent if base.path else None)
+    except ScenarioError:
+        return json.dumps(entry, sort_keys=True, default=str)
+    return json.dumps([seat.plugin or seat.name, list(seat.params)])
+
+
 def seat_list(raw: Mapping[str, Any], players: int) -> list[Any]:
     seats = raw.get("seats", {})
     if "policies" in seats:

@@ -106,6 +106,11 @@ def plan(base: sc.Scenario) -> Plan:
             entries.append(e)
     if len(set(labels)) != len(labels):
         raise ScenarioError("meta.strategies: two strategies have the same label; give each a label = \"...\"")
+    same = [derive.played(base, e) for e in entries]
+    for i, key in enumerate(same):
+        if key in same[:i]:
+            raise ScenarioError(f"meta.strategies: {labels[same.index(key)]} and {labels[i]} play the same (the same "
+                                "policy and parameters, defaults included); list each strategy once")
     sides = sides_of(base.setup)
     if len(sides) < 2:
         raise ScenarioError(f"meta needs at least two sides; {base.game} {base.setup.variant} with "

@@ -31,7 +31,6 @@ never lost (or never won) against the others gets "unbounded", not a number.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -96,9 +95,12 @@ def plan(base: sc.Scenario) -> Plan:
     if not isinstance(pols, list) or len(pols) < 2:
         raise ScenarioError("ratings.policies must list at least two policies")
     names = [_name(p) for p in pols]
-    same = [json.dumps({"name": p} if isinstance(p, str) else p, sort_keys=True, default=str) for p in pols]
-    if len(set(names)) != len(names) or len(set(same)) != len(same):  # "greedy" and { name = "greedy" }
-        raise ScenarioError("ratings.policies lists a policy twice")
+    same = [derive.played(base, p) for p in pols]
+    for i, key in enumerate(same):  # "greedy", { name = "greedy" } and its defaults written out are one policy
+        if key in same[:i] or names[i] in names[:i]:
+            j = same.index(key) if key in same[:i] else names.index(names[i])
+            raise ScenarioError(f"ratings.policies lists a policy twice: {names[j]} and {names[i]} play the same "
+                                "(the same policy and parameters, defaults included); list each policy once")
     mode = cfg.get("mode", "round_robin")
     if mode not in ("round_robin", "gauntlet"):
         raise ScenarioError(f"ratings.mode = {mode!r}; allowed: round_robin, gauntlet")
