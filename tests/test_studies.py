@@ -105,6 +105,11 @@ def test_compare_validation():
         paired.plan(scen(compare={"arms": [{"name": "a"}, {"name": "b", "rulez": {}}]}))
     with pytest.raises(ScenarioError, match="point_cards"):
         paired.plan(scen(compare={"arms": [{"name": "a"}, {"name": "b", "rules": {"point_cards": 4}}]}))
+    for bad in ("", "  "):  # an arm without a name printed as an empty cell and "'' wins ..."
+        with pytest.raises(ScenarioError, match="non-empty string 'name'"):
+            paired.plan(scen(compare={"arms": [{"name": "a"}, {"name": bad}]}))
+    with pytest.raises(ScenarioError, match="used twice"):
+        paired.plan(scen(compare={"arms": [{"name": "a"}, {"name": "a"}]}))
 
 
 def test_sweep_one_row_per_point(tmp_path):

@@ -75,8 +75,8 @@ def plan(base: sc.Scenario) -> Plan:
     runs: dict[str, list[sc.Scenario]] = {}
     for i, arm in enumerate(arms):
         where = f"compare.arms[{i}]"
-        if not isinstance(arm, Mapping) or not isinstance(arm.get("name"), str):
-            raise ScenarioError(f"{where} must be a table with a string 'name'")
+        if not isinstance(arm, Mapping) or not isinstance(arm.get("name"), str) or not arm["name"].strip():
+            raise ScenarioError(f"{where} must be a table with a non-empty string 'name', e.g. {{name = \"a\"}}")
         for k in arm:
             if k not in ARM_KEYS:
                 raise ScenarioError(f"{where}: unknown key {k!r}{did_you_mean(k, ARM_KEYS)}; allowed: {allowed_list(ARM_KEYS)}")
