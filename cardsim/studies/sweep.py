@@ -37,7 +37,17 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
 from cardsim.output import Output
-from cardsim.stats import UNBOUNDED, alike_interval, alike_p, maxt_pvalues, mean_ci, mean_exprs, seat_table, wilson
+from cardsim.stats import (
+    UNBOUNDED,
+    alike_interval,
+    alike_p,
+    maxt_pvalues,
+    mean_ci,
+    mean_exprs,
+    seat_table,
+    t_quantile,
+    wilson,
+)
 from cardsim.studies import derive
 
 
@@ -177,17 +187,22 @@ def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: 
         if il.size:
             null[a:a + z.shape[0]] = np.abs((z[:, il] - z[:, jl]) / sl).max(axis=1)
         wins += np.bincount(np.argmax(sign * (mean + z), axis=1), minlength=k)
+    # the normal draws give the max-T critical value of known standard errors; estimated from n deals
+    # they are Student's, so the value is scaled by t(n - 1) / z as in cardsim.stats.simultaneous_means
+    # (at 3 deals the normal 1.96-ish value held far less often than 95%) and each statistic by the same
+    # to its p-value, which stays below alpha exactly when the interval leaves 0 out
+    small = t_quantile(1 - alpha / 2, n - 1) / t_quantile(1 - alpha / 2, 10_000)
     if il.size:
         null = np.sort(null)
-        crit = float(np.quantile(null, 1 - alpha))
+        crit = float(np.quantile(null, 1 - alpha)) * small
     else:
         null, crit = np.zeros(1), math.nan
     diff = mean - mean[b]
     se = np.sqrt(np.clip(np.diag(cov) + cov[b, b] - 2 * cov[:, b], 0, None))
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(se > 0, diff / se, 0.0)
-        half = np.where(se > 0, crit * se, 0.0)  # a point that plays the best's games differs by 0 exactly
-    p_adj = np.where(np.arange(k) == b, 1.0, maxt_pvalues(t, null))
+        half = np.where(se > 0, crit * se, 0.0)  # no spread (se 0): the bounded interval below
+    p_adj = np.where(np.arange(k) == b, 1.0, maxt_pvalues(t / small, null))
     lo, hi = np.clip(diff - half, *bounds), np.clip(diff + half, *bounds)
     for j in np.flatnonzero((se == 0) & (np.arange(k) != b)):  # no spread: the bounded interval, Bonferroni
         lo[j], hi[j] = alike_interval(float(diff[j]), n, bounds, alpha / (k - 1))
