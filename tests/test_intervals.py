@@ -169,6 +169,14 @@ def test_balance_interval_allows_for_picking_seats_and_stays_in_0_1():
     assert metrics.seat_test(w)[1] == 1  # team mates: one degree of freedom
     value, lo, hi, _ = metrics.balance_interval(w)
     assert hi == 1.0 and lo < value
+    # from n games the max-T value is scaled to Student's t (n - 1 df); below 100 games no interval at all
+    few = np.eye(4)[rng.integers(0, 4, 12)]
+    ratio = metrics.balance_interval(few)[3] / metrics.balance_interval(np.tile(few, (1000, 1)))[3]
+    assert ratio == pytest.approx(stats.t95(11) / stats.t95(11_999), rel=1e-4)  # same correlation, same draws
+    out = pl.DataFrame({"game": np.repeat(np.arange(12), 4), "seat": np.tile(np.arange(4), 12),
+                        "win": few.ravel(), "length": np.ones(48)})
+    row = next(r for r in metrics.outcome_metrics(out) if r["metric"] == "balance")
+    assert math.isnan(row["lo"]) and "no interval below 100 finished games" in row["note"]
 
 
 def test_balance_rows_in_json(tmp_path):
