@@ -388,17 +388,37 @@ def mean_se(x: np.ndarray) -> tuple[float, float, int]:
     return (float(x.mean()), float(sd / math.sqrt(n)), n)
 
 
+#: degrees of freedom up to which :func:`t95_expr` reads :func:`t95` itself
+_T_EXACT = 30
+
+
+def t95_expr(df: pl.Expr) -> pl.Expr:
+    """:func:`t95` as a polars expression of the degrees of freedom (a column, or an aggregate such as
+    ``count() - 1``): the exact quantile up to 30 degrees of freedom, then the Cornish-Fisher series
+    in 1/df (within 1.2e-4 of the quantile from 31 on), and the normal's from 10,000 on as there."""
+    z = Z95
+    d = df.cast(pl.Float64)
+    series = (z + (z ** 3 + z) / (4 * d) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * d ** 2)
+              + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * d ** 3))
+    out = pl.when(d >= 10_000).then(Z95).when(d > _T_EXACT).then(series)
+    for k in range(_T_EXACT, 0, -1):
+        out = out.when(d >= k).then(t95(k))
+    return out.otherwise(None)
+
+
 def mean_exprs(col: str | pl.Expr, prefix: str = "") -> list[pl.Expr]:
-    """Aggregations: n, mean, standard error and the 95% normal interval of a column
-    (one row per independent unit, e.g. per game; for several rows per game use :func:`mean_table`)."""
+    """Aggregations: n, mean, standard error and the 95% interval of a column, Student's t with n - 1
+    degrees of freedom (one row per independent unit, e.g. per game; for several rows per game use
+    :func:`mean_table`)."""
     c = pl.col(col) if isinstance(col, str) else col
     se = c.std(ddof=1) / c.count().sqrt()
+    half = t95_expr(c.count() - 1) * se
     return [
         c.count().alias(f"{prefix}n"),
         c.mean().alias(f"{prefix}mean"),
         se.alias(f"{prefix}se"),
-        (c.mean() - Z95 * se).alias(f"{prefix}lo"),
-        (c.mean() + Z95 * se).alias(f"{prefix}hi"),
+        (c.mean() - half).alias(f"{prefix}lo"),
+        (c.mean() + half).alias(f"{prefix}hi"),
     ]
 
 
@@ -460,16 +480,17 @@ def mean_query(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[
         _viid=(pl.col("_q") / pl.col("n") - pl.col("m") ** 2) * pl.col("n") / (pl.col("n") - 1) / pl.col("n"))
     g = g.with_columns(se=pl.col("_var").sqrt(),
                        deff=pl.when(pl.col("_viid") > 0).then(pl.col("_var") / pl.col("_viid")).otherwise(1.0))
+    half = t95_expr(pl.col("clusters") - 1) * pl.col("se")  # Student's t on the clusters, as mean_ci
     return g.sort(keys).select(
         *by, pl.col("n").cast(pl.Int64).alias(f"{prefix}n"), pl.col("m").alias(f"{prefix}mean"),
-        pl.col("se").alias(f"{prefix}se"), (pl.col("m") - Z95 * pl.col("se")).alias(f"{prefix}lo"),
-        (pl.col("m") + Z95 * pl.col("se")).alias(f"{prefix}hi"), pl.col("deff").alias(f"{prefix}deff"))
+        pl.col("se").alias(f"{prefix}se"), (pl.col("m") - half).alias(f"{prefix}lo"),
+        (pl.col("m") + half).alias(f"{prefix}hi"), pl.col("deff").alias(f"{prefix}deff"))
 
 
 def mean_table(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[str] | None = None,
                cluster: str | None = "game", prefix: str = "") -> pl.DataFrame:
     """Mean of ``col`` per group of ``by`` (or overall) with its standard error clustered by game,
-    the normal 95% interval and the design effect: for per-hand or per-event values."""
+    the 95% interval (Student's t on the clusters) and the design effect: for per-hand or per-event values."""
     return collect(mean_query(frame, col, by, cluster, prefix))
 
 

@@ -9,7 +9,6 @@ import polars as pl
 
 from cardsim.report import Section
 from cardsim.report import figures as F
-from cardsim.stats import Z95
 from cardsim.studies.sweep import metric_columns, metric_words
 
 if TYPE_CHECKING:
@@ -61,11 +60,7 @@ def sweep_section(res: SweepResult) -> Section:
     def nan_for_none(xs: list) -> list[float]:  # a point whose every game was unfinished has no win rate
         return [math.nan if v is None else v for v in xs]
 
-    if b == "se":
-        lo = (t[est] - Z95 * t[a]).to_list()
-        hi = (t[est] + Z95 * t[a]).to_list()
-    else:
-        lo, hi = nan_for_none(t[a].to_list()), nan_for_none(t[b].to_list())
+    lo, hi = nan_for_none(t[a].to_list()), nan_for_none(t[b].to_list())
     words = metric_words(res.plan.metric)
     sec = Section("Sweep", text=f"{len(res.plan.points)} points, each on the same deals; metric: {words} "
                                 f"({res.plan.metric} in the tables)." + (f" {res.note}" if res.note else ""))

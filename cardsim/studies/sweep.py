@@ -237,7 +237,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
             row[f"lo_s{r['seat']}"] = r["lo"]
             row[f"hi_s{r['seat']}"] = r["hi"]
         length = out.group_by("game").agg(pl.col("length").first()).select(mean_exprs("length", "length_"))
-        row |= {k: length[k][0] for k in ("length_mean", "length_se")}
+        row |= {k: length[k][0] for k in ("length_mean", "length_se", "length_lo", "length_hi")}
         cut = out.group_by("game").agg(pl.col("win").null_count() > 0)["win"]
         row["unfinished"] = float(cut.mean())
         row["unfinished_lo"], row["unfinished_hi"] = wilson(float(cut.sum()), float(cut.len()))
@@ -291,7 +291,7 @@ def _describe(p: Plan, i: int) -> str:
 def metric_columns(res: SweepResult) -> tuple[str, str, str]:
     m = res.plan.metric
     if m == "length":
-        return "length_mean", "length_se", "se"
+        return "length_mean", "length_lo", "length_hi"
     seat = m.split("_s")[1]
     return f"winrate_s{seat}", f"lo_s{seat}", f"hi_s{seat}"
 
@@ -317,9 +317,9 @@ def headline(res: SweepResult) -> str:
     gap = ("longer" if res.plan.best == "min" else "shorter") if length else (
         "behind" if res.plan.best == "max" else "ahead")
     if not res.plan.paired or res.best_index is None:
-        if b == "se":
+        if length:
             parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: {r[est]:.1f} (95% CI "
-                     f"{r[est] - 1.96 * r[a]:.1f}-{r[est] + 1.96 * r[a]:.1f})" for r in t.iter_rows(named=True)]
+                     f"{r[a]:.1f}-{r[b]:.1f})" for r in t.iter_rows(named=True)]
             return f"{metric_words(res.plan.metric).capitalize()} at each point: " + "; ".join(parts) + "."
         # the fair share changes with the player count: compare each point with its own
         parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: " + (
