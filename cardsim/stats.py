@@ -233,11 +233,12 @@ def paired_difference(a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None 
 
 
 def rate_difference(w_in: np.ndarray, n_in: np.ndarray, w_all: np.ndarray, n_all: np.ndarray,
-                    z: float = Z95) -> Estimate:
+                    z: float | None = None) -> Estimate:
     """Rate of a group minus the rate of the rest, clustered by game. Arrays hold one entry per game:
     successes and trials in the group (``w_in``, ``n_in``) and in the whole game (``w_all``, ``n_all``).
     The variance is the cluster-robust (linearisation) variance of the difference of two ratio
-    estimators; ``deff`` compares it with two independent binomial rates."""
+    estimators; ``deff`` compares it with two independent binomial rates. The interval is Student's t
+    with games - 1 degrees of freedom (as :func:`mean_ci`), unless ``z`` is given."""
     w_in, n_in, w_all, n_all = (np.asarray(a, dtype=np.float64) for a in (w_in, n_in, w_all, n_all))
     w_out, n_out = w_all - w_in, n_all - n_in
     ni, no = n_in.sum(), n_out.sum()
@@ -250,6 +251,7 @@ def rate_difference(w_in: np.ndarray, n_in: np.ndarray, w_all: np.ndarray, n_all
     var_b = ri * (1 - ri) / ni + ro * (1 - ro) / no
     se = math.sqrt(var)
     d = ri - ro
+    z = t95(c - 1) if z is None else z
     return Estimate(d, se, d - z * se, d + z * se, int(ni + no), c, var / var_b if var_b > 0 else 1.0)
 
 
