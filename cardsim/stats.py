@@ -2,7 +2,9 @@
 
 Rates get Wilson score intervals (never the Wald interval, whose coverage
 is erratic at small n and extreme p); means get a standard error and a
-normal 95% interval. Polars helpers add these columns to grouped frames.
+Student's t 95% interval (the normal from 10,000 units), never zero width
+where the units show no spread (:func:`alike_interval`). Polars helpers add
+these columns to grouped frames.
 
 Games are independent, but rows of one game are not: the hands of a game,
 the reveals of a game, the seats of a game. Every per-hand or per-event
