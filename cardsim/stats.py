@@ -2,9 +2,10 @@
 
 Rates get Wilson score intervals (never the Wald interval, whose coverage
 is erratic at small n and extreme p); means get a standard error and a
-Student's t 95% interval (the normal from 10,000 units), never zero width
-where the units show no spread (:func:`alike_interval`). Polars helpers add
-these columns to grouped frames.
+Student's t 95% interval (the normal from 10,000 units), and bounded means
+(a win, a difference of wins) Clopper-Pearson at the effective number of
+results; no interval is zero width where the units show no spread
+(:func:`mean_ci`). Polars helpers add these columns to grouped frames.
 
 Games are independent, but rows of one game are not: the hands of a game,
 the reveals of a game, the seats of a game. Every per-hand or per-event
@@ -27,6 +28,7 @@ multiplicity (simultaneous intervals, adjusted p-values).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -85,6 +87,7 @@ class Estimate:
     n: int
     clusters: int
     deff: float = 1.0
+    p: float = math.nan  # two-sided p-value of a mean of 0, the test the interval inverts (mean_ci)
 
     def as_dict(self, prefix: str = "") -> dict[str, float]:
         return {f"{prefix}{k}": getattr(self, k) for k in ("value", "se", "lo", "hi", "n", "clusters", "deff")}
@@ -110,33 +113,6 @@ def t95(df: int) -> float:
 UNBOUNDED = (-math.inf, math.inf)
 
 
-def alike_interval(value: float, units: int, bounds: tuple[float, float], alpha: float = 0.05) -> tuple[float, float]:
-    """The interval of a mean when every one of ``units`` independent units (games, deals) gave the same
-    ``value``: the data show no spread, so a t interval would have zero width, narrower than any truth
-    the units could have hidden. If a share ``q`` of units takes other values (anywhere in ``bounds``),
-    the mean is within ``q`` times the distance to a bound of ``value``; all ``units`` alike has chance at
-    most ``(1 - q)^(units - 1)`` summed over the values it could show, so with ``q`` up to ``1 -
-    alpha^(1 / (units - 1))`` the interval misses with chance at most ``alpha``. Unbounded values (or fewer
-    than 2 units) have no such interval: ``(nan, nan)``."""
-    lo_b, hi_b = bounds
-    if units < 2 or not (math.isfinite(lo_b) and math.isfinite(hi_b)):
-        return (math.nan, math.nan)
-    q = 1 - alpha ** (1 / (units - 1))
-    return (max(lo_b, value - q * (value - lo_b)), min(hi_b, value + q * (hi_b - value)))
-
-
-def alike_p(value: float, units: int, bounds: tuple[float, float]) -> float:
-    """Two-sided p-value of a mean of 0 when every one of ``units`` units gave ``value`` (the test
-    :func:`alike_interval` inverts: its interval leaves 0 out exactly when this is below alpha)."""
-    lo_b, hi_b = bounds
-    if units < 2 or not (math.isfinite(lo_b) and math.isfinite(hi_b)):
-        return math.nan
-    if value == 0:
-        return 1.0
-    q = value / (value - lo_b) if value > 0 else value / (value - hi_b)  # the share that would bring it to 0
-    return float(min(1.0, (1 - q) ** (units - 1))) if q < 1 else 0.0
-
-
 def within(v: float, bounds: tuple[float, float]) -> float:
     """``v`` cut to ``bounds`` (NaN stays NaN)."""
     return v if math.isnan(v) else min(bounds[1], max(bounds[0], v))
@@ -149,16 +125,42 @@ def _alpha(z: float) -> float:
 
 def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None = None,
             bounds: tuple[float, float] = UNBOUNDED) -> Estimate:
-    """Mean of ``x`` with its standard error and 95% interval, clustered by ``clusters`` (e.g. the
-    game of each observation) when given: the cluster-robust variance of a ratio of sums,
-    ``C / (C - 1) * sum_c (s_c - mean * n_c)^2 / n^2``, and Student's t with C - 1 degrees of
-    freedom (the normal quantile once C is large).
+    """Mean of ``x`` with its standard error, 95% interval and the p-value of a mean of 0 (the test the
+    interval inverts), clustered by ``clusters`` (e.g. the game of each observation) when given: the
+    cluster-robust variance of a ratio of sums, ``C / (C - 1) * sum_c (s_c - mean * n_c)^2 / n^2``, and
+    Student's t with C - 1 degrees of freedom (the normal quantile once C is large). ``z``: another
+    level, as a normal quantile.
 
-    ``bounds``: where the values lie (e.g. (0, 1) for a win, (-1, 1) for a difference of two). The
-    interval is cut to them (the mean lies there; a t interval at 2 or 3 games may reach past them),
-    and when every cluster gives the same mean the interval is :func:`alike_interval` (``se`` 0):
-    without bounds it is none (NaN), never zero width."""
+    ``bounds``: where the values lie. A bounded mean near a bound is skewed, and a t interval misses it
+    (a difference of wins that is +1 in 95% of 100 deals: t covered 90.5%; 3 deals of +1: zero width);
+    so a bounded mean gets Korn and Graubard's interval (:func:`share_ci`, untruncated) instead:
+
+    - a mean in [a, b] (a win, a share): Clopper-Pearson at the effective number of results on the
+      values rescaled to [0, 1];
+    - a difference, its bounds either side of 0 (two wins: -1 to +1): the difference of its positive
+      and negative parts, each in [0, 1] with its Korn-Graubard interval, combined by the method of
+      variance estimates recovery (Newcombe's square-and-add for paired rates, with the parts'
+      clustered correlation; where a part has no spread, that of results never both positive): rare
+      differences of either sign keep their skew (0 or +1 with +1 in 3% of 100 deals: 85% covered
+      rescaled as one share, 100% so). Where one sign never occurs, its part's interval still allows
+      for it, which makes the interval wider than a t interval (1.4x on 250 deals of rotations that
+      only ever gain; coverage 98% against t's 94%).
+
+    Either never has zero width (a part without spread takes the clusters as its effective size)
+    and stays within the bounds. An unbounded mean without spread has no interval (NaN)."""
+    lo_b, hi_b = bounds
     x = np.asarray(x, dtype=np.float64)
+    if math.isfinite(lo_b) and math.isfinite(hi_b):
+        if lo_b < 0 < hi_b:
+            return _mover_mean(x, clusters, bounds, _alpha(Z95 if z is None else z))
+        cl = np.arange(x.size) if clusters is None else np.asarray(clusters)
+        width = hi_b - lo_b
+        e = share_ci((x - lo_b) / width, cl, Z95 if z is None else z, truncate=False)
+        if e.clusters < 2:
+            return Estimate(lo_b + width * e.value, math.nan, math.nan, math.nan, e.n, e.clusters)
+        w, neff = _effective(e.value, e.se, e.n, e.clusters, truncate=False)
+        return Estimate(lo_b + width * e.value, width * e.se, lo_b + width * e.lo, lo_b + width * e.hi, e.n,
+                        e.clusters, e.deff, _cp_p(-lo_b / width, w, neff))
     keep = np.isfinite(x)
     x = x[keep]
     cl = None if clusters is None else np.asarray(clusters)[keep]
@@ -171,23 +173,110 @@ def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None =
     if k < 2:
         return Estimate(m, math.nan, math.nan, math.nan, n, k)
     if np.allclose(s / c, m, rtol=1e-12, atol=1e-12):  # no spread to measure: every cluster gave m
-        lo, hi = alike_interval(m, k, bounds, 0.05 if z is None else _alpha(z))
-        return Estimate(m, 0.0, lo, hi, n, k, 1.0)
+        return Estimate(m, 0.0, math.nan, math.nan, n, k, 1.0)
     var = k / (k - 1) * float(((s - m * c) ** 2).sum()) / (n * n)
     var_iid = float(x.var(ddof=1)) / n if n > 1 else math.nan
     deff = var / var_iid if var_iid > 0 else 1.0
     se = math.sqrt(var)
-    z = t95(k - 1) if z is None else z
-    return Estimate(m, se, within(m - z * se, bounds), within(m + z * se, bounds), n, k, deff)
+    q = t95(k - 1) if z is None else z  # a half-bounded value (a length, at least 0) is cut to its bound
+    return Estimate(m, se, within(m - q * se, bounds), within(m + q * se, bounds), n, k, deff, t_p(m, se, k - 1))
 
 
-def estimate_p(e: Estimate, bounds: tuple[float, float] = UNBOUNDED) -> float:
-    """Two-sided p-value of a mean of 0 for an :func:`mean_ci` estimate with the same ``bounds``:
-    Student's t with ``clusters - 1`` degrees of freedom (:func:`t_p`), or :func:`alike_p` when every
-    cluster gave the same value."""
-    if e.clusters >= 2 and e.se == 0:
-        return alike_p(e.value, e.clusters, bounds)
-    return t_p(e.value, e.se, e.clusters - 1)
+def _mover_mean(x: np.ndarray, clusters: np.ndarray | None, bounds: tuple[float, float], alpha: float) -> Estimate:
+    """:func:`mean_ci` of a difference bounded by ``bounds`` (lo < 0 < hi): positive part ``max(x, 0) /
+    hi`` and negative part ``max(-x, 0) / -lo``, each in [0, 1] with Korn-Graubard's effective size,
+    their intervals combined by MOVER (Zou and Donner 2008) at level ``alpha``, and the p-value of 0
+    as the level at which the interval's end reaches 0 (bisection)."""
+    lo_b, hi_b = bounds
+    keep = np.isfinite(x)
+    x = x[keep]
+    cl = None if clusters is None else np.asarray(clusters)[keep]
+    e = mean_ci(x, cl)  # the plain clustered mean and standard error (reported as se)
+    if e.clusters < 2:
+        return e
+    scale = (hi_b, -lo_b)
+    parts = [np.maximum(x, 0.0) / hi_b, np.maximum(-x, 0.0) / -lo_b]
+    ms, effs, res = [], [], []
+    for part in parts:
+        pe = mean_ci(part, cl)
+        ms.append(pe.value)
+        effs.append(_effective(pe.value, pe.se, pe.n, pe.clusters, truncate=False))
+        s, c = _cluster_sums(part, cl)
+        res.append(s - pe.value * c)
+    den = math.sqrt(float((res[0] ** 2).sum() * (res[1] ** 2).sum()))
+    d = scale[0] * ms[0] - scale[1] * ms[1]
+
+    def corr(mp: float, mn: float) -> float:
+        """The parts' correlation: estimated, or where a part shows no spread, that of two results that
+        are never both positive at the given means (-sqrt(mp mn / ((1 - mp) (1 - mn))), at least -1)."""
+        if den > 0:
+            return float((res[0] * res[1]).sum()) / den
+        q = (1 - mp) * (1 - mn)
+        return -1.0 if q <= 0 else max(-1.0, -math.sqrt(max(mp * mn, 0.0) / q))
+
+    def interval(a: float) -> tuple[float, float]:
+        (lp, up), (ln, un) = (_cp_interval(w, ne, a) for w, ne in effs)
+        below = (scale[0] * (ms[0] - lp), scale[1] * (un - ms[1]))
+        above = (scale[0] * (up - ms[0]), scale[1] * (ms[1] - ln))
+        rb, ra = corr(ms[0], un), corr(up, ms[1])  # a part without spread at the end's far edge
+        lo = d - math.sqrt(max(below[0] ** 2 + below[1] ** 2 - 2 * rb * below[0] * below[1], 0.0))
+        hi = d + math.sqrt(max(above[0] ** 2 + above[1] ** 2 - 2 * ra * above[0] * above[1], 0.0))
+        return max(lo_b, lo), min(hi_b, hi)
+
+    lo, hi = interval(alpha)
+    return Estimate(e.value, e.se, lo, hi, e.n, e.clusters, e.deff, _level_at_zero(interval, d))
+
+
+def _level_at_zero(interval: Callable[[float], tuple[float, float]], d: float) -> float:
+    """The two-sided level at which ``interval(level)`` first leaves 0 out: the p-value of 0 for an
+    interval that narrows as the level grows (1 where it never does; below 1e-15 it reads 0, where
+    scipy's beta quantiles give up)."""
+    from scipy.optimize import brentq
+
+    if d == 0:
+        return 1.0
+    side = 0 if d > 0 else 1  # the end that faces 0
+
+    def end(log_a: float) -> float:  # > 0 once the interval leaves 0 out
+        v = interval(math.exp(log_a))[side]
+        return v if side == 0 else -v
+
+    lo, hi = math.log(1e-15), math.log(1.0 - 1e-12)
+    if end(hi) <= 0:
+        return 1.0
+    if end(lo) > 0:
+        return 0.0
+    return float(math.exp(brentq(end, lo, hi, xtol=1e-6)))
+
+
+def _effective(m: float, se: float, n: int, k: int, truncate: bool) -> tuple[float, float]:
+    """Korn-Graubard's successes and effective size for a share ``m`` with clustered standard error
+    ``se`` (``n`` results in ``k`` clusters): ``n / max(1, deff)`` (``truncate``) or ``m (1 - m) / se^2``,
+    and ``k`` where no design effect can be estimated (a share of 0 or 1, or no spread)."""
+    binom = m * (1 - m) / n
+    deff = se ** 2 / binom if binom > 0 else math.nan
+    neff = (n / (max(1.0, deff) if truncate else deff)) if binom > 0 and deff > 0 else float(k)
+    return m * neff, neff
+
+
+def _cp_interval(w: float, neff: float, alpha: float) -> tuple[float, float]:
+    """Clopper-Pearson for ``w`` successes in ``neff`` trials (both may be fractional): the beta
+    quantiles, from ``scipy.special`` (the same numbers as ``scipy.stats.beta.ppf``, without its checks)."""
+    from scipy.special import betaincinv
+
+    lo = 0.0 if w <= 0 else float(betaincinv(w, neff - w + 1, alpha / 2))
+    hi = 1.0 if w >= neff else float(betaincinv(w + 1, neff - w, 1 - alpha / 2))
+    return lo, hi
+
+
+def _cp_p(y0: float, w: float, neff: float) -> float:
+    """The two-sided p-value of share ``y0`` that :func:`_cp_interval` inverts: its interval at level
+    alpha leaves ``y0`` out exactly when this is below alpha."""
+    from scipy.special import betainc, betaincc
+
+    below = 1.0 if w <= 0 else float(betainc(w, neff - w + 1, y0))  # the lower end passes y0 at alpha/2 = this
+    above = 1.0 if w >= neff else float(betaincc(w + 1, neff - w, y0))
+    return min(1.0, 2 * min(below, above))
 
 
 def share_ci(x: np.ndarray, clusters: np.ndarray, z: float = Z95, truncate: bool = True) -> Estimate:
@@ -202,36 +291,29 @@ def share_ci(x: np.ndarray, clusters: np.ndarray, z: float = Z95, truncate: bool
     where that is more than ``n``. That is right for values that each average several 0/1 results
     (a deal's share of its seats' wins: a quarter of a win per seat), whose spread is less than a
     single result's; Clopper-Pearson there keeps the skew of a rare event that a t interval loses."""
-    from scipy.stats import beta
-
     e = mean_ci(x, clusters)  # the mean and its variance clustered by ``clusters``
     m, n, k = e.value, e.n, e.clusters
     if k < 2:
         return e
     binom = m * (1 - m) / n
     deff = e.se ** 2 / binom if binom > 0 else math.nan
-    if binom > 0 and deff > 0:
-        neff = n / (max(1.0, deff) if truncate else deff)
-    else:
-        neff = float(k)
-    a = 1 - math.erf(z / math.sqrt(2))  # two-sided level: 0.05 at Z95
-    w = m * neff
-    lo = 0.0 if w <= 0 else float(beta.ppf(a / 2, w, neff - w + 1))
-    hi = 1.0 if w >= neff else float(beta.ppf(1 - a / 2, w + 1, neff - w))
+    w, neff = _effective(m, e.se, n, k, truncate)
+    lo, hi = _cp_interval(w, neff, _alpha(z))
     return Estimate(m, e.se, lo, hi, n, k, deff)
 
 
 def paired_difference(a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None = None,
-                      bounds: tuple[float, float] = UNBOUNDED) -> Estimate:
+                      bounds: tuple[float, float] = UNBOUNDED, z: float | None = None) -> Estimate:
     """``b - a`` observation by observation (the same deal in both arms), averaged, with its 95%
     interval. ``clusters`` names the game of each pair when a game yields several pairs (seat
     rotations, seats); the interval is then clustered by game. Pairs with a missing side are dropped.
-    ``bounds``: where a difference lies (:func:`mean_ci`), e.g. (-1, 1) for two wins."""
+    ``bounds``: where a difference lies (:func:`mean_ci`), e.g. (-1, 1) for two wins; ``z``: another
+    level than 95%, as a normal quantile (a Bonferroni interval)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != b.shape:
         raise ValueError(f"paired values must align: {a.shape} vs {b.shape}")
-    return mean_ci(b - a, clusters, bounds=bounds)
+    return mean_ci(b - a, clusters, z, bounds)
 
 
 def rate_difference(w_in: np.ndarray, n_in: np.ndarray, w_all: np.ndarray, n_all: np.ndarray,

@@ -42,7 +42,21 @@ def test_paired_interval_matches_a_hand_calculation():
     se = math.sqrt(((d - mean) ** 2).sum() / 7 / 8)
     row = diffs.row(0, named=True)
     assert row["diff"] == pytest.approx(0.0) and row["se_paired"] == pytest.approx(se)
-    assert row["lo"] == pytest.approx(-t95(7) * se)  # Student's t with n - 1 df (1.96 for large n)
+    # a difference of wins (bounded): MOVER on the positive part (one +1) and the negative part (one -1),
+    # each Clopper-Pearson at its effective size m (1 - m) / se^2, with their correlation
+    from scipy.stats import beta
+
+    pos, neg = np.maximum(d, 0), np.maximum(-d, 0)
+    m = 1 / 8
+    neff = m * (1 - m) / (pos.var(ddof=1) / 8)
+    lp, up = beta.ppf(0.025, m * neff, neff - m * neff + 1), beta.ppf(0.975, m * neff + 1, neff - m * neff)
+    r = float(((pos - m) * (neg - m)).sum() / ((pos - m) ** 2).sum())
+    half = math.sqrt((m - lp) ** 2 + (up - m) ** 2 - 2 * r * (m - lp) * (up - m))
+    assert row["lo"] == pytest.approx(-half) and row["hi"] == pytest.approx(half) and row["p"] == pytest.approx(1.0)
+    # a length: Student's t with n - 1 df (1.96 for large n)
+    length = paired.Plan(base=None, arms=["a", "b"], runs={}, focus=0, metric="length", decide=False, alpha=0.05)
+    _, diffs = paired.summarize(length, {"a": a * 10, "b": b * 10})
+    assert diffs["lo"][0] == pytest.approx(-t95(7) * 10 * se)
     assert t95(100_000) == pytest.approx(1.959963984540054)
     se_u = math.sqrt(a.var(ddof=1) / 8 + b.var(ddof=1) / 8)
     assert row["se_unpaired"] == pytest.approx(se_u)

@@ -12,8 +12,8 @@ from cardsim.stats import paired_difference, wilson
 def paired(replicates: int, seed: int) -> list[Coverage]:
     """Win/loss pairs sharing a deal effect and most of their randomness (the common random numbers of
     two arms), true difference +0.03; and seat-rotation values (4 correlated rows per deal) clustered by
-    deal. (When one arm only ever gains, every difference 0 or +1, and such games are rare, the interval
-    is Wald's for a rare rate: 3% of 1,000 deals covered 93.5%. Play more deals then.)"""
+    deal, where the second arm only ever gains (so the interval allows for losses never seen and is
+    conservative). The bounded interval compare prints (-1 to +1)."""
     rng = np.random.default_rng(seed)
     out = []
     for n in (1000, 5000):
@@ -26,14 +26,14 @@ def paired(replicates: int, seed: int) -> list[Coverage]:
             v = np.where(rng.random(n) < 0.7, u, rng.random(n))
             a = (u < deal).astype(float)
             b = (v < deal + 0.03).astype(float)
-            e = paired_difference(a, b)
+            e = paired_difference(a, b, bounds=(-1.0, 1.0))
             hit += e.lo <= 0.03 <= e.hi
             # four rotations of each deal: the deal sets how much the second arm gains (0 to 0.06, mean
             # 0.03), so the four differences of a deal are correlated; clustered by deal
             g = np.repeat(np.arange(n // 4), 4)
             p_deal, gain = rng.beta(2, 2, n // 4)[g] * 0.9, rng.random(n // 4)[g] * 0.06
             u4 = rng.random(g.size)
-            e = paired_difference((u4 < p_deal).astype(float), (u4 < p_deal + gain).astype(float), g)
+            e = paired_difference((u4 < p_deal).astype(float), (u4 < p_deal + gain).astype(float), g, (-1.0, 1.0))
             hit_c += e.lo <= 0.03 <= e.hi
         out.append(Coverage("paired difference", f"simulated win pairs sharing 70% of their draws, true +0.03, {n:,} deals", 0.95, replicates, hit))
         out.append(Coverage("paired difference", f"simulated, 4 rotations per deal clustered by deal, {n:,} rows",
@@ -50,7 +50,7 @@ def paired_fubnub(replicates: int, seed: int) -> list[Coverage]:
         tables = _kernels.play("fubnub", seed * 100_003 + r, 400, "partner")
         oc = _kernels.outcomes("fubnub", tables, "partner").drop_nulls("win")
         w = oc.pivot(on="seat", index="game", values="win").sort("game")
-        e = paired_difference(w["1"].to_numpy(), w["0"].to_numpy())
+        e = paired_difference(w["1"].to_numpy(), w["0"].to_numpy(), bounds=(-1.0, 1.0))
         hit += e.lo <= 0 <= e.hi
         lo, hi = wilson(float(w["0"].sum()), w.height)
         hit_w += lo <= 0.5 <= hi
@@ -61,23 +61,24 @@ def paired_fubnub(replicates: int, seed: int) -> list[Coverage]:
 
 
 
-@case("paired difference, a few games", replicates=2000)
-def paired_few(replicates: int, seed: int) -> list[Coverage]:
-    """Differences of two wins (-1, 0 or +1 a game) where one arm nearly always wins, on 3, 5 and 10
-    games: every game often gives the same +1, where a t interval has zero width (it covered 28% at 3
-    games with chances 0 / 10% / 90%); there the bounded interval of a difference without spread
-    (:func:`cardsim.stats.alike_interval`) stands in, and elsewhere Student's t cut to [-1, 1]."""
+@case("paired difference, skewed", replicates=2000)
+def paired_skewed(replicates: int, seed: int) -> list[Coverage]:
+    """Differences of two wins (-1, 0 or +1 a deal) on 3 to 100 deals where one arm nearly always wins
+    (a t interval covered 28% at 3 deals, where every deal often gives the same +1: zero width, and
+    90.5-93.9% at 30-100 deals: a mean near its bound is skewed), where the arms rarely differ (+1 in 3%
+    of deals: the difference rescaled as one share covered 85% at 100 deals), and where every deal
+    differs. compare prints MOVER on the positive and negative parts (:func:`cardsim.stats.mean_ci`)."""
     rng = np.random.default_rng(seed)
     out = []
-    for probs in ((0.0, 0.1, 0.9), (0.05, 0.15, 0.8)):
+    for probs in ((0.0, 0.1, 0.9), (0.02, 0.03, 0.95), (0.05, 0.15, 0.8), (0.0, 0.97, 0.03), (0.45, 0.0, 0.55)):
         truth = probs[2] - probs[0]
-        for n in (3, 5, 10):
+        for n in (3, 10, 30, 100):
             x = rng.choice([-1.0, 0.0, 1.0], p=probs, size=(replicates, n))
             hit = 0
             for r in range(replicates):
                 e = paired_difference(np.zeros(n), x[r], bounds=(-1.0, 1.0))
                 hit += e.lo <= truth <= e.hi
             out.append(Coverage("paired difference", f"simulated wins, difference -1/0/+1 with chances "
-                                f"{probs[0]:g}/{probs[1]:g}/{probs[2]:g} (true {truth:+.2f}), {n} games", 0.95,
+                                f"{probs[0]:g}/{probs[1]:g}/{probs[2]:g} (true {truth:+.2f}), {n} deals", 0.95,
                                 replicates, hit))
     return out

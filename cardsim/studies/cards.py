@@ -46,7 +46,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
-from cardsim.stats import UNBOUNDED, alike_interval, estimate_p, holm, paired_difference, t_quantile, within
+from cardsim.stats import UNBOUNDED, holm, paired_difference, t_quantile, within
 from cardsim.studies import derive
 from cardsim.studies.compare import span
 
@@ -196,20 +196,24 @@ def effects_table(p: Plan, values: dict[str, dict[str, np.ndarray]]) -> pl.DataF
         for card in p.cards:
             a, b = values[""][measure], values[card][measure]
             e = paired_difference(a, b, bounds=edge)
-            # Student's t with the pointwise interval's degrees of freedom (a normal Bonferroni interval
-            # came out narrower than the pointwise one at a few games, and p < 0.05 beside an interval
-            # across 0); where every game gave the same difference, the bounded interval at 0.05 / k
+            # the pointwise interval's kind at level 0.05 / k: for a bounded measure the same interval
+            # (Clopper-Pearson at the effective size), for a length Student's t with the pointwise
+            # interval's degrees of freedom (a normal Bonferroni interval came out narrower than the
+            # pointwise one at a few games, and p < 0.05 beside an interval across 0); none without spread
             df = e.clusters - 1
-            if e.clusters >= 2 and e.se == 0:
-                lo_s, hi_s = alike_interval(e.value, e.clusters, edge, 0.05 / k)
-            else:
+            if math.isfinite(edge[0]):
+                s = paired_difference(a, b, bounds=edge, z=t_quantile(1 - 0.05 / (2 * k), 10_000))
+                lo_s, hi_s = s.lo, s.hi
+            elif e.se > 0:
                 z_sim = t_quantile(1 - 0.05 / (2 * k), df)
                 lo_s, hi_s = within(e.value - z_sim * e.se, edge), within(e.value + z_sim * e.se, edge)
+            else:
+                lo_s = hi_s = math.nan
             ok = np.isfinite(a) & np.isfinite(b)
             fam.append({"measure": measure, "card": card, "full_deck": float(a[ok].mean()) if ok.any() else math.nan,
                         "changed": float(b[ok].mean()) if ok.any() else math.nan, "effect": e.value, "lo": e.lo,
                         "hi": e.hi, "lo_simultaneous": lo_s, "hi_simultaneous": hi_s,
-                        "p": estimate_p(e, edge), "games": e.n})
+                        "p": e.p, "games": e.n})
         adj = holm([r["p"] for r in fam], "holm" if p.correction == "holm" else "fdr_bh")
         for r, q in zip(fam, adj, strict=True):
             r["p_adjusted"] = float(q)

@@ -31,7 +31,7 @@ from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
 from cardsim.sequential import eb_sequence
-from cardsim.stats import UNBOUNDED, estimate_p, holm, mean_ci, paired_difference, t95, within
+from cardsim.stats import UNBOUNDED, holm, mean_ci, paired_difference, t95, within
 from cardsim.studies import derive
 
 ARM_KEYS = ("name", "policies", "rules")
@@ -150,7 +150,7 @@ def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) 
         # measure: a zero-width interval would claim more than the data show)
         half_u = t95(max(n - 1, 1)) * se_u if se_u > 0 else math.nan
         row = {"arm": name, "vs": base_name, "n": n, "diff": e.value, "se_paired": e.se,
-               "lo": e.lo, "hi": e.hi, "p": estimate_p(e, diff_bounds), "se_unpaired": se_u,
+               "lo": e.lo, "hi": e.hi, "p": e.p, "se_unpaired": se_u,
                "lo_unpaired": within(e.value - half_u, diff_bounds), "hi_unpaired": within(e.value + half_u, diff_bounds),
                "variance_saved": 1 - (e.se / se_u) ** 2 if se_u > 0 else math.nan}
         if sequential and p.metric == "win":
@@ -240,7 +240,7 @@ def span(lo: float, hi: float, scale: float, unit: str, signed: bool = False, n:
     by 8.0"), the size range when the sign is known ("7.4-8.6 turns"), signed ends when it is not
     ("-0.5 to +1.1 points"); after a signed number (``signed``), signed ends always. None is said
     with its reason: fewer than 2 of ``what``, or (``n`` of them) every one gave the same difference
-    of a value with no bound (:func:`cardsim.stats.alike_interval`)."""
+    of a value with no bound (:func:`cardsim.stats.mean_ci`)."""
     lo, hi = scale * lo, scale * hi
     if not (math.isfinite(lo) and math.isfinite(hi)):
         if n >= 2:

@@ -39,11 +39,10 @@ from cardsim.errors import ScenarioError
 from cardsim.output import Output
 from cardsim.stats import (
     UNBOUNDED,
-    alike_interval,
-    alike_p,
     maxt_pvalues,
     mean_ci,
     mean_exprs,
+    paired_difference,
     seat_table,
     t_quantile,
     wilson,
@@ -157,9 +156,9 @@ def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: 
     points, max-T adjusted p-values, and the probability that each point is best.
 
     ``bounds``: where a deal's difference of two points lies ((-1, 1) for wins). The intervals are cut
-    to them, and a point whose difference from the best is the same at every deal (no spread: a t
-    interval would have zero width) gets :func:`cardsim.stats.alike_interval` at ``alpha / (k - 1)``
-    and its Bonferroni p-value instead (none for a length, which has no bound).
+    to them, and a point whose difference from the best is the same at every deal (no spread: a max-T
+    interval would have zero width) gets the bounded interval of :func:`cardsim.stats.mean_ci` at
+    ``alpha / (k - 1)`` and its Bonferroni p-value instead (none for a length, which has no bound).
 
     The draws are made and reduced block by block (memory stays flat however many points), the same
     numbers as in one go; a grid with more pairs than ``MAXT_WORK / draws`` takes fewer draws."""
@@ -204,9 +203,12 @@ def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: 
         half = np.where(se > 0, crit * se, 0.0)  # no spread (se 0): the bounded interval below
     p_adj = np.where(np.arange(k) == b, 1.0, maxt_pvalues(t / small, null))
     lo, hi = np.clip(diff - half, *bounds), np.clip(diff + half, *bounds)
-    for j in np.flatnonzero((se == 0) & (np.arange(k) != b)):  # no spread: the bounded interval, Bonferroni
-        lo[j], hi[j] = alike_interval(float(diff[j]), n, bounds, alpha / (k - 1))
-        p_adj[j] = min(1.0, (k - 1) * alike_p(float(diff[j]), n, bounds))
+    flat = [j for j in range(k) if j != b and np.ptp(values[:, j] - values[:, b]) <= 1e-12]
+    for j in flat:  # no spread (the same difference at every deal): the bounded interval, Bonferroni
+        e = paired_difference(values[:, b], values[:, j], bounds=bounds,
+                              z=t_quantile(1 - alpha / (2 * (k - 1)), 10_000))
+        lo[j], hi[j] = e.lo, e.hi
+        p_adj[j] = min(1.0, (k - 1) * e.p)
     # points that play the same games (a knob no decision reads) share their chance of being best evenly
     # (which of them a draw's argmax names is rounding)
     _, group = np.unique(values.T, axis=0, return_inverse=True)
