@@ -158,6 +158,10 @@ def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None =
         e = share_ci((x - lo_b) / width, cl, Z95 if z is None else z, truncate=False)
         if e.clusters < 2:
             return Estimate(lo_b + width * e.value, math.nan, math.nan, math.nan, e.n, e.clusters)
+        if e.se == 0:  # every cluster gave the same value
+            v = lo_b + width * e.value
+            lo, hi = _alike_interval(v, e.clusters, bounds, _alpha(Z95 if z is None else z))
+            return Estimate(v, 0.0, lo, hi, e.n, e.clusters, 1.0, _alike_p(v, e.clusters, bounds))
         w, neff = _effective(e.value, e.se, e.n, e.clusters, truncate=False)
         return Estimate(lo_b + width * e.value, width * e.se, lo_b + width * e.lo, lo_b + width * e.hi, e.n,
                         e.clusters, e.deff, _cp_p(-lo_b / width, w, neff))
@@ -180,6 +184,28 @@ def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None =
     se = math.sqrt(var)
     q = t95(k - 1) if z is None else z  # a half-bounded value (a length, at least 0) is cut to its bound
     return Estimate(m, se, within(m - q * se, bounds), within(m + q * se, bounds), n, k, deff, t_p(m, se, k - 1))
+
+
+def _alike_interval(value: float, units: int, bounds: tuple[float, float], alpha: float) -> tuple[float, float]:
+    """The interval of a bounded mean when every one of ``units`` independent units gave the same
+    ``value`` (Clopper-Pearson at the units would treat each as a 0/1 result: 25% on each of 10,000 deals
+    read 24.15-25.86%). If a share ``q`` of units takes other values (anywhere in ``bounds``), the mean is
+    within ``q`` times the distance to a bound; all ``units`` alike has chance at most ``(1 - q)^(units -
+    1)`` summed over the values it could show, so ``q`` up to ``1 - alpha^(1 / (units - 1))`` misses
+    with chance at most ``alpha`` (24.99-25.02% there)."""
+    lo_b, hi_b = bounds
+    q = 1 - alpha ** (1 / (units - 1))
+    return (max(lo_b, value - q * (value - lo_b)), min(hi_b, value + q * (hi_b - value)))
+
+
+def _alike_p(value: float, units: int, bounds: tuple[float, float]) -> float:
+    """The p-value of a mean of 0 that :func:`_alike_interval` inverts (1 where 0 is outside the bounds
+    or is the value)."""
+    lo_b, hi_b = bounds
+    if value == 0 or not lo_b <= 0 <= hi_b:
+        return 1.0 if value == 0 else 0.0
+    q = value / (value - lo_b) if value > 0 else value / (value - hi_b)  # the share that would bring it to 0
+    return float(min(1.0, (1 - q) ** (units - 1))) if q < 1 else 0.0
 
 
 def _mover_mean(x: np.ndarray, clusters: np.ndarray | None, bounds: tuple[float, float], alpha: float) -> Estimate:
