@@ -146,8 +146,9 @@ def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None =
       for it, which makes the interval wider than a t interval (1.4x on 250 deals of rotations that
       only ever gain; coverage 98% against t's 94%).
 
-    Either never has zero width (a part without spread takes the clusters as its effective size)
-    and stays within the bounds. An unbounded mean without spread has no interval (NaN)."""
+    Neither has zero width (a part without spread takes the clusters as its effective size, a share
+    whose every cluster gave the same value :func:`_alike_interval`) or reaches past the bounds. An
+    unbounded mean without spread has no interval (NaN)."""
     lo_b, hi_b = bounds
     x = np.asarray(x, dtype=np.float64)
     if math.isfinite(lo_b) and math.isfinite(hi_b):
@@ -212,7 +213,7 @@ def _mover_mean(x: np.ndarray, clusters: np.ndarray | None, bounds: tuple[float,
     """:func:`mean_ci` of a difference bounded by ``bounds`` (lo < 0 < hi): positive part ``max(x, 0) /
     hi`` and negative part ``max(-x, 0) / -lo``, each in [0, 1] with Korn-Graubard's effective size,
     their intervals combined by MOVER (Zou and Donner 2008) at level ``alpha``, and the p-value of 0
-    as the level at which the interval's end reaches 0 (bisection)."""
+    as the level at which the interval's end reaches 0 (:func:`_level_at_zero`)."""
     lo_b, hi_b = bounds
     keep = np.isfinite(x)
     x = x[keep]
