@@ -40,6 +40,11 @@ def count(x: Any) -> str:
     return f"{round(x):,}"
 
 
+def many(n: int, noun: str) -> str:
+    """``1 deal``, ``2 deals``, ``1,000 games``: a count with its noun, plural when it is not 1."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def pct(x: Any, digits: int | None = None) -> str:
     """A share as a percentage: ``0.5028`` -> ``50.3%``; a share under 0.1% keeps its first
     significant digit (``0.0002`` -> ``0.02%``, not ``0.0%``)."""

@@ -46,6 +46,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
+from cardsim.report.numbers import many
 from cardsim.stats import UNBOUNDED, holm, paired_difference, t_quantile, within
 from cardsim.studies import derive
 from cardsim.studies.compare import span
@@ -261,7 +262,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         results = [runner(s.with_options(games=n)) for s in scens]
         first = first or results[0]
         values[card] = measures(results, p.focus, players, p.mixed)
-    notes = [f"effect = the changed deck minus the full deck, game by game on the same seeds ({n:,} games"
+    notes = [f"effect = the changed deck minus the full deck, game by game on the same seeds ({many(n, 'game')}"
              + (f" in each of {players} seat rotations" if len(p.runs['']) > 1 else "") + "); lo/hi: 95% interval; "
              f"lo_simultaneous/hi_simultaneous: Bonferroni over the {len(p.cards)} cards; p_adjusted: "
              + ("Holm" if p.correction == "holm" else "Benjamini-Hochberg") + " across the cards."]
@@ -337,7 +338,7 @@ def headline(res: CardsResult) -> str:
                              + _again(again.get(measure), 100, "points"))
             else:
                 parts.append(f"no card moves {label} beyond chance")
-    text = "; ".join(parts) + f" (the same {res.games:,} seeds in every deck)."
+    text = "; ".join(parts) + f" (the same {many(res.games, 'seed')} in every deck)."
     return text[0].upper() + text[1:]
 
 
@@ -346,9 +347,9 @@ def _again(r: dict | None, scale: float, unit: str) -> str:
     if r is None:
         return ""
     v = scale * r["effect"]
-    return (f"; re-played on {r['games']:,} fresh seeds: {v:+.1f} {unit} "
+    return (f"; re-played on {many(r['games'], 'fresh seed')}: {v:+.1f} {unit} "
             f"(95% CI {span(r['lo'], r['hi'], scale, unit, signed=True, n=r['games'], what='games')})"
-            if math.isfinite(v) else f"; re-played on {r['games']:,} fresh seeds: no game finished in both decks")
+            if math.isfinite(v) else f"; re-played on {many(r['games'], 'fresh seed')}: no game finished in both decks")
 
 
 def output(res: CardsResult) -> Output:

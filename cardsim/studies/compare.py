@@ -30,6 +30,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
+from cardsim.report.numbers import many
 from cardsim.sequential import eb_sequence
 from cardsim.stats import UNBOUNDED, holm, mean_ci, paired_difference, t95, within
 from cardsim.studies import derive
@@ -260,7 +261,7 @@ def headline(res: CompareResult) -> str:
                 "Raise that arm's cap (rules.max_hands, rules.max_turns or rules.turn_cap).")
     parts = [describe(res, row) for row in res.diffs.iter_rows(named=True)]
     rot = len(res.plan.runs[res.plan.arms[0]])
-    where = f"the same {res.games:,} deals" + (f" in each of {rot} seat rotations" if rot > 1 else "")
+    where = f"the same {many(res.games, 'deal')}" + (f" in each of {rot} seat rotations" if rot > 1 else "")
     stop = " The decision rule stopped the run." if res.decided else ""
     return f"On {where}: " + "; ".join(parts) + "." + stop
 
