@@ -156,14 +156,13 @@ def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None =
             return _mover_mean(x, clusters, bounds, _alpha(Z95 if z is None else z))
         cl = np.arange(x.size) if clusters is None else np.asarray(clusters)
         width = hi_b - lo_b
-        e = share_ci((x - lo_b) / width, cl, Z95 if z is None else z, truncate=False)
+        e, w, neff = _share((x - lo_b) / width, cl, Z95 if z is None else z, truncate=False)
         if e.clusters < 2:
             return Estimate(lo_b + width * e.value, math.nan, math.nan, math.nan, e.n, e.clusters)
         if e.se == 0:  # every cluster gave the same value
             v = lo_b + width * e.value
             lo, hi = _alike_interval(v, e.clusters, bounds, _alpha(Z95 if z is None else z))
             return Estimate(v, 0.0, lo, hi, e.n, e.clusters, 1.0, _alike_p(v, e.clusters, bounds))
-        w, neff = _effective(e.value, e.se, e.n, e.clusters, truncate=False)
         return Estimate(lo_b + width * e.value, width * e.se, lo_b + width * e.lo, lo_b + width * e.hi, e.n,
                         e.clusters, e.deff, _cp_p(-lo_b / width, w, neff))
     keep = np.isfinite(x)
@@ -227,7 +226,7 @@ def _mover_mean(x: np.ndarray, clusters: np.ndarray | None, bounds: tuple[float,
     for part in parts:
         pe = mean_ci(part, cl)
         ms.append(pe.value)
-        effs.append(_effective(pe.value, pe.se, pe.n, pe.clusters, truncate=False))
+        effs.append(_effective(pe.value, pe.se, pe.n, pe.clusters, truncate=False)[:2])
         s, c = _cluster_sums(part, cl)
         res.append(s - pe.value * c)
     den = math.sqrt(float((res[0] ** 2).sum() * (res[1] ** 2).sum()))
@@ -276,14 +275,15 @@ def _level_at_zero(interval: Callable[[float], tuple[float, float]], d: float) -
     return float(math.exp(brentq(end, lo, hi, xtol=1e-6)))
 
 
-def _effective(m: float, se: float, n: int, k: int, truncate: bool) -> tuple[float, float]:
-    """Korn-Graubard's successes and effective size for a share ``m`` with clustered standard error
-    ``se`` (``n`` results in ``k`` clusters): ``n / max(1, deff)`` (``truncate``) or ``m (1 - m) / se^2``,
-    and ``k`` where no design effect can be estimated (a share of 0 or 1, or no spread)."""
+def _effective(m: float, se: float, n: int, k: int, truncate: bool) -> tuple[float, float, float]:
+    """Korn-Graubard's successes, effective size and design effect for a share ``m`` with clustered
+    standard error ``se`` (``n`` results in ``k`` clusters): the size ``n / max(1, deff)``
+    (``truncate``) or ``m (1 - m) / se^2``, and ``k`` where no design effect can be estimated (a share
+    of 0 or 1, or no spread)."""
     binom = m * (1 - m) / n
     deff = se ** 2 / binom if binom > 0 else math.nan
     neff = (n / (max(1.0, deff) if truncate else deff)) if binom > 0 and deff > 0 else float(k)
-    return m * neff, neff
+    return m * neff, neff, deff
 
 
 def _cp_interval(w: float, neff: float, alpha: float) -> tuple[float, float]:
@@ -318,15 +318,18 @@ def share_ci(x: np.ndarray, clusters: np.ndarray, z: float = Z95, truncate: bool
     where that is more than ``n``. That is right for values that each average several 0/1 results
     (a deal's share of its seats' wins: a quarter of a win per seat), whose spread is less than a
     single result's; Clopper-Pearson there keeps the skew of a rare event that a t interval loses."""
+    return _share(x, clusters, z, truncate)[0]
+
+
+def _share(x: np.ndarray, clusters: np.ndarray, z: float, truncate: bool) -> tuple[Estimate, float, float]:
+    """:func:`share_ci` and the successes and effective size its interval is Clopper-Pearson's at."""
     e = mean_ci(x, clusters)  # the mean and its variance clustered by ``clusters``
     m, n, k = e.value, e.n, e.clusters
     if k < 2:
-        return e
-    binom = m * (1 - m) / n
-    deff = e.se ** 2 / binom if binom > 0 else math.nan
-    w, neff = _effective(m, e.se, n, k, truncate)
+        return e, math.nan, math.nan
+    w, neff, deff = _effective(m, e.se, n, k, truncate)
     lo, hi = _cp_interval(w, neff, _alpha(z))
-    return Estimate(m, e.se, lo, hi, n, k, deff)
+    return Estimate(m, e.se, lo, hi, n, k, deff), w, neff
 
 
 def paired_difference(a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None = None,
