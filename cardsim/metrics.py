@@ -30,7 +30,7 @@ import math
 import numpy as np
 import polars as pl
 
-from cardsim.stats import maxt_critical, mean_ci, t_quantile, wilson
+from cardsim.stats import maxt_critical, mean_ci, t_scale, wilson
 
 #: the balance interval is given from this many finished games (its coverage: 95% from 100 games)
 BALANCE_MIN_GAMES = 100
@@ -73,7 +73,7 @@ def balance_interval(w: np.ndarray, alpha: float = 0.05, draws: int = 200_000) -
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     # the max-T value of known standard errors, scaled to Student's t for SEs estimated from n games (as
     # the sweep's contrasts): at 10 fair games the normal value held 77% of the time
-    crit = maxt_critical(cov, alpha, draws=draws) * t_quantile(1 - alpha / 2, n - 1) / t_quantile(1 - alpha / 2, 10_000)
+    crit = maxt_critical(cov, alpha, draws=draws) * t_scale(n, alpha)
     lo_d, hi_d = d - crit * se, d + crit * se
     # the range max |p_i - p_j| lies between the largest lower bound of any |difference| and the
     # largest upper bound, whenever every simultaneous interval holds

@@ -411,6 +411,13 @@ def t_quantile(q: float, df: int) -> float:
     return float(t.ppf(q, max(df, 1))) if df < 10_000 else float(norm.ppf(q))
 
 
+def t_scale(n: int, alpha: float = 0.05) -> float:
+    """How much wider Student's t with ``n - 1`` degrees of freedom is than the normal at two-sided
+    level ``alpha``: the factor that turns a critical value found from normal draws (max-T, with the
+    standard errors taken as known) into one for standard errors estimated from ``n`` units."""
+    return t_quantile(1 - alpha / 2, n - 1) / t_quantile(1 - alpha / 2, 10_000)
+
+
 def holm(p: list[float] | np.ndarray, method: str = "holm") -> np.ndarray:
     """Adjusted p-values across a family: ``holm`` (Holm's step-down: the family-wise error) or
     ``fdr_bh`` (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``: the false discovery
@@ -471,7 +478,7 @@ def maxt_critical(cov: np.ndarray, alpha: float = 0.05, draws: int = 200_000, se
 def simultaneous_means(d: np.ndarray, draws: int = 200_000, seed: int = 0) -> dict[str, np.ndarray | float]:
     """Means of the columns of ``d`` (units x k, e.g. deals x contrasts measured on the same deals)
     with simultaneous 95% intervals: ``mean_j +- c * se_j`` with ``c`` the max-T critical
-    value of the means' estimated correlation (:func:`maxt_critical`), times ``t95(n - 1) / Z95``
+    value of the means' estimated correlation (:func:`maxt_critical`), times :func:`t_scale`
     for small samples. All k intervals hold at once in about 95% of samples (the coverage case
     ``search one-step contrasts`` measures it); one column gets the pointwise t interval. A column
     with no spread (every unit the same value) has ``se`` 0 and an interval of its mean alone."""
@@ -484,7 +491,7 @@ def simultaneous_means(d: np.ndarray, draws: int = 200_000, seed: int = 0) -> di
     cov = np.cov(d, rowvar=False).reshape(k, k) / n
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     # one step with spread: exactly its t interval (max-T would only estimate 1.96 from its draws)
-    crit = maxt_critical(cov, 0.05, draws, seed) * t95(n - 1) / Z95 if (se > 0).sum() > 1 else t95(n - 1)
+    crit = maxt_critical(cov, 0.05, draws, seed) * t_scale(n) if (se > 0).sum() > 1 else t95(n - 1)
     return {"mean": mean, "se": se, "lo": mean - crit * se, "hi": mean + crit * se, "critical": crit}
 
 

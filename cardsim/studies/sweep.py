@@ -45,6 +45,7 @@ from cardsim.stats import (
     paired_difference,
     seat_table,
     t_quantile,
+    t_scale,
     wilson,
 )
 from cardsim.studies import derive
@@ -190,7 +191,7 @@ def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: 
     # they are Student's, so the value is scaled by t(n - 1) / z as in cardsim.stats.simultaneous_means
     # (at 3 deals the normal 1.96-ish value held far less often than 95%) and each statistic by the same
     # to its p-value, which stays below alpha exactly when the interval leaves 0 out
-    small = t_quantile(1 - alpha / 2, n - 1) / t_quantile(1 - alpha / 2, 10_000)
+    small = t_scale(n, alpha)
     if il.size:
         null = np.sort(null)
         crit = float(np.quantile(null, 1 - alpha)) * small
