@@ -68,15 +68,17 @@ def test_conservation_debug_mode_every_player_count(players):
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_lean_simple_kernel_plays_the_general_kernels_games(players):
+@pytest.mark.parametrize("policy", ["simple", "random"])
+def test_lean_kernels_play_the_general_kernels_games(players, policy):
     """The kernel for a table of `simple` seats lists only the plays `simple` can choose
-    (engine.legal_plays with its leader); the general kernel (debug mode runs it) lists every
-    legal play: the same games, knobs that change the list included."""
+    (engine.legal_plays with its leader), and a lean kernel may take its own road to the same
+    choice (a table of `random` seats); the general kernel (debug mode runs it) lists every legal
+    play and dispatches on each seat's policy: the same games, knobs that change the list included."""
     for rules in ({}, {"barricade_stack": False, "thief_targets": "unprotected", "cure_takes": "gub",
                        "ring_exact": False, "lightning_hand": False, "toad_rider_destroys": False},
                   {"stolen_barricades": "move", "thief_to": "hand", "hand_limit": 4}):
-        s = build_setup(GAME, players=players, policies="simple", rules=rules)
-        assert GAME._one(s) == R.SIMPLE
+        s = build_setup(GAME, players=players, policies=policy, rules=rules)
+        assert GAME._one(s) == (R.SIMPLE if policy == "simple" else R.RANDOM)
         lean = GAME.simulate_chunk(s, 5, 0, 300)
         general = GAME.simulate_chunk(s, 5, 0, 300, debug=True)
         for k in lean:
