@@ -785,6 +785,27 @@ def protected_reps(pub, reps, ld):
 
 
 @njit(_nrt=False, inline="always")
+def protected_reps_all(pub, reps):
+    """:func:`protected_reps` with ``ld`` = -1 (every side), the same slots in the same order,
+    with a branch only on the loops: each slot is tested and written at ``reps[k]`` either way
+    and kept when it is a Protected Gub unlike those kept before it."""
+    k = 0
+    for i in range(pub[P_HI]):
+        s = pub[U(P_SIDE + i)]
+        m = pub[U(P_BM + i)]
+        t = pub[U(P_BT + i)]
+        v = pub[U(P_BV + i)]
+        keep = (s >= 0) & (pub[U(P_TRAP + i)] == 0) & (pub[U(P_ELD + i)] == 0) & (m + t + v != 0)
+        for j in range(k):
+            q = reps[j]
+            keep &= ((pub[U(P_SIDE + q)] != s) | (pub[U(P_BM + q)] != m) | (pub[U(P_BT + q)] != t)
+                     | (pub[U(P_BV + q)] != v))
+        reps[k] = i
+        k += 1 if keep else 0
+    return k
+
+
+@njit(_nrt=False, inline="always")
 def ring_fits(pub, aux, n):
     for s in range(n):
         if ((aux >> (2 * s)) & 3) > pub[U(P_FREE + s)]:
@@ -933,6 +954,143 @@ def legal_plays(a, pub, hand, kn, acts, reps, ld):
         for k in range(LURE, CURE + 1):
             n = ht_plays(k, CRICKET, a, n, np_, nrep, pub, kn, acts, reps, ld, d0, d1)
     return n
+
+
+@njit(_nrt=False, inline="always")
+def play_count(a, pub, hand, kn, acts, reps):
+    """The number of rows :func:`legal_plays` lists for seat ``a`` (every play, ``ld`` = -1),
+    counted without writing them: each kind's rows are counted from the per-seat summaries
+    and taken or not by its bit of the hand mask, without a branch (``random`` picks a row
+    uniformly, and which kinds a hand holds is as random: the branches of a listing that
+    visits the kinds held are mispredicted). The Protected Gub representatives (needed for
+    a kind that acts on them), the Rings' rows (listed into ``acts`` as scratch), the Age-Old
+    Cure's and Cricket Song's rows are found only when the hand holds such a card.
+    ``reps[:nrep]`` is left as :func:`legal_plays` fills it. Returns (m, nrep)."""
+    hm = hand[HMASK, U(a)]
+    np_ = pub[P_NP]
+    stack = 1 if kn[K_STACK] != 0 else 0
+    nfree = 0  # opponents with a Free Gub, a Free or Protected Gub, a Barricade, a card, a Sud Spout
+    nfp = 0
+    nbars = 0
+    nhand = 0
+    nspout = 0
+    for d in range(1, np_):
+        o = seat_at(a, d, np_)
+        nfree += 1 if pub[U(P_FREE + o)] > 0 else 0
+        nfp += 1 if pub[U(P_FREE + o)] + pub[U(P_PROT + o)] > 0 else 0
+        nbars += 1 if pub[U(P_BARS + o)] > 0 else 0
+        nhand += 1 if pub[U(P_HANDN + o)] > 0 else 0
+        nspout += 1 if pub[U(P_SPOUTED + o)] > 0 else 0
+    nrep = 0
+    ra = 0  # representatives on a's side, with a Mushroom, and their Barricade kinds
+    rm = 0
+    rbk = 0
+    if pub[P_PROT_ALL] > 0 and (hm & REP_BITS or (stack != 0 and hm & (1 << MOTH))):
+        nrep = protected_reps_all(pub, reps)
+        for j in range(nrep):
+            i = reps[j]
+            ra += 1 if pub[U(P_SIDE + i)] == a else 0
+            bm = 1 if pub[U(P_BM + i)] > 0 else 0
+            rm += bm
+            rbk += bm + (1 if pub[U(P_BT + i)] > 0 else 0) + (1 if pub[U(P_BV + i)] > 0 else 0)
+    nb = ((hm >> MUSHROOM) & 1) + ((hm >> TOAD) & 1) + ((hm >> MOTH) & 1)
+    m = 1 + ((hm >> GUB) & 1) + ((hm >> ELDER) & 1) + nb * ((1 if pub[U(P_FREE + a)] > 0 else 0) + stack * ra)
+    m += rm if hm & (1 << MUSHROOM) else 0
+    m += rbk if hm & (1 << TOAD) and kn[K_TOAD] != 0 else 0
+    m += nfree if hm & (1 << SPOUT) else 0
+    if hm & RING_BITS and pub[P_FREE_ALL] > pub[U(P_FREE + a)]:
+        m += ring_plays(a, 0, hm, np_, pub, kn, acts, -1)
+    # the Hazards and Tools (ht_plays, ld = -1, every opponent)
+    e = pub[P_ELDER]
+    c_light = (1 if e >= 0 and e != a else 0) + (nhand if kn[K_LHAND] != 0 else 0)
+    c_thief = nfree + nspout + (nrep - ra if kn[K_THIEF_ANY] != 0 else 0)
+    c_beetle = 1 if pub[P_MUSH_ALL] > 0 else 0
+    c_spear = nspout + (1 if pub[U(P_SPOUTED + a)] > 0 else 0) + rbk
+    c_flute = pub[P_NRINGS]
+    c_scout = (1 if pub[P_DECKN] > 0 else 0) + nhand
+    c_retreat = 1 if (pub[U(P_FREE + a)] + pub[U(P_PROT + a)] + pub[U(P_SPOUTED + a)] + pub[U(P_RINGED + a)]
+                      + pub[U(P_RINGS_ON + a)]) > 0 else 0
+    m += nfree if hm & (1 << LURE) else 0
+    m += nfp if hm & (1 << SUPERLURE) else 0
+    m += nbars if hm & (1 << CYCLONE) else 0
+    m += c_light if hm & (1 << LIGHTNING) else 0
+    m += c_thief if hm & (1 << THIEF) else 0
+    m += c_beetle if hm & (1 << BEETLE) else 0
+    m += c_spear if hm & (1 << SPEAR) else 0
+    m += c_flute if hm & (1 << FLUTE) else 0
+    m += c_scout if hm & (1 << SCOUT) else 0
+    m += c_retreat if hm & (1 << RETREAT) else 0
+    if hm & ((1 << CURE) | (1 << CRICKET)):  # two and one copies: seldom held
+        if kn[K_CURE_ANY] == 0:
+            c_cure = 1 if pub[P_DISC + GUB] > 0 else 0
+        else:
+            c_cure = 0
+            for q in range(FLOOD):  # the cards that are not Events, the Elder excepted
+                c_cure += 1 if pub[U(P_DISC + q)] > 0 and q != ELDER else 0
+        m += c_cure if hm & (1 << CURE) else 0
+        if hm & (1 << CRICKET):  # Cricket Song as each Hazard and Tool
+            m += (nfree + nfp + nbars + c_light + c_thief + c_beetle + c_spear + c_flute + c_scout + c_retreat
+                  + c_cure)
+    return m, nrep
+
+
+@njit(_nrt=False, inline="always")
+def play_row(a, k, pub, hand, kn, acts, reps, nrep):
+    """Write row ``k`` (1 <= k < m) of seat ``a``'s full :func:`legal_plays` list at ``acts[k]``,
+    after :func:`play_count` (its ``reps[:nrep]``): the list as :func:`legal_plays` writes it,
+    stopped after the kind whose rows hold row ``k``."""
+    hm = hand[HMASK, U(a)]
+    np_ = pub[P_NP]
+    n = add(acts, 1, OP_GUB, GUB, a, -1, 0) if hm & (1 << GUB) else 1
+    n = add(acts, n, OP_GUB, ELDER, a, -1, 0) if hm & (1 << ELDER) else n
+    if n > k:
+        return
+    stack = kn[K_STACK] != 0
+    if hm & BAR_BITS:
+        for b in (MUSHROOM, TOAD, MOTH):
+            if hm & (1 << b) == 0:
+                continue
+            n = addc(acts, n, pub[U(P_FREE + a)] > 0, OP_PROTECT, b, a, -1, 0)
+            if stack:
+                for j in range(nrep):
+                    i = reps[j]
+                    n = addc(acts, n, pub[U(P_SIDE + i)] == a, OP_PROTECT, b, a, i, 0)
+        if hm & (1 << MUSHROOM):
+            for j in range(nrep):
+                i = reps[j]
+                n = addc(acts, n, pub[U(P_BM + i)] > 0, OP_UNMUSH, MUSHROOM, pub[U(P_SIDE + i)], i, MUSHROOM)
+        if hm & (1 << TOAD) and kn[K_TOAD] != 0:
+            for j in range(nrep):
+                i = reps[j]
+                for b in (MUSHROOM, TOAD, MOTH):
+                    n = addc(acts, n, pub[bar_index(b) + i] > 0, OP_UNBAR, TOAD, pub[U(P_SIDE + i)], i, b)
+        if n > k:
+            return
+    if hm & (1 << SPOUT):
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            n = addc(acts, n, pub[U(P_FREE + o)] > 0, OP_SPOUT, SPOUT, o, -1, 0)
+        if n > k:
+            return
+    if hm & RING_BITS and pub[P_FREE_ALL] > pub[U(P_FREE + a)]:
+        n = ring_plays(a, n, hm, np_, pub, kn, acts, -1)
+        if n > k:
+            return
+    # the Hazards and Tools held, then Cricket Song as each: one ht_plays call, a kind at a time
+    ht = hm & HT_BITS
+    q = LURE
+    c = GUB
+    for _ in range(2 * (CURE + 1 - LURE)):
+        if ht != 0:
+            q = lowest_bit(ht)
+            ht &= ht - 1
+            c = q
+        else:
+            q = LURE if c != CRICKET else q + 1
+            c = CRICKET
+        n = ht_plays(q, c, a, n, np_, nrep, pub, kn, acts, reps, -1, 1, np_)
+        if n > k:
+            return
 
 
 @njit(_nrt=False, inline="always")

@@ -82,7 +82,7 @@ from cardsim.games.gubs.cards import (
 )
 from cardsim.games.gubs.engine import U, seat_at
 from cardsim.jit import njit
-from cardsim.rng import randint
+from cardsim.rng import _S32, GOLDEN, mix64, randint
 
 RANDOM, SIMPLE, STRONG = 0, 1, 2
 SCRIPT = 900  # tests only: replays a scripted list of decisions (not a scenario policy)
@@ -247,6 +247,17 @@ def random_draw(seat, peek, pub, hand, params, rng):
 @njit(_nrt=False, inline="always")
 def random_play(seat, acts, nacts, pub, hand, params, rng):
     return randint(rng, nacts)
+
+
+@njit(_nrt=False, inline="always")
+def random_choice(rng, n):
+    """``randint(rng, n)`` for ``n`` > 1; for ``n`` == 1 the 0 a decision with one option
+    takes without drawing (the stream does not move), all without a branch."""
+    s = rng[0]
+    t = s + GOLDEN
+    u = mix64(t)  # the next draw, computed before n is known (n == 1 keeps the stream where it was)
+    rng[0] = t if n > 1 else s
+    return np.int64(((u >> _S32) * np.uint64(n)) >> _S32)
 
 
 @njit(_nrt=False, inline="always")

@@ -140,6 +140,8 @@ from cardsim.games.gubs.engine import (
     hand_take,
     is_event,
     legal_plays,
+    play_count,
+    play_row,
     merchant_apply,
     plague_apply,
     refresh,
@@ -158,6 +160,7 @@ from cardsim.games.gubs.policies import (
     decide_play,
     decide_respond,
     leader,
+    random_choice,
     simple_choose,
 )
 from cardsim.jit import DISABLED, njit
@@ -472,6 +475,13 @@ def scout_peek(a, pub, deck, priv):
     return -1
 
 
+@njit(_nrt=False, inline="always")
+def lean_random(one, ev):
+    """Whether the kernel is the lean one of a table where every seat plays ``random`` (a
+    compile-time constant: ``one`` is a literal, ``ev`` a 1-D placeholder in a lean kernel)."""
+    return one == RANDOM and ev.ndim == 1
+
+
 @njit(_nrt=False)
 def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
     """G3: turns from ``pub[P_CUR]`` until the game ends or ``pub[P_TURN]`` reaches
@@ -490,29 +500,51 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
         a = pub[P_CUR]
         pub[P_TURN] += 1
         emit(ctl, ev, evn, EV_TURN, a, pub[P_TURN], pub[P_LETTERS], pub[P_DECKN], 0, 0)
-        draw = 1
-        if pub[P_DECKN] == 0:
-            draw = 0
-        elif pub[U(P_SKIP + a)] == 0:
-            draw = decide_draw(pid_of(pids, a, one), a, scout_peek(a, pub, deck, priv), pub, hand[a], params[a], prng[a])
-            if draw != 0 and draw != 1:
-                fail(ob, a, D_DRAW, draw, 2)
-        if draw == 1:
-            pub[U(P_SKIP + a)] = 0
-            c = draw_top(deck, pub)
-            st[U(a), U(c), 0] += 1
-            emit(ctl, ev, evn, EV_DRAW, a, c, pub[P_DECKN], 0, 0, 0)
-            if is_event(c):
+        if lean_random(one, ev):
+            # random's draw or skip without a branch on either: asked only when skipping is legal
+            # (a coin, randint(rng, 2); not asked, the stream does not move), the top card taken
+            # or not by the answer
+            dn = pub[P_DECKN]
+            asked = (1 if dn > 0 else 0) & (1 if pub[U(P_SKIP + a)] == 0 else 0)
+            coin = random_choice(prng[a], 1 + asked)
+            draw = coin if asked != 0 else (1 if dn > 0 else 0)
+            c = deck[U(dn - 1 if dn > 0 else 0)]
+            pub[P_DECKN] = dn - draw
+            pub[U(P_SKIP + a)] = 1 - draw
+            priv[V_SKIPS] += 1 - draw
+            st[U(a), U(c), 0] += draw
+            if draw & (1 if is_event(c) else 0) != 0:
                 drawn_event(a, c, sb, rb, pb, wb, ob, one)
                 if pub[P_OVER] != 0:
                     break
             else:
-                hand_add(pub, hand, a, c, 1)
-                debug_check(sb, rb, wb, ob)
+                hand[U(a), U(c)] += draw
+                pub[U(P_HANDN + a)] += draw
+                hand[HMASK, U(a)] |= draw << c
         else:
-            pub[U(P_SKIP + a)] = 1
-            priv[V_SKIPS] += 1
-            emit(ctl, ev, evn, EV_SKIP, a, 0, 0, 0, 0, 0)
+            draw = 1
+            if pub[P_DECKN] == 0:
+                draw = 0
+            elif pub[U(P_SKIP + a)] == 0:
+                draw = decide_draw(pid_of(pids, a, one), a, scout_peek(a, pub, deck, priv), pub, hand[a], params[a], prng[a])
+                if draw != 0 and draw != 1:
+                    fail(ob, a, D_DRAW, draw, 2)
+            if draw == 1:
+                pub[U(P_SKIP + a)] = 0
+                c = draw_top(deck, pub)
+                st[U(a), U(c), 0] += 1
+                emit(ctl, ev, evn, EV_DRAW, a, c, pub[P_DECKN], 0, 0, 0)
+                if is_event(c):
+                    drawn_event(a, c, sb, rb, pb, wb, ob, one)
+                    if pub[P_OVER] != 0:
+                        break
+                else:
+                    hand_add(pub, hand, a, c, 1)
+                    debug_check(sb, rb, wb, ob)
+            else:
+                pub[U(P_SKIP + a)] = 1
+                priv[V_SKIPS] += 1
+                emit(ctl, ev, evn, EV_SKIP, a, 0, 0, 0, 0, 0)
         # FAQ 1, 4: play as many cards as you like, after an Event too (max_plays: a safety cap
         # against endless turns, e.g. two Age-Old Cures taking each other back forever)
         plays = 0
@@ -526,6 +558,14 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
                 # the leader's Gubs, of at most MAX_GUBS = 30 Gub cards with one in this hand;
                 # Haki Flute 93), so it is the row simple picks
                 k = add(acts, 1, OP_GUB, ELDER if hand[HMASK, U(a)] & (1 << ELDER) != 0 else GUB, a, -1, 0) - 1
+            elif lean_random(one, ev):
+                # every seat plays random: count the list's rows (m), draw the row (none when m == 1),
+                # write only that row (random_play's randint over the full list, same draws and rows)
+                m, nrep = play_count(a, pub, hand, kn, acts, reps)
+                k = random_choice(prng[a], m)
+                if k == 0:
+                    break
+                play_row(a, k, pub, hand, kn, acts, reps, nrep)
             else:
                 # every seat plays simple: list only the plays it can choose, attacks on its leader
                 ld = leader(pub, a) if one == SIMPLE else -1
