@@ -250,14 +250,22 @@ def random_play(seat, acts, nacts, pub, hand, params, rng):
 
 
 @njit(_nrt=False, inline="always")
-def random_choice(rng, n):
-    """``randint(rng, n)`` for ``n`` > 1; for ``n`` == 1 the 0 a decision with one option
-    takes without drawing (the stream does not move), all without a branch."""
+def random_peek(rng):
+    """The value the stream's next draw will use (:func:`cardsim.rng.next_u64` without moving
+    the stream), so that it can be ready before the number of options is known."""
+    return mix64(rng[0] + GOLDEN)
+
+
+@njit(_nrt=False, inline="always")
+def random_take(rng, u, n):
+    """``randint(rng, n)`` for ``n`` > 1 from ``u`` = ``random_peek(rng)``; for ``n`` == 1 the 0 a
+    decision with one option takes without drawing (the stream does not move), without a
+    branch. Returns (the choice, ``random_peek(rng)`` after it)."""
     s = rng[0]
     t = s + GOLDEN
-    u = mix64(t)  # the next draw, computed before n is known (n == 1 keeps the stream where it was)
+    after = mix64(t + GOLDEN)
     rng[0] = t if n > 1 else s
-    return np.int64(((u >> _S32) * np.uint64(n)) >> _S32)
+    return np.int64(((u >> _S32) * np.uint64(n)) >> _S32), (after if n > 1 else u)
 
 
 @njit(_nrt=False, inline="always")

@@ -160,7 +160,8 @@ from cardsim.games.gubs.policies import (
     decide_play,
     decide_respond,
     leader,
-    random_choice,
+    random_peek,
+    random_take,
     simple_choose,
 )
 from cardsim.jit import DISABLED, njit
@@ -496,6 +497,8 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
     n = pub[P_NP]
     limit = kn[K_HAND_LIMIT]
     maxp = kn[K_MAX_PLAYS]
+    # lean random: the acting seat's next random value, found before it is needed (random_peek)
+    u = random_peek(prng[pub[P_CUR]]) if lean_random(one, ev) else np.uint64(0)
     while pub[P_OVER] == 0 and pub[P_TURN] < turn_cap:
         a = pub[P_CUR]
         pub[P_TURN] += 1
@@ -506,7 +509,7 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
             # or not by the answer
             dn = pub[P_DECKN]
             asked = (1 if dn > 0 else 0) & (1 if pub[U(P_SKIP + a)] == 0 else 0)
-            coin = random_choice(prng[a], 1 + asked)
+            coin, u = random_take(prng[a], u, 1 + asked)
             draw = coin if asked != 0 else (1 if dn > 0 else 0)
             c = deck[U(dn - 1 if dn > 0 else 0)]
             pub[P_DECKN] = dn - draw
@@ -517,6 +520,7 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
                 drawn_event(a, c, sb, rb, pb, wb, ob, one)
                 if pub[P_OVER] != 0:
                     break
+                u = random_peek(prng[a])  # the drawer may have been asked
             else:
                 hand[U(a), U(c)] += draw
                 pub[U(P_HANDN + a)] += draw
@@ -562,7 +566,7 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
                 # every seat plays random: count the list's rows (m), draw the row (none when m == 1),
                 # write only that row (random_play's randint over the full list, same draws and rows)
                 m, nrep = play_count(a, pub, hand, kn, acts, reps)
-                k = random_choice(prng[a], m)
+                k, u = random_take(prng[a], u, m)
                 if k == 0:
                     break
                 play_row(a, k, pub, hand, kn, acts, reps, nrep)
@@ -594,6 +598,8 @@ def play_turns(turn_cap, sb, rb, pb, wb, ob, one):
             emit(ctl, ev, evn, EV_DISCARD, a, q, 0, 0, 0, 0)
             debug_check(sb, rb, wb, ob)
         pub[P_CUR] = seat_at(a, 1, n)
+        if lean_random(one, ev):
+            u = random_peek(prng[pub[P_CUR]])
 
 
 @njit(_nrt=False)
