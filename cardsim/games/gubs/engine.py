@@ -790,18 +790,24 @@ def protected_reps_all(pub, reps):
     with a branch only on the loops: each slot is tested and written at ``reps[k]`` either way
     and kept when it is a Protected Gub unlike those kept before it."""
     k = 0
-    for i in range(pub[P_HI]):
+    left = pub[P_PROT_ALL]  # the slots after the last Protected Gub are not visited
+    hi = pub[P_HI]
+    i = 0
+    while (left > 0) & (i < hi):
         s = pub[U(P_SIDE + i)]
         m = pub[U(P_BM + i)]
         t = pub[U(P_BT + i)]
         v = pub[U(P_BV + i)]
-        keep = (s >= 0) & (pub[U(P_TRAP + i)] == 0) & (pub[U(P_ELD + i)] == 0) & (m + t + v != 0)
+        prot = (s >= 0) & (pub[U(P_TRAP + i)] == 0) & (pub[U(P_ELD + i)] == 0) & (m + t + v != 0)
+        keep = prot
         for j in range(k):
             q = reps[j]
             keep &= ((pub[U(P_SIDE + q)] != s) | (pub[U(P_BM + q)] != m) | (pub[U(P_BT + q)] != t)
                      | (pub[U(P_BV + q)] != v))
         reps[k] = i
         k += 1 if keep else 0
+        left -= 1 if prot else 0
+        i += 1
     return k
 
 
@@ -974,18 +980,26 @@ def play_count(a, pub, hand, kn, acts, reps):
     nbars = 0
     nhand = 0
     nspout = 0
-    for d in range(1, np_):
-        o = seat_at(a, d, np_)
-        nfree += 1 if pub[U(P_FREE + o)] > 0 else 0
-        nfp += 1 if pub[U(P_FREE + o)] + pub[U(P_PROT + o)] > 0 else 0
-        nbars += 1 if pub[U(P_BARS + o)] > 0 else 0
-        nhand += 1 if pub[U(P_HANDN + o)] > 0 else 0
-        nspout += 1 if pub[U(P_SPOUTED + o)] > 0 else 0
+    if np_ == 2:  # one opponent (the same in every game of a run: a branch always predicted)
+        o = 1 - a
+        nfree = 1 if pub[U(P_FREE + o)] > 0 else 0
+        nfp = 1 if pub[U(P_FREE + o)] + pub[U(P_PROT + o)] > 0 else 0
+        nbars = 1 if pub[U(P_BARS + o)] > 0 else 0
+        nhand = 1 if pub[U(P_HANDN + o)] > 0 else 0
+        nspout = 1 if pub[U(P_SPOUTED + o)] > 0 else 0
+    else:
+        for d in range(1, np_):
+            o = seat_at(a, d, np_)
+            nfree += 1 if pub[U(P_FREE + o)] > 0 else 0
+            nfp += 1 if pub[U(P_FREE + o)] + pub[U(P_PROT + o)] > 0 else 0
+            nbars += 1 if pub[U(P_BARS + o)] > 0 else 0
+            nhand += 1 if pub[U(P_HANDN + o)] > 0 else 0
+            nspout += 1 if pub[U(P_SPOUTED + o)] > 0 else 0
     nrep = 0
     ra = 0  # representatives on a's side, with a Mushroom, and their Barricade kinds
     rm = 0
     rbk = 0
-    if pub[P_PROT_ALL] > 0 and (hm & REP_BITS or (stack != 0 and hm & (1 << MOTH))):
+    if (pub[P_PROT_ALL] > 0) & (hm & (REP_BITS | (stack << MOTH)) != 0):
         nrep = protected_reps_all(pub, reps)
         for j in range(nrep):
             i = reps[j]
@@ -996,13 +1010,13 @@ def play_count(a, pub, hand, kn, acts, reps):
     nb = ((hm >> MUSHROOM) & 1) + ((hm >> TOAD) & 1) + ((hm >> MOTH) & 1)
     m = 1 + ((hm >> GUB) & 1) + ((hm >> ELDER) & 1) + nb * ((1 if pub[U(P_FREE + a)] > 0 else 0) + stack * ra)
     m += rm if hm & (1 << MUSHROOM) else 0
-    m += rbk if hm & (1 << TOAD) and kn[K_TOAD] != 0 else 0
+    m += rbk if hm & ((1 if kn[K_TOAD] != 0 else 0) << TOAD) else 0
     m += nfree if hm & (1 << SPOUT) else 0
-    if hm & RING_BITS and pub[P_FREE_ALL] > pub[U(P_FREE + a)]:
+    if (hm & RING_BITS != 0) & (pub[P_FREE_ALL] > pub[U(P_FREE + a)]):
         m += ring_plays(a, 0, hm, np_, pub, kn, acts, -1)
     # the Hazards and Tools (ht_plays, ld = -1, every opponent)
     e = pub[P_ELDER]
-    c_light = (1 if e >= 0 and e != a else 0) + (nhand if kn[K_LHAND] != 0 else 0)
+    c_light = (1 if (e >= 0) & (e != a) else 0) + (nhand if kn[K_LHAND] != 0 else 0)
     c_thief = nfree + nspout + (nrep - ra if kn[K_THIEF_ANY] != 0 else 0)
     c_beetle = 1 if pub[P_MUSH_ALL] > 0 else 0
     c_spear = nspout + (1 if pub[U(P_SPOUTED + a)] > 0 else 0) + rbk
