@@ -161,7 +161,7 @@ from cardsim.games.gubs.cards import (
     V_SIZE,
 )
 from cardsim.jit import DISABLED, njit
-from cardsim.rng import DEAL, EFFECT, randint, seed_stream, shuffle
+from cardsim.rng import _S32, DEAL, EFFECT, GOLDEN, mix64, randint, seed_stream, shuffle
 
 C_GAME, C_TRACE, C_DEBUG = 0, 1, 2
 #: err[3] marks which failure stopped a chunk (the wrapper raises on it)
@@ -654,15 +654,28 @@ def clear_state(n, pub, hand, priv, st):
         hand[HMASK, U(s)] = 0
         for k in range(NK):
             hand[U(s), U(k)] = 0
+        for k in range(NK):
             st[U(s), U(k), 0] = 0
             st[U(s), U(k), 1] = 0
-    for i in range(MAX_GUBS):
-        slot_reset(pub, i)
+    for i in range(MAX_GUBS):  # slot_reset of every slot, on a pub already cleared
+        pub[U(P_SIDE + i)] = -1
     for r in range(MAX_RINGS):
         pub[U(P_RSIDE + r)] = -1
-        pub[U(P_RKIND + r)] = 0
-        pub[U(P_RN + r)] = 0
     pub[P_NP] = n
+
+
+@njit(_nrt=False, inline="always")
+def shuffle_local(state, arr, n):
+    """:func:`cardsim.rng.shuffle` (the same draws, the same order) with the stream's state kept
+    in a local for the loop."""
+    z = state[0]
+    for i in range(n - 1, 0, -1):
+        z = z + GOLDEN
+        j = np.int64(((mix64(z) >> _S32) * np.uint64(i + 1)) >> _S32)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t
+    state[0] = z
 
 
 @njit(_nrt=False)
@@ -682,11 +695,11 @@ def build_deck(n, cnt, kn, deck, drng, scr):
         for j in range(3):
             scr[d] = LETTER_G + j
             d += 1
-        shuffle(drng, scr, d)
+        shuffle_local(drng, scr, d)
         for i in range(d):
             deck[i] = scr[d - 1 - i]
         return d
-    shuffle(drng, scr, d)
+    shuffle_local(drng, scr, d)
     lt = scr[d:d + 3]
     for j in range(3):
         lt[j] = LETTER_G + j
