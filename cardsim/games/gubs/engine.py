@@ -176,6 +176,9 @@ RING_BITS = (1 << RING1) | (1 << RING2) | (1 << RING3)
 U = int if DISABLED else np.uint64
 HT_BITS = ((1 << (CURE + 1)) - 1) ^ ((1 << LURE) - 1)  # the Hazards and Tools, LURE..CURE
 REP_BITS = (1 << MUSHROOM) | (1 << TOAD) | (1 << THIEF) | (1 << SPEAR) | (1 << CRICKET)
+#: the kinds whose plays :func:`play_count` counts from more than the opponents' Free Gubs
+RARE_BITS = ((1 << SUPERLURE) | (1 << CYCLONE) | (1 << LIGHTNING) | (1 << THIEF) | (1 << SPEAR) | (1 << SCOUT)
+             | (1 << CRICKET) | (1 << RING2) | (1 << RING3))
 
 if DISABLED:  # interpreted kernels: LLVM's count-trailing-zeros is not there
     def lowest_bit(x):
@@ -988,26 +991,44 @@ def play_count(a, pub, hand, kn, acts, reps):
     hm = hand[HMASK, U(a)]
     np_ = pub[P_NP]
     stack = 1 if kn[K_STACK] != 0 else 0
-    nfree = 0  # opponents with a Free Gub, a Free or Protected Gub, a Barricade, a card, a Sud Spout
+    # opponents with a Free Gub, a Free or Protected Gub, a Barricade, a card, a Sud Spout, 2 and 3 Free Gubs
+    nfree = 0
     nfp = 0
     nbars = 0
     nhand = 0
     nspout = 0
+    f2 = 0
+    f3 = 0
+    s2 = 0
+    s3 = 0
     if np_ == 2:  # one opponent (the same in every game of a run: a branch always predicted)
         o = 1 - a
-        nfree = 1 if pub[U(P_FREE + o)] > 0 else 0
-        nfp = 1 if pub[U(P_FREE + o)] + pub[U(P_PROT + o)] > 0 else 0
+        fo = pub[U(P_FREE + o)]
+        nfree = 1 if fo > 0 else 0
+        nfp = 1 if fo + pub[U(P_PROT + o)] > 0 else 0
         nbars = 1 if pub[U(P_BARS + o)] > 0 else 0
         nhand = 1 if pub[U(P_HANDN + o)] > 0 else 0
         nspout = 1 if pub[U(P_SPOUTED + o)] > 0 else 0
+        s2 = 1 if fo >= 2 else 0  # with one opponent, its Free Gubs taken two or three at a time
+        s3 = 1 if fo >= 3 else 0
     else:
         for d in range(1, np_):
-            o = seat_at(a, d, np_)
-            nfree += 1 if pub[U(P_FREE + o)] > 0 else 0
-            nfp += 1 if pub[U(P_FREE + o)] + pub[U(P_PROT + o)] > 0 else 0
-            nbars += 1 if pub[U(P_BARS + o)] > 0 else 0
-            nhand += 1 if pub[U(P_HANDN + o)] > 0 else 0
-            nspout += 1 if pub[U(P_SPOUTED + o)] > 0 else 0
+            nfree += 1 if pub[U(P_FREE + seat_at(a, d, np_))] > 0 else 0
+        if hm & RARE_BITS:  # the other counts only for the kinds that need them, seldom held
+            for d in range(1, np_):
+                o = seat_at(a, d, np_)
+                fo = pub[U(P_FREE + o)]
+                nfp += 1 if fo + pub[U(P_PROT + o)] > 0 else 0
+                nbars += 1 if pub[U(P_BARS + o)] > 0 else 0
+                nhand += 1 if pub[U(P_HANDN + o)] > 0 else 0
+                nspout += 1 if pub[U(P_SPOUTED + o)] > 0 else 0
+                f2 += 1 if fo >= 2 else 0
+                f3 += 1 if fo >= 3 else 0
+            # the Rings' ways to take 2 or 3 opponents' Free Gubs (ring_plays: counts per seat): the
+            # multisets of 2 or 3 opponents that fit: of distinct opponents (nfree of them), one
+            # twice (f2), one three times (f3)
+            s2 = (nfree * (nfree - 1)) // 2 + f2
+            s3 = (nfree * (nfree - 1) * (nfree - 2)) // 6 + f2 * (nfree - 1) + f3
     nrep = 0
     ra = 0  # representatives on a's side, with a Mushroom, and their Barricade kinds
     rm = 0
@@ -1025,8 +1046,12 @@ def play_count(a, pub, hand, kn, acts, reps):
     m += rm if hm & (1 << MUSHROOM) else 0
     m += rbk if hm & ((1 if kn[K_TOAD] != 0 else 0) << TOAD) else 0
     m += nfree if hm & (1 << SPOUT) else 0
-    if (hm & RING_BITS != 0) & (pub[P_FREE_ALL] > pub[U(P_FREE + a)]):
-        m += ring_plays(a, 0, hm, np_, pub, kn, acts, -1)
+    # the Rings (ring_plays): one way per opponent with a Free Gub to take one, s2 and s3 ways to take
+    # two and three; ring_exact = false adds the smaller numbers
+    lo = 0 if kn[K_RING_EXACT] != 0 else 1
+    m += nfree if hm & (1 << RING1) else 0
+    m += s2 + lo * nfree if hm & (1 << RING2) else 0
+    m += s3 + lo * (s2 + nfree) if hm & (1 << RING3) else 0
     # the Hazards and Tools (ht_plays, ld = -1, every opponent)
     e = pub[P_ELDER]
     c_light = (1 if (e >= 0) & (e != a) else 0) + (nhand if kn[K_LHAND] != 0 else 0)
