@@ -1009,8 +1009,10 @@ def play_count(a, pub, hand, kn, acts, reps):
         nbars = 1 if pub[U(P_BARS + o)] > 0 else 0
         nhand = 1 if pub[U(P_HANDN + o)] > 0 else 0
         nspout = 1 if pub[U(P_SPOUTED + o)] > 0 else 0
-        s2 = 1 if fo >= 2 else 0  # with one opponent, its Free Gubs taken two or three at a time
-        s3 = 1 if fo >= 3 else 0
+        # with one opponent, its Free Gubs taken two or three at a time: fo >= 2 and fo >= 3 from
+        # the sign bit (as compares LLVM made them a branch, mispredicted)
+        s2 = ((np.int64(1) - fo) >> 63) & 1
+        s3 = ((np.int64(2) - fo) >> 63) & 1
     else:
         for d in range(1, np_):
             nfree += 1 if pub[U(P_FREE + seat_at(a, d, np_))] > 0 else 0
