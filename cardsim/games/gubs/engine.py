@@ -691,9 +691,13 @@ def build_deck(n, cnt, kn, deck, drng, scr):
     d = 0
     for k in range(LETTER_G):
         c = cnt[k] - (n if k == GUB else 0)
-        for _ in range(c):
-            scr[d] = k
-            d += 1
+        # eight places written at once (one vector store), c of them kept: a deck holds at most
+        # DECK_MAX - 10 cards, so scr (DECK_MAX places or more) has room for the spare ones
+        for t in range(8):
+            scr[U(d + t)] = k
+        for t in range(8, c):
+            scr[U(d + t)] = k
+        d += c
     if kn[K_LETTERS] != LETTERS_THIRDS:
         for j in range(3):
             scr[d] = LETTER_G + j
@@ -713,12 +717,13 @@ def build_deck(n, cnt, kn, deck, drng, scr):
     for j in range(3):
         size = d // 3 + (1 if j < d % 3 else 0)
         at = randint(drng, size + 1)
-        for q in range(size + 1):
-            if q == at:
-                deck[pos] = lt[j]
-            else:
-                deck[pos] = scr[start + (q if q < at else q - 1)]
-            pos -= 1
+        # deck[pos - q], q = 0 .. size: the part's cards with the Letter at q = at
+        for q in range(at):
+            deck[U(pos - q)] = scr[U(start + q)]
+        deck[U(pos - at)] = lt[j]
+        for q in range(at + 1, size + 1):
+            deck[U(pos - q)] = scr[U(start + q - 1)]
+        pos -= size + 1
         start += size
     return tot
 
