@@ -67,16 +67,25 @@ def test_conservation_debug_mode_every_player_count(players):
     assert g["finished"].all() and (g["turns"] > 0).all()
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
+#: the cards a count by formula handles apart (engine.play_count), added so that hands hold them often
+_RARE = ["Single Ring", "Double Ring", "Triple Ring", "Triple Ring", "Cricket Song", "Cricket Song", "Age-Old Cure",
+         "Smahl Thief", "Scout", "Retreat", "Lightning", "Cyclone", "Omen Beetle", "Haki Flute", "Spear", "Toad Rider"]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 @pytest.mark.parametrize("policy", ["simple", "random"])
 def test_lean_kernels_play_the_general_kernels_games(players, policy):
     """The kernel for a table of `simple` seats lists only the plays `simple` can choose
-    (engine.legal_plays with its leader), and a lean kernel may take its own road to the same
-    choice (a table of `random` seats); the general kernel (debug mode runs it) lists every legal
-    play and dispatches on each seat's policy: the same games, knobs that change the list included."""
+    (engine.legal_plays with its leader), and the lean `random` kernel counts the legal plays
+    without listing them and writes only the drawn row (engine.play_count and play_row, a second
+    text of the list: the Rings' rows counted by formula, 2 to 5 opponents); the general kernel
+    (debug mode runs it) lists every legal play and dispatches on each seat's policy: the same
+    games, knobs that change the list included, and decks rich in the rare kinds."""
     for rules in ({}, {"barricade_stack": False, "thief_targets": "unprotected", "cure_takes": "gub",
                        "ring_exact": False, "lightning_hand": False, "toad_rider_destroys": False},
-                  {"stolen_barricades": "move", "thief_to": "hand", "hand_limit": 4}):
+                  {"stolen_barricades": "move", "thief_to": "hand", "hand_limit": 4},
+                  {"add_cards": _RARE, "ring_exact": False, "hand_limit": 12},
+                  {"add_cards": _RARE, "barricade_stack": False, "cure_takes": "gub"}):
         s = build_setup(GAME, players=players, policies=policy, rules=rules)
         assert GAME._one(s) == (R.SIMPLE if policy == "simple" else R.RANDOM)
         lean = GAME.simulate_chunk(s, 5, 0, 300)
