@@ -94,6 +94,27 @@ def test_lean_kernels_play_the_general_kernels_games(players, policy):
             assert_frame_equal(lean[k], general[k])
 
 
+def test_random_take_draws_as_randint():
+    """The lean random kernel's draw (policies.random_take from random_peek's value, found ahead)
+    is rng.randint's: the same choice and the same stream state after it, for any number of
+    options above one; with one option it takes 0 and leaves the stream where it was (the
+    general kernel asks no decision then), and it hands back the next draw's value."""
+    from cardsim.games.gubs.policies import random_peek, random_take
+    from cardsim.rng import randint
+
+    gen = np.random.default_rng(3)
+    for state in gen.integers(0, 2**63, 200, dtype=np.uint64):
+        for n in (1, 2, 3, 7, 693, 2**31 - 1):
+            a = np.array([state], np.uint64)
+            b = a.copy()
+            k, after = random_take(a, np.uint64(random_peek(a.copy())), n)  # uint64, as in the kernel
+            if n == 1:
+                assert k == 0 and a[0] == state
+            else:
+                assert k == randint(b, n) and a[0] == b[0]
+            assert after == random_peek(a)
+
+
 def test_results_are_consistent():
     s = build_setup(GAME, players=4, policies="random")
     t = GAME.simulate_chunk(s, 9, 0, 300)
