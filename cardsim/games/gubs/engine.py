@@ -911,6 +911,31 @@ def ht_plays(k, c, a, n, np_, nrep, pub, kn, acts, reps, ld, d0, d1):
 
 
 @njit(_nrt=False, inline="always")
+def bar_plays(a, n, hm, stack, nrep, pub, kn, acts, reps):
+    """Append the Barricades' plays of seat ``a`` (hand mask ``hm``) to ``acts[:n]``; returns the
+    new n: protect your Free Gub (never the Elder, FAQ 5) or, ``stack``, a Protected Gub of your
+    own (``reps[:nrep]``), then Mushroom and Toad Rider destroying a Barricade."""
+    for b in (MUSHROOM, TOAD, MOTH):
+        if hm & (1 << b) == 0:
+            continue
+        n = addc(acts, n, pub[U(P_FREE + a)] > 0, OP_PROTECT, b, a, -1, 0)
+        if stack:
+            for j in range(nrep):
+                i = reps[j]
+                n = addc(acts, n, pub[U(P_SIDE + i)] == a, OP_PROTECT, b, a, i, 0)
+    if hm & (1 << MUSHROOM):
+        for j in range(nrep):
+            i = reps[j]
+            n = addc(acts, n, pub[U(P_BM + i)] > 0, OP_UNMUSH, MUSHROOM, pub[U(P_SIDE + i)], i, MUSHROOM)
+    if hm & (1 << TOAD) and kn[K_TOAD] != 0:
+        for j in range(nrep):
+            i = reps[j]
+            for b in (MUSHROOM, TOAD, MOTH):
+                n = addc(acts, n, pub[bar_index(b) + i] > 0, OP_UNBAR, TOAD, pub[U(P_SIDE + i)], i, b)
+    return n
+
+
+@njit(_nrt=False, inline="always")
 def legal_plays(a, pub, hand, kn, acts, reps, ld):
     """Fill ``acts[:n]`` (int32[MAX_ACTS, 5] rows op, card, tseat, tslot, aux) with seat ``a``'s
     legal plays, ``acts[0]`` = stop; return n. Copies of a card are one play; Free Gubs of one
@@ -946,24 +971,7 @@ def legal_plays(a, pub, hand, kn, acts, reps, ld):
             and (hm & REP_BITS or (stack and hm & (1 << MOTH)))):
         nrep = protected_reps(pub, reps, ld)
     if hm & BAR_BITS:
-        # Barricades: protect your Gub (never the Elder, FAQ 5); Mushroom / Toad Rider destroy
-        for b in (MUSHROOM, TOAD, MOTH):
-            if hm & (1 << b) == 0:
-                continue
-            n = addc(acts, n, pub[U(P_FREE + a)] > 0, OP_PROTECT, b, a, -1, 0)
-            if stack:
-                for j in range(nrep):
-                    i = reps[j]
-                    n = addc(acts, n, pub[U(P_SIDE + i)] == a, OP_PROTECT, b, a, i, 0)
-        if hm & (1 << MUSHROOM):
-            for j in range(nrep):
-                i = reps[j]
-                n = addc(acts, n, pub[U(P_BM + i)] > 0, OP_UNMUSH, MUSHROOM, pub[U(P_SIDE + i)], i, MUSHROOM)
-        if hm & (1 << TOAD) and kn[K_TOAD] != 0:
-            for j in range(nrep):
-                i = reps[j]
-                for b in (MUSHROOM, TOAD, MOTH):
-                    n = addc(acts, n, pub[bar_index(b) + i] > 0, OP_UNBAR, TOAD, pub[U(P_SIDE + i)], i, b)
+        n = bar_plays(a, n, hm, stack, nrep, pub, kn, acts, reps)
     # Traps
     if hm & (1 << SPOUT):
         for d in range(d0, d1):
@@ -1106,23 +1114,7 @@ def play_row(a, k, pub, hand, kn, acts, reps, nrep):
         return
     stack = kn[K_STACK] != 0
     if hm & BAR_BITS:
-        for b in (MUSHROOM, TOAD, MOTH):
-            if hm & (1 << b) == 0:
-                continue
-            n = addc(acts, n, pub[U(P_FREE + a)] > 0, OP_PROTECT, b, a, -1, 0)
-            if stack:
-                for j in range(nrep):
-                    i = reps[j]
-                    n = addc(acts, n, pub[U(P_SIDE + i)] == a, OP_PROTECT, b, a, i, 0)
-        if hm & (1 << MUSHROOM):
-            for j in range(nrep):
-                i = reps[j]
-                n = addc(acts, n, pub[U(P_BM + i)] > 0, OP_UNMUSH, MUSHROOM, pub[U(P_SIDE + i)], i, MUSHROOM)
-        if hm & (1 << TOAD) and kn[K_TOAD] != 0:
-            for j in range(nrep):
-                i = reps[j]
-                for b in (MUSHROOM, TOAD, MOTH):
-                    n = addc(acts, n, pub[bar_index(b) + i] > 0, OP_UNBAR, TOAD, pub[U(P_SIDE + i)], i, b)
+        n = bar_plays(a, n, hm, stack, nrep, pub, kn, acts, reps)
         if n > k:
             return
     if hm & (1 << SPOUT):
