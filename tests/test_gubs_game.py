@@ -115,6 +115,22 @@ def test_random_take_draws_as_randint():
             assert after == random_peek(a)
 
 
+def test_shuffle_local_is_rng_shuffle():
+    """The deck's shuffle (engine.shuffle_local, the stream's state in a local) gives
+    rng.shuffle's permutation and leaves the stream where rng.shuffle leaves it."""
+    from cardsim.games.gubs.engine import shuffle_local
+    from cardsim.rng import shuffle
+
+    gen = np.random.default_rng(4)
+    for state in gen.integers(0, 2**63, 50, dtype=np.uint64):
+        for n in (0, 1, 2, 3, 57, 150):
+            a, b = np.array([state], np.uint64), np.array([state], np.uint64)
+            x, y = np.arange(160, dtype=np.int32), np.arange(160, dtype=np.int32)
+            shuffle_local(a, x, n)
+            shuffle(b, y, n)
+            assert (x == y).all() and a[0] == b[0]
+
+
 def test_results_are_consistent():
     s = build_setup(GAME, players=4, policies="random")
     t = GAME.simulate_chunk(s, 9, 0, 300)
