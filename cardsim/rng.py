@@ -75,9 +75,17 @@ def next_u64(state):
 
 
 @njit
+def bounded(u, n):
+    """An int in [0, n) for 0 < n < 2**32 from the random uint64 ``u`` (multiply-shift on its
+    high 32 bits, no modulo bias to speak of): :func:`randint`'s draw, for a kernel that has
+    ``u`` at hand already."""
+    return np.int64(((u >> _S32) * np.uint64(n)) >> _S32)
+
+
+@njit
 def randint(state, n):
-    """Uniform int in [0, n) for 0 < n < 2**32 (multiply-shift, no modulo bias to speak of)."""
-    return np.int64(((next_u64(state) >> _S32) * np.uint64(n)) >> _S32)
+    """Uniform int in [0, n) for 0 < n < 2**32."""
+    return bounded(next_u64(state), n)
 
 
 @njit

@@ -161,7 +161,7 @@ from cardsim.games.gubs.cards import (
     V_SIZE,
 )
 from cardsim.jit import DISABLED, njit
-from cardsim.rng import _S32, DEAL, EFFECT, GOLDEN, mix64, randint, seed_stream, shuffle
+from cardsim.rng import DEAL, EFFECT, GOLDEN, bounded, mix64, randint, seed_stream, shuffle
 
 C_GAME, C_TRACE, C_DEBUG = 0, 1, 2
 #: err[3] marks which failure stopped a chunk (the wrapper raises on it)
@@ -674,7 +674,7 @@ def shuffle_local(state, arr, n):
     z = state[0]
     for i in range(n - 1, 0, -1):
         z = z + GOLDEN
-        j = np.int64(((mix64(z) >> _S32) * np.uint64(i + 1)) >> _S32)
+        j = bounded(mix64(z), i + 1)
         t = arr[i]
         arr[i] = arr[j]
         arr[j] = t

@@ -82,7 +82,7 @@ from cardsim.games.gubs.cards import (
 )
 from cardsim.games.gubs.engine import U, seat_at
 from cardsim.jit import njit
-from cardsim.rng import _S32, GOLDEN, mix64, randint
+from cardsim.rng import GOLDEN, bounded, mix64, randint
 
 RANDOM, SIMPLE, STRONG = 0, 1, 2
 SCRIPT = 900  # tests only: replays a scripted list of decisions (not a scenario policy)
@@ -265,7 +265,7 @@ def random_take(rng, u, n):
     t = s + GOLDEN
     after = mix64(t + GOLDEN)
     rng[0] = t if n > 1 else s
-    return np.int64(((u >> _S32) * np.uint64(n)) >> _S32), (after if n > 1 else u)
+    return bounded(u, n), (after if n > 1 else u)
 
 
 @njit(_nrt=False, inline="always")
