@@ -710,6 +710,52 @@ def test_script_mismatch_is_a_policy_error():
         t.play([[skip(), play("lure", "Lure", tseat=1)], []])
 
 
+def test_slot_masks_find_the_first_gub_a_walk_of_the_table_finds():
+    """``engine.find_slot`` reads the lowest bit of a seat's Free Gub (or Sud Spout) slot mask,
+    which ``slot_delta`` keeps; it must name the slot a walk of the table names (the first such
+    Gub: a play on "a Free Gub of seat s" takes it)."""
+    t = Table(3)
+    t.gub(0, elder=True).gub(0, "Mushroom").gub(0, trap="Sud Spout").gub(0).gub(0)  # slots 0-4
+    t.ring(1, "Double Ring", 2)  # slots 5, 6
+    t.gub(1).gub(1, trap="Sud Spout")  # slots 7, 8
+    pub = t.pub.copy()
+    E.refresh(pub)
+    tmp = np.zeros(C.P_SIZE, np.int32)
+    want = {(0, 0): 3, (0, 1): 2, (1, 0): 7, (1, 1): 8, (2, 0): -1, (2, 1): -1}
+    for (side, cls), slot in want.items():
+        assert E.find_slot(pub, side, cls) == E.find_slot_scan(pub, side, cls) == slot
+    E.slot_set(pub, C.P_BV, 3, 1)  # a Velvet Moth on slot 3: slot 4 is seat 0's first Free Gub
+    assert E.find_slot(pub, 0, 0) == 4 and E.summaries_ok(pub, tmp)
+    E.slot_set(pub, C.P_TRAP, 8, 0)  # slot 8's Sud Spout leaves: a Free Gub before none under a Spout
+    assert E.find_slot(pub, 1, 0) == 7 and E.find_slot(pub, 1, 1) == -1 and E.summaries_ok(pub, tmp)
+    E.slot_clear(pub, 7)
+    assert E.find_slot(pub, 1, 0) == 8 and E.summaries_ok(pub, tmp)
+    E.slot_set(pub, C.P_SIDE, 4, 2)  # slot 4 moves to seat 2
+    assert E.find_slot(pub, 0, 0) == -1 and E.find_slot(pub, 2, 0) == 4 and E.summaries_ok(pub, tmp)
+    pub[C.P_BM + 8] = 1  # a change that bypasses slot_delta: the debug check sees the stale mask
+    assert not E.summaries_ok(pub, tmp)
+
+
+def test_protected_gub_representatives_from_the_slot_masks():
+    """``engine.protected_reps`` (the Protected Gubs one per kind, from the seats' slot masks) lists
+    the slots a walk of the table lists: slot order, the first of Gubs alike in side and Barricades."""
+    t = Table(3)
+    t.gub(1, "Mushroom").gub(0, "Toad Rider").gub(1).gub(1, "Mushroom")  # slots 0-3: slot 3 is like slot 0
+    t.gub(2, "Mushroom", "Velvet Moth").gub(0, "Toad Rider").gub(1, "Toad Rider")  # 4-6: slot 5 like slot 1
+    t.gub(0, "Mushroom", elder=True).gub(2, "Velvet Moth", trap="Sud Spout")  # 7, 8: neither is one
+    pub = t.pub.copy()
+    E.refresh(pub)
+    reps, scan = np.zeros(C.MAX_GUBS, np.int32), np.zeros(C.MAX_GUBS, np.int32)
+    want = {-1: [0, 1, 4, 6], 0: [1], 1: [0, 6], 2: [4]}
+    for ld, slots in want.items():
+        k = E.protected_reps(pub, reps, ld)
+        assert reps[:k].tolist() == slots
+        assert E.protected_reps_scan(pub, scan, ld) == k and scan[:k].tolist() == slots
+    E.slot_clear(pub, 0)  # slot 3 now stands for seat 1's Mushroom Gubs
+    k = E.protected_reps(pub, reps, 1)
+    assert reps[:k].tolist() == [3, 6] and E.summaries_ok(pub, np.zeros(C.P_SIZE, np.int32))
+
+
 def test_legal_play_buffer_holds_the_longest_list():
     """``engine.addc`` writes a row at ``acts[n]`` before it knows whether the row counts, so the
     buffer must hold the longest list ``legal_plays`` can make plus one row. The longest list, kind

@@ -226,7 +226,10 @@ P_BV = P_BT + MAX_GUBS  # + slot: Velvet Moths on it
 P_RSIDE = P_BV + MAX_GUBS  # + ring: side (-1: unused)
 P_RKIND = P_RSIDE + MAX_RINGS  # + ring: card code
 P_RN = P_RKIND + MAX_RINGS  # + ring: Gubs beneath it
-P_SIZE = P_RN + MAX_RINGS
+P_FREE_SLOTS = P_RN + MAX_RINGS  # + seat: the seat's Free Gubs' slots as a bitmask (bit i: slot i)
+P_SPOUT_SLOTS = P_FREE_SLOTS + MAXS  # + seat: the slots of the seat's Gubs under a Sud Spout, a bitmask
+P_PROT_SLOTS = P_SPOUT_SLOTS + MAXS  # + seat: the slots of the seat's Protected Gubs, a bitmask
+P_SIZE = P_PROT_SLOTS + MAXS
 TRAP_SPOUT = 1
 TRAP_RING0 = 2
 

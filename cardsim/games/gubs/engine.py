@@ -3,7 +3,8 @@
 The game state is a handful of small int arrays (``cards.py`` has the layouts):
 
 - ``pub`` int32[P_SIZE]: everything public (the table: Gub slots, Barricades, Traps,
-  Rings; the discard pile; hand sizes; Letters out; deck size; per-seat summaries);
+  Rings; the discard pile; hand sizes; Letters out; deck size; per-seat summaries, counts
+  and slot masks);
 - ``hand`` int32[6, NK]: copies of each card in each hand;
 - ``deck`` int32[DECK_MAX]: card codes, bottom first; the top card is ``deck[n - 1]``;
 - ``priv`` int32[V_SIZE]: cards in transit (played, waiting on an interrupt window),
@@ -112,6 +113,7 @@ from cardsim.games.gubs.cards import (
     P_ELDER_SLOT,
     P_FREE,
     P_FREE_ALL,
+    P_FREE_SLOTS,
     P_HANDN,
     P_HI,
     P_LETTERS,
@@ -122,6 +124,7 @@ from cardsim.games.gubs.cards import (
     P_NRINGS,
     P_PROT,
     P_PROT_ALL,
+    P_PROT_SLOTS,
     P_RINGED,
     P_RINGED_ALL,
     P_RINGS_ON,
@@ -132,6 +135,7 @@ from cardsim.games.gubs.cards import (
     P_SIDE,
     P_SIZE,
     P_SPOUT_ALL,
+    P_SPOUT_SLOTS,
     P_SPOUTED,
     P_TOADGUBS,
     P_TRAP,
@@ -263,6 +267,9 @@ def refresh(pub):
         pub[U(P_MUSHGUBS + s)] = 0
         pub[U(P_TOADGUBS + s)] = 0
         pub[U(P_RINGS_ON + s)] = 0
+        pub[U(P_FREE_SLOTS + s)] = 0
+        pub[U(P_SPOUT_SLOTS + s)] = 0
+        pub[U(P_PROT_SLOTS + s)] = 0
     pub[P_ELDER] = -1
     pub[P_ELDER_SLOT] = -1
     hi = 0
@@ -284,8 +291,10 @@ def refresh(pub):
             b = m + t + pub[U(P_BV + i)]
             if b == 0:
                 pub[U(P_FREE + s)] += 1
+                pub[U(P_FREE_SLOTS + s)] |= 1 << i
             else:
                 pub[U(P_PROT + s)] += 1
+                pub[U(P_PROT_SLOTS + s)] |= 1 << i
                 pub[U(P_BARS + s)] += b
                 pub[U(P_MUSH + s)] += m
                 if m > 0:
@@ -294,6 +303,7 @@ def refresh(pub):
                     pub[U(P_TOADGUBS + s)] += 1
         elif tr == TRAP_SPOUT:
             pub[U(P_SPOUTED + s)] += 1
+            pub[U(P_SPOUT_SLOTS + s)] |= 1 << i
         else:
             pub[U(P_RINGED + s)] += 1
     pub[P_HI] = hi
@@ -327,10 +337,12 @@ def refresh(pub):
 
 @njit(_nrt=False, inline="always")
 def slot_delta(pub, i, d):
-    """Add (``d`` = 1) or take away (``d`` = -1) slot ``i``'s part of the per-seat summaries,
-    as :func:`refresh` counts it. Every change to a slot is bracketed by the two, so the
+    """Add (``d`` = 1) or take away (``d`` = -1) slot ``i``'s part of the per-seat summaries
+    (the counts, and the masks of Free, Sud Spout and Protected Gub slots), as :func:`refresh`
+    counts it. Every change to a slot is bracketed by the two, so the
     summaries stay current without a full refresh after each play."""
     s = pub[U(P_SIDE + i)]
+    bit = 1 << i
     if s < 0:
         return
     if pub[U(P_ELD + i)] != 0:
@@ -347,9 +359,11 @@ def slot_delta(pub, i, d):
         if b == 0:
             pub[U(P_FREE + s)] += d
             pub[P_FREE_ALL] += d
+            pub[U(P_FREE_SLOTS + s)] = pub[U(P_FREE_SLOTS + s)] | bit if d > 0 else pub[U(P_FREE_SLOTS + s)] & ~bit
         else:
             pub[U(P_PROT + s)] += d
             pub[P_PROT_ALL] += d
+            pub[U(P_PROT_SLOTS + s)] = pub[U(P_PROT_SLOTS + s)] | bit if d > 0 else pub[U(P_PROT_SLOTS + s)] & ~bit
             pub[U(P_BARS + s)] += d * b
             pub[P_BAR_ALL] += d * b
             pub[U(P_MUSH + s)] += d * m
@@ -361,6 +375,7 @@ def slot_delta(pub, i, d):
     elif tr == TRAP_SPOUT:
         pub[U(P_SPOUTED + s)] += d
         pub[P_SPOUT_ALL] += d
+        pub[U(P_SPOUT_SLOTS + s)] = pub[U(P_SPOUT_SLOTS + s)] | bit if d > 0 else pub[U(P_SPOUT_SLOTS + s)] & ~bit
     else:
         pub[U(P_RINGED + s)] += d
         pub[P_RINGED_ALL] += d
@@ -377,8 +392,9 @@ def ring_delta(pub, r, d):
 
 @njit(_nrt=False)
 def summaries_ok(pub, tmp):
-    """Debug: the summaries kept by :func:`slot_delta` equal a full :func:`refresh` (``tmp``:
-    int32 scratch of P_SIZE or more)."""
+    """Debug: the summaries kept by :func:`slot_delta` equal a full :func:`refresh`, and the slot
+    masks give :func:`find_slot` and :func:`protected_reps` the slots a walk of the table finds
+    (``tmp``: int32 scratch of P_SIZE or more)."""
     t = tmp[:P_SIZE]
     for k in range(P_SIZE):
         t[k] = pub[k]
@@ -386,6 +402,19 @@ def summaries_ok(pub, tmp):
     for k in range(P_SIZE):
         if t[k] != pub[k]:
             return False
+    for side in range(pub[P_NP]):
+        for cls in range(2):
+            if find_slot(pub, side, cls) != find_slot_scan(pub, side, cls):
+                return False
+    a = tmp[:MAX_GUBS]
+    b = tmp[MAX_GUBS:2 * MAX_GUBS]
+    for ld in range(-1, pub[P_NP]):
+        k = protected_reps(pub, a, ld)
+        if k != protected_reps_scan(pub, b, ld):
+            return False
+        for j in range(k):
+            if a[j] != b[j]:
+                return False
     return True
 
 
@@ -538,7 +567,16 @@ def ring_clear(pub, r):
 
 @njit(_nrt=False, inline="always")
 def find_slot(pub, side, cls):
-    """First slot on ``side`` of class ``cls``: 0 a Free Gub, 1 a Gub under a Sud Spout."""
+    """First slot on ``side`` of class ``cls``: 0 a Free Gub, 1 a Gub under a Sud Spout; -1
+    when there is none. The lowest bit of the seat's slot mask, which :func:`slot_delta` keeps
+    (:func:`find_slot_scan` walks the table for the same answer)."""
+    m = pub[U((P_FREE_SLOTS if cls == 0 else P_SPOUT_SLOTS) + side)]
+    return lowest_bit(m) if m != 0 else -1
+
+
+@njit(_nrt=False)
+def find_slot_scan(pub, side, cls):
+    """:func:`find_slot` by walking the slot table (the tests check the two agree)."""
     for i in range(pub[P_HI]):
         if pub[U(P_SIDE + i)] != side or pub[U(P_ELD + i)] != 0:
             continue
@@ -776,14 +814,41 @@ def add(acts, n, op, card, tseat, tslot, aux):
     return addc(acts, n, True, op, card, tseat, tslot, aux)
 
 
-@njit(_nrt=False)
+@njit(_nrt=False, inline="always")
 def protected_reps(pub, reps, ld):
-    """reps[:k] = one slot per distinct Protected Gub (same side and same Barricades are alike);
-    with ``ld`` >= 0 only those on seat ``ld``'s side (the order and the choice of slot are
-    the same as in the full list, which they are a part of)."""
+    """reps[:k] = one slot per distinct Protected Gub (same side and same Barricades are alike:
+    the first such slot), in slot order; with ``ld`` >= 0 only those on seat ``ld``'s side (the
+    order and the choice of slot are the same as in the full list, which they are a part of).
+    The Protected Gubs are the bits of the seats' slot masks (:func:`slot_delta` keeps them);
+    each is written at ``reps[k]`` and kept when unlike those kept before it, without a branch."""
+    if ld >= 0:
+        left = pub[U(P_PROT_SLOTS + ld)]
+    else:
+        left = 0
+        for s in range(pub[P_NP]):
+            left |= pub[U(P_PROT_SLOTS + s)]
     k = 0
-    if pub[P_PROT_ALL] == 0:
-        return 0
+    while left != 0:
+        i = lowest_bit(left)
+        left &= left - 1
+        s = pub[U(P_SIDE + i)]
+        m = pub[U(P_BM + i)]
+        t = pub[U(P_BT + i)]
+        v = pub[U(P_BV + i)]
+        keep = True
+        for j in range(k):
+            q = reps[j]
+            keep &= ((pub[U(P_SIDE + q)] != s) | (pub[U(P_BM + q)] != m) | (pub[U(P_BT + q)] != t)
+                     | (pub[U(P_BV + q)] != v))
+        reps[k] = i
+        k += 1 if keep else 0
+    return k
+
+
+@njit(_nrt=False)
+def protected_reps_scan(pub, reps, ld):
+    """:func:`protected_reps` by walking the slot table (the tests check the two agree)."""
+    k = 0
     for i in range(pub[P_HI]):
         s = pub[U(P_SIDE + i)]
         if s < 0 or pub[U(P_TRAP + i)] != 0 or pub[U(P_ELD + i)] != 0 or (ld >= 0 and s != ld):
@@ -802,33 +867,6 @@ def protected_reps(pub, reps, ld):
         if not dup:
             reps[k] = i
             k += 1
-    return k
-
-
-@njit(_nrt=False, inline="always")
-def protected_reps_all(pub, reps):
-    """:func:`protected_reps` with ``ld`` = -1 (every side), the same slots in the same order,
-    with a branch only on the loops: each slot is tested and written at ``reps[k]`` either way
-    and kept when it is a Protected Gub unlike those kept before it."""
-    k = 0
-    left = pub[P_PROT_ALL]  # the slots after the last Protected Gub are not visited
-    hi = pub[P_HI]
-    i = 0
-    while (left > 0) & (i < hi):
-        s = pub[U(P_SIDE + i)]
-        m = pub[U(P_BM + i)]
-        t = pub[U(P_BT + i)]
-        v = pub[U(P_BV + i)]
-        prot = (s >= 0) & (pub[U(P_TRAP + i)] == 0) & (pub[U(P_ELD + i)] == 0) & (m + t + v != 0)
-        keep = prot
-        for j in range(k):
-            q = reps[j]
-            keep &= ((pub[U(P_SIDE + q)] != s) | (pub[U(P_BM + q)] != m) | (pub[U(P_BT + q)] != t)
-                     | (pub[U(P_BV + q)] != v))
-        reps[k] = i
-        k += 1 if keep else 0
-        left -= 1 if prot else 0
-        i += 1
     return k
 
 
@@ -1049,7 +1087,7 @@ def play_count(a, pub, hand, kn, acts, reps):
     rm = 0
     rbk = 0
     if (pub[P_PROT_ALL] > 0) & (hm & (REP_BITS | (stack << MOTH)) != 0):
-        nrep = protected_reps_all(pub, reps)
+        nrep = protected_reps(pub, reps, -1)
         for j in range(nrep):
             i = reps[j]
             ra += 1 if pub[U(P_SIDE + i)] == a else 0
