@@ -49,6 +49,27 @@ def test_rate_table_is_clustered_by_game_and_prints_the_design_effect():
     assert m["mean"] == pytest.approx(clustered["rate"]) and m["deff"] == pytest.approx(clustered["deff"], rel=0.01)
 
 
+def test_beyond_clusters_games_runs_of_consecutive_games_are_one_cluster(monkeypatch):
+    """Up to stats.CLUSTERS games every game is a cluster; beyond, blocks of consecutive games (a
+    run's tables keep a game's rows together, so the streaming aggregation stays small). A block of
+    independent games is still a valid cluster: the variance is that of the blocks' sums."""
+    monkeypatch.setattr(stats, "CLUSTERS", 100)
+    rng = np.random.default_rng(1)
+    games = 1000
+    g = np.repeat(np.arange(games), 4)
+    y = rng.random(g.size) < rng.beta(1, 3, games)[g]
+    f = pl.DataFrame({"game": g, "x": 0, "y": y})
+    assert stats.cluster_block(f, "game") == 10 and stats.cluster_block(f.filter(pl.col("game") < 100), "game") == 1
+    assert stats.cluster_block(f.filter(pl.col("game") < 101), "game") == 2
+    row = rate_table(f.lazy(), ["x"], "y").row(0, named=True)
+    # by hand: the ratio estimator's linearisation variance over the 100 blocks of 10 games
+    b = pl.DataFrame({"b": g // 10, "y": y.astype(float)}).group_by("b").agg(pl.len().alias("n"), pl.col("y").sum())
+    n, s = b["n"].to_numpy().astype(float), b["y"].to_numpy()
+    m = s.sum() / n.sum()
+    var = 100 / 99 * ((s - m * n) ** 2).sum() / n.sum() ** 2
+    assert row["rate"] == pytest.approx(m) and row["deff"] == pytest.approx(var / (m * (1 - m) / n.sum()))
+
+
 def test_paired_difference_clusters_rows_of_one_game():
     a = np.array([0, 1, 0, 1, 1, 0, 0, 1.0])
     b = np.array([1, 1, 0, 1, 1, 1, 0, 1.0])

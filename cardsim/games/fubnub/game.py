@@ -338,14 +338,18 @@ class Fubnub(Game):
             return headline_ghost(tables, setup)
         if setup.variant in ROYAL_VARIANTS:
             return headline_royal(tables, setup)
-        games = tables["games"].filter(pl.col("winner") >= 0).collect()
-        t0 = rate_table(games.with_columns(team=pl.lit(0), win=pl.col("winner") == 0), ["team"], "win").row(0, named=True)
-        fd = rate_table(games.with_columns(x=pl.lit(0), win=pl.col("winner") == pl.col("first_dealer") % 2),
-                        ["x"], "win").row(0, named=True)
-        called = tables["hands"].filter(pl.col("caller") >= 0).with_columns(
-            x=pl.lit(0), win=pl.col("winner") == pl.col("caller") % 2)
-        ct = rate_table(called, ["x"], "win").row(0, named=True)
-        cards_ = rate_table(called, ["point_card"], "win").sort("rate")
+        # lazy queries collected at once: a run's tables are not read into memory (bench --memory)
+        games = tables["games"].filter(pl.col("winner") >= 0).select("game", "winner", "first_dealer")
+        called = tables["hands"].filter(pl.col("caller") >= 0).select(
+            "game", "point_card", x=pl.lit(0), win=pl.col("winner") == pl.col("caller") % 2)
+        t0, fd, ct, cards_ = collect_all([
+            rate_query(games.with_columns(team=pl.lit(0), win=pl.col("winner") == 0), ["team"], "win"),
+            rate_query(games.with_columns(x=pl.lit(0), win=pl.col("winner") == pl.col("first_dealer") % 2),
+                       ["x"], "win"),
+            rate_query(called, ["x"], "win"),
+            rate_query(called, ["point_card"], "win"),
+        ])
+        t0, fd, ct, cards_ = t0.row(0, named=True), fd.row(0, named=True), ct.row(0, named=True), cards_.sort("rate")
         lo_card, hi_card = cards_.row(0, named=True), cards_.row(cards_.height - 1, named=True)
         seat = (f"Seats do not detectably favour a team: team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games."
                 if t0["lo"] <= 0.5 <= t0["hi"] else f"Team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games.")
