@@ -17,7 +17,7 @@ from cardsim.games.gubs import rules as R
 from cardsim.games.gubs.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.report import numbers as N
-from cardsim.stats import mean_exprs, on_games, rate_difference, rate_table, wilson_exprs
+from cardsim.stats import cluster_block, collect_all, mean_exprs, on_games, rate_difference, rate_table, wilson_exprs
 
 DECISIONS = {
     "draw": "seat, peek, pub, hand, params, rng",
@@ -367,24 +367,27 @@ def outcomes(games: pl.LazyFrame, n: int) -> pl.LazyFrame:
 
 def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.DataFrame]]:
     games = tables["games"]
-    out: list[tuple[str, pl.DataFrame]] = []
     oc = outcomes(games, n).filter(pl.col("win").is_not_null())
-    seat = (oc.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("wins"))
-            .sort("seat").with_columns(wilson_exprs(pl.col("wins"), pl.col("n"))).collect())
+    fin = games.filter(pl.col("finished"))
+    # lazy queries collected at once on the streaming engine: the games table is not read whole
+    seat, unfinished, tb, *rest = collect_all([
+        oc.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("wins"))
+        .sort("seat").with_columns(wilson_exprs(pl.col("wins"), pl.col("n"))),
+        games.select(pl.len().alias("n"), (~pl.col("finished")).sum().alias("unfinished")),
+        games.group_by("tie_break").agg(pl.len().alias("k")),
+        *(fin.select(pl.lit(name).alias("per_game"), *mean_exprs(expr)) for name, expr in (
+            ("turns", pl.col("turns")), ("rounds", pl.col("turns") / n), ("letters_flopped", pl.col("letters_flopped")),
+            ("interrupts", pl.col("interrupts")), ("skipped_draws", pl.col("skips")))),
+        *(fin.select(pl.lit(s).alias("seat").cast(pl.Int8), *mean_exprs(f"score_s{s}", "")) for s in range(n)),
+    ])
+    out: list[tuple[str, pl.DataFrame]] = []
     out.append(("Win rate by seat (seat 0 starts; a win shared by k counts 1/k), 95% Wilson", seat))
-    g = games.collect()
-    fin = g.filter(pl.col("finished"))
-    length = pl.concat([fin.select(pl.lit(name).alias("per_game"), *mean_exprs(expr)) for name, expr in (
-        ("turns", pl.col("turns")), ("rounds", pl.col("turns") / n), ("letters_flopped", pl.col("letters_flopped")),
-        ("interrupts", pl.col("interrupts")), ("skipped_draws", pl.col("skips")))])
-    out.append((f"Game length and events per finished game (mean, se, 95% CI; {int((~g['finished']).sum()):,} "
-                "unfinished games left out)", length))
-    tb = (g.group_by("tie_break").agg(pl.len().alias("k")).with_columns(pl.lit(g.height).alias("n"))
+    out.append((f"Game length and events per finished game (mean, se, 95% CI; {int(unfinished['unfinished'][0]):,} "
+                "unfinished games left out)", pl.concat(rest[:5])))
+    tb = (tb.with_columns(pl.lit(int(unfinished["n"][0])).alias("n"))
           .sort("tie_break").with_columns(wilson_exprs(pl.col("k"), pl.col("n"))))
     out.append(("How games were decided (G5 tie-breaks), 95% Wilson", tb))
-    scores = pl.concat([fin.select(pl.lit(s).alias("seat").cast(pl.Int8), *mean_exprs(f"score_s{s}", ""))
-                        for s in range(n)])
-    out.append(("Final score (Free + Protected Gubs) by seat, mean and 95% CI", scores))
+    out.append(("Final score (Free + Protected Gubs) by seat, mean and 95% CI", pl.concat(rest[5:])))
     out.append(("Card impact (an association, not a causal effect): draws, plays, win rate of seats that drew the "
                 "card vs not (95% Wilson), and their difference (lift) with a 95% interval clustered by game",
                 card_impact(tables["cards"], oc)))
@@ -393,17 +396,28 @@ def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.
 
 def card_impact(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
     """Per card: times drawn and played (all games) and, over finished games, the win rate
-    of seats that drew it vs seats that did not (shared wins count 1/k). The summary names
-    cards as text (the table stores them as an Enum, cheap to build and to write)."""
-    cards = cards.with_columns(pl.col("card").cast(pl.String))
-    tot = oc.select(pl.len().alias("N"), pl.col("win").sum().alias("W")).collect()
+    of seats that drew it vs seats that did not (shared wins count 1/k), and their difference
+    (``lift``) with its interval clustered by game (the seats of a game share it; ``lift_deff``
+    is the design effect against two independent binomial rates). Beyond ``stats.CLUSTERS``
+    games a cluster is a block of consecutive games (``stats.cluster_block``). Every query runs
+    on polars' streaming engine, in memory bounded by the games (the cards table, a row per
+    seat and card, is never read whole). The summary names cards as text (the table stores
+    them as an Enum, cheap to build and to write)."""
+    block = cluster_block(oc, "game")
+    cluster = (pl.col("game") // block if block > 1 else pl.col("game")).alias("game")
+    drew_rows = cards.filter(pl.col("drawn") > 0).select("game", "seat", "card").join(
+        oc.select("game", "seat", "win"), on=["game", "seat"], how="inner")
+    tot, counts, drew, per_game, by_game = collect_all([
+        oc.select(pl.len().alias("N"), pl.col("win").sum().alias("W")),
+        cards.group_by("card").agg(pl.col("drawn").cast(pl.Int64).sum().alias("drawn"),
+                                   pl.col("played").cast(pl.Int64).sum().alias("played")),
+        drew_rows.group_by("card").agg(pl.len().alias("n_drew"), pl.col("win").sum().alias("wins_drew")),
+        oc.group_by(cluster).agg(pl.len().alias("n"), pl.col("win").sum().alias("w")).sort("game"),
+        drew_rows.group_by("card", cluster).agg(pl.len().alias("n"), pl.col("win").sum().alias("w")),
+    ])
     big_n, big_w = int(tot["N"][0]), float(tot["W"][0] or 0.0)
-    counts = cards.group_by("card").agg(pl.col("drawn").cast(pl.Int64).sum().alias("drawn"),
-                                        pl.col("played").cast(pl.Int64).sum().alias("played"))
-    drew = (cards.filter(pl.col("drawn") > 0).join(oc, on=["game", "seat"], how="inner")
-            .group_by("card").agg(pl.len().alias("n_drew"), pl.col("win").sum().alias("wins_drew")))
     t = counts.join(drew, on="card", how="left").with_columns(
-        pl.col("n_drew").fill_null(0), pl.col("wins_drew").fill_null(0.0)).with_columns(
+        pl.col("card").cast(pl.String), pl.col("n_drew").fill_null(0), pl.col("wins_drew").fill_null(0.0)).with_columns(
         (pl.lit(big_n) - pl.col("n_drew")).alias("n_not"),
         (pl.lit(big_w) - pl.col("wins_drew")).alias("wins_not"),
     ).with_columns(
@@ -412,22 +426,19 @@ def card_impact(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
         wilson_exprs(pl.col("wins_not"), pl.col("n_not"), "not_"),
     ).with_columns((pl.col("drew_rate") - pl.col("not_rate")).alias("lift"))
     order = {name: i for i, name in enumerate(C.CARD_NAMES)}
-    df = t.collect().join(_impact_intervals(cards, oc), on="card", how="left")
+    df = t.join(_impact_intervals(per_game, by_game), on="card", how="left")
     return df.with_columns(pl.col("card").replace_strict(order, return_dtype=pl.Int32).alias("_o")).sort("_o").drop("_o")
 
 
-def _impact_intervals(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
-    """Per card: the interval of ``lift`` (drew minus not), clustered by game (the seats of a game share
-    it; ``lift_deff`` is the design effect against two independent binomial rates)."""
-    per_game = oc.group_by("game").agg(pl.len().alias("n"), pl.col("win").sum().alias("w")).sort("game").collect()
+def _impact_intervals(per_game: pl.DataFrame, by_game: pl.DataFrame) -> pl.DataFrame:
+    """Per card: the interval of ``lift`` (drew minus not), from each cluster's seats and wins
+    (``per_game``) and those of the seats that drew the card (``by_game``, per card)."""
     if per_game.height == 0:
         return pl.DataFrame(schema={"card": pl.String, "lift_lo": pl.Float64, "lift_hi": pl.Float64,
                                     "lift_deff": pl.Float64})
     games = per_game["game"].to_numpy()
-    drew = (cards.filter(pl.col("drawn") > 0).join(oc, on=["game", "seat"], how="inner")
-            .group_by("card", "game").agg(pl.len().alias("n"), pl.col("win").sum().alias("w")).collect())
     rows = []
-    for (card,), g in drew.partition_by("card", as_dict=True).items():
+    for (card,), g in by_game.partition_by("card", as_dict=True).items():
         n_in, w_in = on_games(games, g, "n", "w")
         e = rate_difference(w_in, n_in, per_game["w"].to_numpy(), per_game["n"].to_numpy())
         rows.append({"card": str(card), "lift_lo": e.lo, "lift_hi": e.hi, "lift_deff": e.deff})

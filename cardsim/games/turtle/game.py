@@ -16,7 +16,17 @@ from cardsim.games.turtle import cards
 from cardsim.games.turtle import rules as R
 from cardsim.games.turtle.policies import POLICIES
 from cardsim.policies import kernel_namespace
-from cardsim.stats import Z95, mean_exprs, on_games, rate_difference, rate_table, wilson_exprs
+from cardsim.stats import (
+    Z95,
+    cluster_block,
+    collect,
+    collect_all,
+    mean_exprs,
+    on_games,
+    rate_difference,
+    rate_table,
+    wilson_exprs,
+)
 
 ARGS = "seat, obs, legal, params, rng"
 DECISIONS = {"pick": ARGS, "respond": ARGS, "perform": ARGS}
@@ -644,8 +654,21 @@ def describe(e: Mapping[str, Any]) -> str:
 
 
 # -- summaries ---------------------------------------------------------------------------------------
+def _games(tables: Mapping[str, pl.LazyFrame], players: int) -> pl.DataFrame:
+    """The games table's columns the summaries read (not the per-seat ``out_s*`` columns, nor the
+    seats the game does not have), collected on the streaming engine."""
+    return collect(tables["games"].select(
+        "game", "winner", "turns", "eliminated", "restarts", "redeals", "shuffles", "ended_by",
+        *(f"reveals_s{k}" for k in range(players))))
+
+
+def _reveals(tables: Mapping[str, pl.LazyFrame]) -> pl.DataFrame:
+    """The reveals table's columns the summaries read, collected on the streaming engine."""
+    return collect(tables["reveals"].select("game", "card", "applied_to", "won"))
+
+
 def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
-    games = tables["games"].collect()
+    games = _games(tables, setup.players)
     out: list[tuple[str, pl.DataFrame]] = []
     n_games = games.height
     finished = games.filter(pl.col("winner") >= 0)
@@ -668,7 +691,7 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
     ])
     out.append(("Game length and events per game (mean, se, 95% CI)", length))
     if setup.variant == "full":
-        reveals = tables["reveals"].collect()
+        reveals = _reveals(tables)
         base = number_reveal_win_rate(finished, reveals, setup.players)
         out.append((f"Action cards: reveals per game and share of games with a reveal (over all games, 95% "
                     f"intervals), and the revealing seat's win rate (finished games; 95% Wilson clustered by game, "
@@ -683,7 +706,7 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     """In words: the best seat's win rate against the fair share, game length and how games end."""
     from cardsim.report import numbers as N
 
-    games = tables["games"].collect()
+    games = _games(tables, setup.players)
     n = games.height
     if n == 0:
         return "No games played."
@@ -715,11 +738,11 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
     action card's lift on its revealer's win rate."""
     from cardsim.report import figures as F
 
-    games = tables["games"].collect()
+    games = _games(tables, setup.players)
     out: list[tuple[str, list, list]] = []
     if setup.variant == "full" and games.height:
         finished = games.filter(pl.col("winner") >= 0)
-        reveals = tables["reveals"].collect()
+        reveals = _reveals(tables)
         base = number_reveal_win_rate(finished, reveals, setup.players)
         t = card_table(reveals, games.height, card_lifts(finished, reveals, setup.players)).filter(
             pl.col("win_n") > 0).sort("lift")
@@ -755,19 +778,24 @@ def number_reveal_win_rate(finished: pl.DataFrame, reveals: pl.DataFrame, player
 def card_lifts(finished: pl.DataFrame, reveals: pl.DataFrame, players: int) -> pl.DataFrame:
     """Per action card: its lift, the revealing seat's win rate minus the win rate behind a revealed
     number card (:func:`number_reveal_win_rate`), with the 95% interval of that difference clustered
-    by game (:func:`cardsim.stats.rate_difference`: both rates are estimated, from the same games)."""
+    by game (:func:`cardsim.stats.rate_difference`: both rates are estimated, from the same games).
+    Beyond ``stats.CLUSTERS`` games a cluster is a block of consecutive games (``stats.cluster_block``)."""
     schema = {"card": CARD_ENUM, "lift": pl.Float64, "lift_lo": pl.Float64, "lift_hi": pl.Float64}
-    fin = finished.sort("game")
-    if fin.height == 0:
+    if finished.height == 0:
         return pl.DataFrame(schema=schema)
+    block = cluster_block(finished, "game")
+    cluster = (pl.col("game") // block if block > 1 else pl.col("game")).alias("game")
+    fin = finished.lazy().group_by(cluster).agg(
+        pl.sum_horizontal([pl.col(f"reveals_s{k}") for k in range(players)]).sum().alias("every"),
+        pl.sum_horizontal([pl.col(f"reveals_s{k}") * (pl.col("winner") == k).cast(pl.Int64)
+                           for k in range(players)]).sum().alias("by_winner")).sort("game")
+    act = reveals.lazy().filter(pl.col("won").is_not_null())
+    per = act.group_by("card", cluster).agg(pl.len().alias("n"), pl.col("won").cast(pl.Float64).sum().alias("w"))
+    fin, per = collect_all([fin, per])
     games = fin["game"].to_numpy()
-    every = fin.select(pl.sum_horizontal([pl.col(f"reveals_s{k}") for k in range(players)])).to_series().to_numpy()
-    by_winner = fin.select(pl.sum_horizontal(
-        [pl.col(f"reveals_s{k}") * (pl.col("winner") == k).cast(pl.Int64) for k in range(players)])).to_series().to_numpy()
-    act = reveals.filter(pl.col("won").is_not_null())
-    per = act.group_by("card", "game").agg(pl.len().alias("n"), pl.col("won").cast(pl.Float64).sum().alias("w"))
+    every, by_winner = fin["every"].to_numpy(), fin["by_winner"].to_numpy()
     act_n, act_w = on_games(games, per.group_by("game").agg(pl.col("n").sum(), pl.col("w").sum()), "n", "w")
-    num_n, num_w = every - act_n, by_winner - act_w  # the number cards' reveals, by game
+    num_n, num_w = every - act_n, by_winner - act_w  # the number cards' reveals, by cluster
     rows = []
     for (card,), g in per.partition_by("card", as_dict=True).items():
         n_in, w_in = on_games(games, g, "n", "w")
@@ -780,23 +808,33 @@ def card_table(rv: pl.DataFrame, n_games: int, lifts: pl.DataFrame | None = None
     """Per action card: reveals (in all, and per game with its 95% interval), games with one (rate
     over all games), how many were stopped (overruled or discarded), the revealing seat's win rate in
     finished games and, given :func:`card_lifts`, its lift with the lift's interval."""
-    per = rv.group_by("card").agg(
+    # each card's reveals a game (c), from runs of equal (game, card) keys: a sort of the reveals, which
+    # arrive in game order (a group_by on (card, game) held every pair in memory: 4 GiB at 1M games)
+    nk = len(cards.ACTION_NAMES)
+    key = np.sort(rv["game"].to_numpy().astype(np.int64) * nk + rv["card"].to_physical().to_numpy(), kind="stable")
+    if key.size:
+        start = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+        c = np.diff(np.append(start, key.size)).astype(np.float64)
+        kind = key[start] % nk
+    else:
+        c, kind = np.zeros(0), np.zeros(0, np.int64)
+    counts = pl.DataFrame({"card": CARD_SERIES, "games_with": np.bincount(kind, minlength=nk).astype(np.int64),
+                           "_s": np.bincount(kind, c, nk), "_q": np.bincount(kind, c * c, nk)})
+    per = rv.lazy().group_by("card").agg(
         pl.len().alias("reveals"),
-        pl.col("game").n_unique().alias("games_with"),
         (pl.col("applied_to") < 0).sum().alias("stopped"),
         pl.col("won").count().alias("win_n"),
         pl.col("won").cast(pl.Float64).sum().alias("win_k"),
-    )
+    ).collect()
     allcards = pl.DataFrame({"card": CARD_SERIES})
-    per = allcards.join(per, on="card", how="left").fill_null(0)
+    per = allcards.join(per, on="card", how="left").fill_null(0).join(counts.select("card", "games_with"), on="card")
     # a seat may reveal a card several times in one game: the win rate is clustered by game
     won = rv.filter(pl.col("won").is_not_null())
     win = rate_table(won, ["card"], "won").select("card", pl.col("rate").alias("win_rate"),
                                                   pl.col("lo").alias("win_lo"), pl.col("hi").alias("win_hi"),
                                                   pl.col("deff").alias("win_deff"))
     # reveals per game: the mean over all games of a game's count (zero in most), normal 95% interval
-    counts = rv.group_by("card", "game").agg(pl.len().alias("c")).group_by("card").agg(
-        pl.col("c").sum().alias("_s"), (pl.col("c") ** 2).sum().alias("_q"))
+    counts = counts.filter(pl.col("games_with") > 0)
     var = (pl.col("_q") - pl.col("_s") ** 2 / n_games) / max(n_games - 1, 1) / n_games
     per_game = counts.select("card", (pl.col("_s") / n_games).alias("per_game"),
                              (pl.col("_s") / n_games - Z95 * var.clip(0.0, None).sqrt()).clip(0.0, None).alias("per_game_lo"),
