@@ -70,6 +70,25 @@ def test_beyond_clusters_games_runs_of_consecutive_games_are_one_cluster(monkeyp
     assert row["rate"] == pytest.approx(m) and row["deff"] == pytest.approx(var / (m * (1 - m) / n.sum()))
 
 
+def test_turtle_reveals_per_game_interval_past_65536_reveals_of_a_card():
+    """A card's reveals per game: mean and normal interval over all games. Its sum of counts once
+    went through a 32-bit square (the interval was wrong, here twice too wide, once a card was
+    revealed more than 65,535 times in a run); now counted in float64."""
+    from cardsim.games.turtle import game as TG
+
+    rng = np.random.default_rng(3)
+    n_games = 100_000
+    c = rng.poisson(1.1, n_games)  # reveals of one card in each game
+    games = np.repeat(np.arange(n_games), c)
+    rv = pl.DataFrame({"game": games, "card": pl.Series(["Turtle"] * games.size, dtype=TG.CARD_ENUM),
+                       "applied_to": 0, "won": None}, schema_overrides={"won": pl.Boolean})
+    row = TG.card_table(rv, n_games).filter(pl.col("card") == "Turtle").row(0, named=True)
+    half = 1.959963984540054 * c.std(ddof=1) / math.sqrt(n_games)
+    assert row["reveals"] == c.sum() > 65_536 and row["games_with"] == (c > 0).sum()
+    assert row["per_game"] == pytest.approx(c.mean())
+    assert row["per_game_hi"] - row["per_game"] == pytest.approx(half, rel=1e-6)
+
+
 def test_paired_difference_clusters_rows_of_one_game():
     a = np.array([0, 1, 0, 1, 1, 0, 0, 1.0])
     b = np.array([1, 1, 0, 1, 1, 1, 0, 1.0])
