@@ -656,13 +656,12 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
         spent.select("seat", "spent_mean", "spent_lo", "spent_hi"), on="seat").sort("seat")
     out.append((f"Net, earned and spent points per played hand by seat ({', '.join(s.name for s in setup.seats)}): "
                 "mean, se, 95% CI clustered by game", per))
-    lc = long.collect()
+    # lazy, on the streaming engine: the four seats' rows of every hand are never held in memory at once
     out.append(("Going-out rate per played hand by seat, 95% Wilson clustered by game",
-                rate_table(lc, ["seat"], "went_out")))
-    ch = lc.filter(pl.col("challenged"))
-    if ch.height:
-        out.append(("Bid-Four Challenges that won or tied, by seat, 95% Wilson",
-                    rate_table(ch, ["seat"], "challenge_paid_off")))
+                rate_table(long, ["seat"], "went_out")))
+    paid = rate_table(long.filter(pl.col("challenged")), ["seat"], "challenge_paid_off")
+    if paid.height:
+        out.append(("Bid-Four Challenges that won or tied, by seat, 95% Wilson", paid))
     length = pl.concat([t.select(pl.lit(c).alias("per_hand"), pl.all()) for c, t in zip(
         ("turns", "bids", "reshuffles"), collect_all([mean_query(hands, c) for c in ("turns", "bids", "reshuffles")]),
         strict=True)])
@@ -670,11 +669,10 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
                 length))
     out.append(("Hands cut at the turn cap (B14), 95% Wilson clustered by game",
                 rate_table(hands.with_columns(x=pl.lit("cut")), ["x"], pl.col("out") < 0).drop("x")))
-    first = played.filter(pl.col("first_indicator") >= 0).with_columns(
-        went_out=pl.col("out") == pl.col("first_indicator")).collect()
+    first = rate_table(played.filter(pl.col("first_indicator") >= 0).with_columns(
+        went_out=pl.col("out") == pl.col("first_indicator")), ["first_indicator"], "went_out")
     if first.height:
-        out.append(("Does the player who pays for the first Indicator go out? By seat, 95% Wilson",
-                    rate_table(first, ["first_indicator"], "went_out")))
+        out.append(("Does the player who pays for the first Indicator go out? By seat, 95% Wilson", first))
     if setup.variant == "game":
         g = tables["games"].collect()
         fin = g.filter(pl.col("finished"))
