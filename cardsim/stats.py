@@ -559,13 +559,19 @@ def cluster_block(frame: pl.DataFrame | pl.LazyFrame, cluster: str) -> int:
     return 1 if hi is None else max(1, -(-(int(hi) + 1) // CLUSTERS))
 
 
+def cluster_key(frame: pl.DataFrame | pl.LazyFrame, cluster: str = "game") -> pl.Expr:
+    """The expression of each row's cluster, named ``cluster``: the game, or beyond :data:`CLUSTERS`
+    games its block of consecutive games (:func:`cluster_block`)."""
+    block = cluster_block(frame, cluster)
+    return (pl.col(cluster) // block if block > 1 else pl.col(cluster)).alias(cluster)
+
+
 def _clustered(frame: pl.DataFrame | pl.LazyFrame, by: list[str], value: pl.Expr, cluster: str | None) -> pl.LazyFrame:
     """Per group of ``by``: n, sum, cluster count and the sums the clustered variance needs."""
     lf = frame.lazy().with_columns(_v=value.cast(pl.Float64)).filter(pl.col("_v").is_not_null())
     names = lf.collect_schema().names()
     if cluster is not None and cluster in names:
-        block = cluster_block(frame, cluster)
-        key = (pl.col(cluster) // block if block > 1 else pl.col(cluster)).alias("_c")
+        key = cluster_key(frame, cluster).alias("_c")
     else:  # every row its own cluster
         lf = lf.with_row_index("_c")
         key = pl.col("_c")

@@ -17,7 +17,7 @@ from cardsim.games.gubs import rules as R
 from cardsim.games.gubs.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.report import numbers as N
-from cardsim.stats import cluster_block, collect_all, mean_exprs, on_games, rate_difference, rate_table, wilson_exprs
+from cardsim.stats import cluster_key, collect_all, mean_exprs, on_games, rate_difference, rate_table, wilson_exprs
 
 DECISIONS = {
     "draw": "seat, peek, pub, hand, params, rng",
@@ -403,8 +403,7 @@ def card_impact(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
     on polars' streaming engine, in memory bounded by the games (the cards table, a row per
     seat and card, is never read whole). The summary names cards as text (the table stores
     them as an Enum, cheap to build and to write)."""
-    block = cluster_block(oc, "game")
-    cluster = (pl.col("game") // block if block > 1 else pl.col("game")).alias("game")
+    cluster = cluster_key(oc)
     drew_rows = cards.filter(pl.col("drawn") > 0).select("game", "seat", "card").join(
         oc.select("game", "seat", "win"), on=["game", "seat"], how="inner")
     tot, counts, drew, per_game, by_game = collect_all([

@@ -18,7 +18,7 @@ from cardsim.games.turtle.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.stats import (
     Z95,
-    cluster_block,
+    cluster_key,
     collect,
     collect_all,
     mean_exprs,
@@ -783,8 +783,7 @@ def card_lifts(finished: pl.DataFrame, reveals: pl.DataFrame, players: int) -> p
     schema = {"card": CARD_ENUM, "lift": pl.Float64, "lift_lo": pl.Float64, "lift_hi": pl.Float64}
     if finished.height == 0:
         return pl.DataFrame(schema=schema)
-    block = cluster_block(finished, "game")
-    cluster = (pl.col("game") // block if block > 1 else pl.col("game")).alias("game")
+    cluster = cluster_key(finished)
     fin = finished.lazy().group_by(cluster).agg(
         pl.sum_horizontal([pl.col(f"reveals_s{k}") for k in range(players)]).sum().alias("every"),
         pl.sum_horizontal([pl.col(f"reveals_s{k}") * (pl.col("winner") == k).cast(pl.Int64)
