@@ -6,6 +6,7 @@ import numpy as np
 import polars as pl
 
 from cardsim.coverage import Coverage, _kernels, case
+from cardsim import stats
 from cardsim.stats import mean_table, rate_table
 
 
@@ -43,6 +44,32 @@ def clustered_rate(replicates: int, seed: int) -> list[Coverage]:
                                 0.95, replicates, hit_r))
             out.append(Coverage("game-clustered mean", f"simulated, {icc} within-game correlation, {games:,} games",
                                 0.95, replicates, hit_m))
+    return out
+
+
+@case("clustered rate, blocks of games", replicates=2000)
+def clustered_rate_blocks(replicates: int, seed: int) -> list[Coverage]:
+    """As "clustered rate", with the clusters of a run of more than ``stats.CLUSTERS`` games: blocks of
+    consecutive games (``stats.cluster_block``). The limit is lowered to 100 for the case, so 1,000
+    games make 100 blocks of 10 games (a run of 6.5 million games would make 65,536 blocks of 100)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    limit = stats.CLUSTERS
+    stats.CLUSTERS = 100
+    try:
+        for icc in ("positive", "negative"):
+            hit_r = hit_m = 0
+            for _ in range(replicates):
+                f = _games(rng, 1000, icc)
+                r = rate_table(f, ["x"], "y").row(0, named=True)
+                m = mean_table(f, "v").row(0, named=True)
+                hit_r += r["lo"] <= 0.25 <= r["hi"]
+                hit_m += m["lo"] <= 3.0 <= m["hi"]
+            what = f"simulated, {icc} within-game correlation, 1,000 games in 100 blocks of 10"
+            out.append(Coverage("game-clustered rate, blocks of games", what, 0.95, replicates, hit_r))
+            out.append(Coverage("game-clustered mean, blocks of games", what, 0.95, replicates, hit_m))
+    finally:
+        stats.CLUSTERS = limit
     return out
 
 
