@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from cardsim.coverage import Coverage, _kernels, case
 from cardsim import stats
+from cardsim.coverage import Coverage, _kernels, case
 from cardsim.stats import mean_table, rate_table
 
 
