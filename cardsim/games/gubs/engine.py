@@ -336,13 +336,18 @@ def refresh(pub):
 
 
 @njit(_nrt=False, inline="always")
+def mask_delta(pub, off, bit, d):
+    """Set (``d`` = 1) or clear (``d`` = -1) ``bit`` of the slot mask ``pub[off]``."""
+    pub[off] = pub[off] | bit if d > 0 else pub[off] & ~bit
+
+
+@njit(_nrt=False, inline="always")
 def slot_delta(pub, i, d):
     """Add (``d`` = 1) or take away (``d`` = -1) slot ``i``'s part of the per-seat summaries
     (the counts, and the masks of Free, Sud Spout and Protected Gub slots), as :func:`refresh`
     counts it. Every change to a slot is bracketed by the two, so the
     summaries stay current without a full refresh after each play."""
     s = pub[U(P_SIDE + i)]
-    bit = 1 << i
     if s < 0:
         return
     if pub[U(P_ELD + i)] != 0:
@@ -359,11 +364,11 @@ def slot_delta(pub, i, d):
         if b == 0:
             pub[U(P_FREE + s)] += d
             pub[P_FREE_ALL] += d
-            pub[U(P_FREE_SLOTS + s)] = pub[U(P_FREE_SLOTS + s)] | bit if d > 0 else pub[U(P_FREE_SLOTS + s)] & ~bit
+            mask_delta(pub, U(P_FREE_SLOTS + s), 1 << i, d)
         else:
             pub[U(P_PROT + s)] += d
             pub[P_PROT_ALL] += d
-            pub[U(P_PROT_SLOTS + s)] = pub[U(P_PROT_SLOTS + s)] | bit if d > 0 else pub[U(P_PROT_SLOTS + s)] & ~bit
+            mask_delta(pub, U(P_PROT_SLOTS + s), 1 << i, d)
             pub[U(P_BARS + s)] += d * b
             pub[P_BAR_ALL] += d * b
             pub[U(P_MUSH + s)] += d * m
@@ -375,7 +380,7 @@ def slot_delta(pub, i, d):
     elif tr == TRAP_SPOUT:
         pub[U(P_SPOUTED + s)] += d
         pub[P_SPOUT_ALL] += d
-        pub[U(P_SPOUT_SLOTS + s)] = pub[U(P_SPOUT_SLOTS + s)] | bit if d > 0 else pub[U(P_SPOUT_SLOTS + s)] & ~bit
+        mask_delta(pub, U(P_SPOUT_SLOTS + s), 1 << i, d)
     else:
         pub[U(P_RINGED + s)] += d
         pub[P_RINGED_ALL] += d

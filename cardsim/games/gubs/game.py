@@ -369,25 +369,26 @@ def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.
     games = tables["games"]
     oc = outcomes(games, n).filter(pl.col("win").is_not_null())
     fin = games.filter(pl.col("finished"))
+    lengths = [fin.select(pl.lit(name).alias("per_game"), *mean_exprs(expr)) for name, expr in (
+        ("turns", pl.col("turns")), ("rounds", pl.col("turns") / n), ("letters_flopped", pl.col("letters_flopped")),
+        ("interrupts", pl.col("interrupts")), ("skipped_draws", pl.col("skips")))]
+    scores = [fin.select(pl.lit(s).alias("seat").cast(pl.Int8), *mean_exprs(f"score_s{s}", "")) for s in range(n)]
     # lazy queries collected at once on the streaming engine: the games table is not read whole
     seat, unfinished, tb, *rest = collect_all([
         oc.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("wins"))
         .sort("seat").with_columns(wilson_exprs(pl.col("wins"), pl.col("n"))),
         games.select(pl.len().alias("n"), (~pl.col("finished")).sum().alias("unfinished")),
         games.group_by("tie_break").agg(pl.len().alias("k")),
-        *(fin.select(pl.lit(name).alias("per_game"), *mean_exprs(expr)) for name, expr in (
-            ("turns", pl.col("turns")), ("rounds", pl.col("turns") / n), ("letters_flopped", pl.col("letters_flopped")),
-            ("interrupts", pl.col("interrupts")), ("skipped_draws", pl.col("skips")))),
-        *(fin.select(pl.lit(s).alias("seat").cast(pl.Int8), *mean_exprs(f"score_s{s}", "")) for s in range(n)),
+        *lengths, *scores,
     ])
     out: list[tuple[str, pl.DataFrame]] = []
     out.append(("Win rate by seat (seat 0 starts; a win shared by k counts 1/k), 95% Wilson", seat))
     out.append((f"Game length and events per finished game (mean, se, 95% CI; {int(unfinished['unfinished'][0]):,} "
-                "unfinished games left out)", pl.concat(rest[:5])))
+                "unfinished games left out)", pl.concat(rest[:len(lengths)])))
     tb = (tb.with_columns(pl.lit(int(unfinished["n"][0])).alias("n"))
           .sort("tie_break").with_columns(wilson_exprs(pl.col("k"), pl.col("n"))))
     out.append(("How games were decided (G5 tie-breaks), 95% Wilson", tb))
-    out.append(("Final score (Free + Protected Gubs) by seat, mean and 95% CI", pl.concat(rest[5:])))
+    out.append(("Final score (Free + Protected Gubs) by seat, mean and 95% CI", pl.concat(rest[len(lengths):])))
     out.append(("Card impact (an association, not a causal effect): draws, plays, win rate of seats that drew the "
                 "card vs not (95% Wilson), and their difference (lift) with a 95% interval clustered by game",
                 card_impact(tables["cards"], oc)))
