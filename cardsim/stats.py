@@ -61,7 +61,10 @@ def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
 
 
 def wilson_exprs(k: pl.Expr, n: pl.Expr, prefix: str = "", z: float = Z95) -> list[pl.Expr]:
-    """Polars expressions for the rate ``k/n`` and its Wilson interval (columns ``rate``, ``lo``, ``hi``)."""
+    """Polars expressions for the rate ``k/n`` and its Wilson interval (columns ``rate``, ``lo``, ``hi``).
+    Both are taken as floats: a count from ``pl.len()`` is an unsigned 32-bit integer, in which
+    ``4 * n * n`` wraps from n = 32,768 on (at n = 65,536 it wrapped to 0 and the interval was [0, 1])."""
+    k, n = k.cast(pl.Float64), n.cast(pl.Float64)
     p = k / n
     den = 1 + z * z / n
     mid = (p + z * z / (2 * n)) / den

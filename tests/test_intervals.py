@@ -33,6 +33,19 @@ def test_wilson_bounds_at_zero_and_all_are_exact():
         assert row["hi"][0] == pytest.approx(wilson(0, n)[1]) and row["lo"][1] == pytest.approx(wilson(n, n)[0])
 
 
+@pytest.mark.parametrize("n", [32_768, 58_709, 65_536, 98_304, 1_000_003])
+def test_wilson_exprs_of_a_row_count_match_the_scalar_interval(n):
+    # a count from pl.len() is a u32: 4 * n * n wrapped, and at n = 65,536 (any multiple of 32,768)
+    # to 0, which made the interval [0, 1]; elsewhere its bounds were off in the 6th digit
+    from cardsim.stats import wilson, wilson_exprs
+
+    k = n * 3 // 7
+    row = pl.DataFrame({"x": np.arange(n) < k}).select(pl.len().alias("n"), pl.col("x").sum().alias("k")).select(
+        wilson_exprs(pl.col("k"), pl.col("n")))
+    lo, hi = wilson(k, n)
+    assert row["lo"][0] == pytest.approx(lo, rel=1e-12) and row["hi"][0] == pytest.approx(hi, rel=1e-12)
+
+
 def test_rate_table_is_clustered_by_game_and_prints_the_design_effect():
     rng = np.random.default_rng(0)
     g = np.repeat(np.arange(2000), 6)
