@@ -133,13 +133,14 @@ def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
     truncated file), naming it; ``cardsim run RUN_DIR`` plays that chunk again."""
     done = m["done"] if isinstance(m["done"], dict) else {}
     again = f"`cardsim run {rd.path}` plays it again; the other chunks are kept"
-    columns = get_game(s.game).columns_for(s.setup.variant, s.setup.players)
+    game = get_game(s.game)
+    columns, count_table = game.columns_for(s.setup.variant, s.setup.players), game.count_table(s.setup.variant)
     for c in plan(s.games, s.chunk):
         if not holds(done, c):
             raise RunDirError(f"{rd.path}: chunk {c.index} (games {c.start:,}-{c.start + c.count - 1:,}) is not "
                               f"finished; {again}")
         for table in m["tables"]:
-            problem = rd.part_problem(table, c.index, columns, done[str(c.index)])
+            problem = rd.part_problem(table, c.index, columns, done[str(c.index)], count_table)
             if problem:
                 raise RunDirError(f"{rd.part(table, c.index)} {problem}; {again}")
 

@@ -128,10 +128,11 @@ class RunDir:
         return self.path / table / part_name(chunk)
 
     def part_problem(self, table: str, chunk: int, columns: Mapping[str, list[str]] | None = None,
-                     games: int | None = None) -> str | None:
+                     games: int | None = None, count_table: str = "games") -> str | None:
         """Why the part of ``table`` in ``chunk`` is not to be trusted, or ``None``: missing, torn or
         corrupt (its parquet footer does not read), not holding its table's ``columns`` in order (another
-        table's file), or a ``games`` part without ``games`` rows (a cut or rewritten file)."""
+        table's file), or a part of ``count_table`` (the table with a row per unit the run counts,
+        :meth:`cardsim.games.base.Game.count_table`) without ``games`` rows (a cut or rewritten file)."""
         part = self.part(table, chunk)
         try:
             schema = pl.read_parquet_schema(part)
@@ -140,14 +141,14 @@ class RunDir:
             return f"does not read ({why})"
         if columns is not None and table in columns and list(schema) != list(columns[table]):
             return f"does not hold the {table!r} table's columns (a part of another table, or of another cardsim?)"
-        if games is not None and table == "games" and (rows := part_rows(part)) != games:
-            return f"holds {rows:,} games where the manifest says {games:,} (a cut or rewritten file)"
+        if games is not None and table == count_table and (rows := part_rows(part)) != games:
+            return f"holds {rows:,} {table} where the manifest says {games:,} (a cut or rewritten file)"
         return None
 
     def has_chunk(self, tables: list[str], chunk: int, columns: Mapping[str, list[str]] | None = None,
-                  games: int | None = None) -> bool:
+                  games: int | None = None, count_table: str = "games") -> bool:
         """Every part of ``chunk`` can be trusted (:meth:`part_problem`); else the chunk is played again."""
-        return all(self.part_problem(t, chunk, columns, games) is None for t in tables)
+        return all(self.part_problem(t, chunk, columns, games, count_table) is None for t in tables)
 
     def write_chunk(self, chunk: int, frames: Mapping[str, pl.DataFrame]) -> None:
         for table, frame in frames.items():

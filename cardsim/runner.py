@@ -175,12 +175,13 @@ def holds(done: dict, c: Chunk) -> bool:
     return isinstance(n, int) and not isinstance(n, bool) and n >= c.count
 
 
-def pending(rd: RunDir, m: dict, chunks: list[Chunk], columns: Mapping[str, list[str]] | None = None) -> list[Chunk]:
+def pending(rd: RunDir, m: dict, chunks: list[Chunk], columns: Mapping[str, list[str]] | None = None,
+            count_table: str = "games") -> list[Chunk]:
     """Chunks of the plan not finished yet (a finished chunk has its game count and its parts, with
-    their tables' ``columns`` when given)."""
+    their tables' ``columns`` when given, and as many rows in ``count_table`` as the count)."""
     done = m["done"]
     return [c for c in chunks
-            if not holds(done, c) or not rd.has_chunk(m["tables"], c.index, columns, done[str(c.index)])]
+            if not holds(done, c) or not rd.has_chunk(m["tables"], c.index, columns, done[str(c.index)], count_table)]
 
 
 def execute(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,
@@ -203,7 +204,9 @@ def play(scenario: Scenario, path: Path, threads: int | None = None, progress: P
     if chunks is None and isinstance(u, dict) and scenario.games != u.get("games"):
         del m["until"]  # an --until run extended (or read) to another count: a fixed-n run from now on
         rd.write_manifest(m)
-    todo = pending(rd, m, todo_all, get_game(scenario.game).columns_for(scenario.setup.variant, scenario.setup.players))
+    game = get_game(scenario.game)
+    todo = pending(rd, m, todo_all, game.columns_for(scenario.setup.variant, scenario.setup.players),
+                   game.count_table(scenario.setup.variant))
     total = sum(c.count for c in todo_all)
     finished = total - sum(c.count for c in todo)
     if progress:

@@ -117,6 +117,28 @@ def test_part_cut_to_fewer_games_is_refused_then_played_again(tmp_path):
         assert ref[t].equals(again[t])
 
 
+
+@pytest.mark.parametrize("variant, table", [("hand", "hands"), ("tournament", "tournaments")])
+def test_fourbid_units_are_counted_in_their_own_table(tmp_path, variant, table):
+    """A FOURBID hand or tournament run's chunks were checked against the games table (a hand run
+    has none, a tournament run has several games a tournament): a finished run directory could not
+    be read (`cardsim report RUN_DIR`: "holds 0 games where the manifest says 3,000"), and a run
+    resumed on it played every chunk again. The unit's own table is checked now."""
+    s = from_dict({"scenario": {"name": "u", "game": "fourbid", "variant": variant, "games": 40, "seed": 3,
+                                "chunk": 20}, "seats": {"policy": "collector"}})
+    ref = collect(api.run(s, out=tmp_path / "r"))
+    assert api.open_run(tmp_path / "r").scenario.games == 40
+    part = tmp_path / "r" / table / "part-000001.parquet"
+    stamp = part.stat().st_mtime_ns
+    api.run(s, out=tmp_path / "r")
+    assert part.stat().st_mtime_ns == stamp  # nothing played again
+    pl.read_parquet(part).head(3).write_parquet(part)
+    with pytest.raises(RunDirError, match=rf"part-000001.parquet holds 3 {table} where the manifest says 20"):
+        api.open_run(tmp_path / "r")
+    again = collect(api.run(s, out=tmp_path / "r"))
+    for t in ref:
+        assert ref[t].equals(again[t])
+
 # -- fuzzing ---------------------------------------------------------------------------------
 VALID = [
     {"scenario": {"name": "f", "game": "fubnub", "variant": "traditional", "games": 3, "seed": 1, "chunk": 2},

@@ -332,6 +332,12 @@ class Game(abc.ABC):
         against real tables). Override when a variant or the player count changes them."""
         return {t: list(cols) for t, cols in self.columns.items()}
 
+    def count_table(self, variant: str) -> str:
+        """The table with one row per unit a scenario's ``games`` counts in ``variant``: a finished
+        chunk's part of it holds as many rows as the chunk's count (how a cut or rewritten part is
+        told from a good one when a run directory is read or resumed)."""
+        return "games"
+
     def length_unit(self, setup: Setup) -> str:
         """What the ``length`` of :meth:`outcomes` counts, plural (``hands``, ``turns``)."""
         return f"{self.unit}s"

@@ -299,6 +299,10 @@ class Fourbid(Game):
             return prog, win
         return None
 
+    def count_table(self, variant: str) -> str:
+        """A unit is a hand, a game or a tournament (the variant): its table has a row per unit."""
+        return {"hand": "hands", "game": "games", "tournament": "tournaments"}[variant]
+
     def length_unit(self, setup: Setup) -> str:
         return "turns" if setup.variant == "hand" else "hands"
 
