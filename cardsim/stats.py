@@ -15,9 +15,10 @@ variance of a ratio estimator, its design effect ``deff`` (that variance
 over the binomial one) is printed, and the Wilson interval is taken at the
 effective sample size ``n / max(1, deff)`` (Korn and Graubard 1998). A
 table with one row per game has ``deff`` 1. Clusters are the games
-themselves for runs of up to 65,536 games, and blocks of games (``game mod
-65,536``) beyond: blocks of independent games are independent clusters too,
-so the estimator stays valid while its memory stays bounded.
+themselves for runs of up to 65,536 games, and blocks of consecutive games
+beyond (at most 65,536 blocks, :func:`cluster_block`): blocks of independent
+games are independent clusters too, so the estimator stays valid while its
+memory stays bounded.
 
 :func:`paired_difference` is the paired interval every study uses: the mean
 of per-game differences, its standard error clustered by game when one game
@@ -549,6 +550,17 @@ def mean_exprs(col: str | pl.Expr, prefix: str = "") -> list[pl.Expr]:
     ]
 
 
+def cluster_layout(frame: pl.DataFrame | pl.LazyFrame, cluster: str = "game") -> tuple[int, int]:
+    """``(block, clusters)``: the consecutive values of ``cluster`` (game indices) that form one
+    cluster (:func:`cluster_block`) and the number of clusters ``game // block`` takes (games
+    ``0..max``; 0 when there are none)."""
+    hi = frame.lazy().select(pl.col(cluster).max()).collect(engine="streaming").item()
+    if hi is None:
+        return 1, 0
+    block = max(1, -(-(int(hi) + 1) // CLUSTERS))
+    return block, int(hi) // block + 1
+
+
 def cluster_block(frame: pl.DataFrame | pl.LazyFrame, cluster: str) -> int:
     """Consecutive values of ``cluster`` (game indices) that form one cluster: 1 up to
     :data:`CLUSTERS` games, else as many as keep the clusters at most CLUSTERS.
@@ -558,8 +570,7 @@ def cluster_block(frame: pl.DataFrame | pl.LazyFrame, cluster: str) -> int:
     a game's rows together, so each batch polars streams touches a few blocks (with ``game mod
     CLUSTERS``, as before, each batch touched thousands of clusters, and the partial aggregates grew
     with the run: 4 GiB for a summary of 100 million FUBNUB hands)."""
-    hi = frame.lazy().select(pl.col(cluster).max()).collect(engine="streaming").item()
-    return 1 if hi is None else max(1, -(-(int(hi) + 1) // CLUSTERS))
+    return cluster_layout(frame, cluster)[0]
 
 
 def cluster_key(frame: pl.DataFrame | pl.LazyFrame, cluster: str = "game") -> pl.Expr:

@@ -226,22 +226,18 @@ def association(base: sc.Scenario, result: Any) -> tuple[str, pl.DataFrame] | No
     """The base run's association table (what goes with winning), labelled as such."""
     tables, setup = result.tables, base.setup
     if base.game == "turtle" and setup.variant == "full":
-        from cardsim.games.turtle.game import card_lifts, card_table, number_reveal_win_rate
+        from cardsim.games.turtle.game import card_section
 
-        games = tables["games"].collect()
-        reveals = tables["reveals"].collect()
-        fin = games.filter(pl.col("winner") >= 0)
-        b = number_reveal_win_rate(fin, reveals, setup.players)
+        b, table = card_section(tables, setup.players)
         return (f"Association, not a causal effect: the revealing seat's win rate by card (lift over {100 * b:.1f}%, "
                 "the win rate behind a revealed number card, with the 95% interval of that difference clustered by game)",
-                card_table(reveals, games.height, card_lifts(fin, reveals, setup.players)))
+                table)
     if base.game == "gubs":
-        from cardsim.games.gubs.game import card_impact, outcomes
+        from cardsim.games.gubs.game import card_impact
 
-        oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
         return ("Association, not a causal effect: win rate of seats that drew the card minus seats that did not "
                 "(lift, with its 95% interval clustered by game)",
-                card_impact(tables["cards"], oc))
+                card_impact(tables, setup.players))
     if base.game == "fubnub":
         from cardsim.stats import rate_table
 

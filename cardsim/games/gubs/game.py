@@ -17,7 +17,8 @@ from cardsim.games.gubs import rules as R
 from cardsim.games.gubs.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.report import numbers as N
-from cardsim.stats import cluster_key, collect_all, mean_exprs, on_games, rate_difference, rate_table, wilson_exprs
+from cardsim.stats import cluster_layout, collect_all, mean_exprs, rate_difference, rate_table, wilson_exprs
+from cardsim.windows import game_windows
 
 DECISIONS = {
     "draw": "seat, peek, pub, hand, params, rng",
@@ -263,7 +264,7 @@ class Gubs(Game):
                 f"{N.points(abs(first['rate'] - fair), sign=False)} {'above' if first['rate'] > fair else 'below'}")
         seats = (f"With {setup.players} players the starting seat wins {N.pct_ci(first['rate'], first['lo'], first['hi'])} "
                  f"of {first['n']:,} finished games: {edge} the fair share of {N.pct(fair)}.")
-        impact = card_impact(tables["cards"], oc).filter(pl.col("n_drew") >= 30).sort("lift", descending=True)
+        impact = card_impact(tables, setup.players).filter(pl.col("n_drew") >= 30).sort("lift", descending=True)
         if not impact.height:  # a small run: no card was drawn by 30 seats of finished games
             return seats + " Too few games to compare cards (a card is compared once 30 seats of finished games drew it)."
         top, low = impact.row(0, named=True), impact.row(impact.height - 1, named=True)
@@ -275,8 +276,7 @@ class Gubs(Game):
     def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
         from cardsim.report import figures as F
 
-        oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
-        t = card_impact(tables["cards"], oc).filter(pl.col("n_drew") > 0).sort("lift")
+        t = card_impact(tables, setup.players).filter(pl.col("n_drew") > 0).sort("lift")
         fig = F.forest(t["card"].to_list(), t["lift"].to_list(), t["lift_lo"].to_list(), t["lift_hi"].to_list(),
                        "Card impact: win rate of seats that drew it minus the rest",
                        "difference in win rate (95% interval, clustered by game)", percent=True)
@@ -391,59 +391,74 @@ def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.
     out.append(("Final score (Free + Protected Gubs) by seat, mean and 95% CI", pl.concat(rest[len(lengths):])))
     out.append(("Card impact (an association, not a causal effect): draws, plays, win rate of seats that drew the "
                 "card vs not (95% Wilson), and their difference (lift) with a 95% interval clustered by game",
-                card_impact(tables["cards"], oc)))
+                card_impact(tables, n)))
     return out
 
 
-def card_impact(cards: pl.LazyFrame, oc: pl.LazyFrame) -> pl.DataFrame:
+#: games a window of :func:`card_impact` (~40 card rows a game at 2 players): a summary of a 3M-game run
+#: peaked at 0.3 GiB with it, 0.5 GiB with 65,536
+IMPACT_WINDOW = 1 << 14
+
+
+def card_impact(tables: Mapping[str, pl.LazyFrame], n: int) -> pl.DataFrame:
     """Per card: times drawn and played (all games) and, over finished games, the win rate
     of seats that drew it vs seats that did not (shared wins count 1/k), and their difference
     (``lift``) with its interval clustered by game (the seats of a game share it; ``lift_deff``
     is the design effect against two independent binomial rates). Beyond ``stats.CLUSTERS``
-    games a cluster is a block of consecutive games (``stats.cluster_block``). Every query runs
-    on polars' streaming engine, in memory bounded by the games (the cards table, a row per
-    seat and card, is never read whole). The summary names cards as text (the table stores
-    them as an Enum, cheap to build and to write)."""
-    cluster = cluster_key(oc)
-    drew_rows = cards.filter(pl.col("drawn") > 0).select("game", "seat", "card").join(
-        oc.select("game", "seat", "win"), on=["game", "seat"], how="inner")
-    tot, counts, drew, per_game, by_game = collect_all([
-        oc.select(pl.len().alias("N"), pl.col("win").sum().alias("W")),
-        cards.group_by("card").agg(pl.col("drawn").cast(pl.Int64).sum().alias("drawn"),
-                                   pl.col("played").cast(pl.Int64).sum().alias("played")),
-        drew_rows.group_by("card").agg(pl.len().alias("n_drew"), pl.col("win").sum().alias("wins_drew")),
-        oc.group_by(cluster).agg(pl.len().alias("n"), pl.col("win").sum().alias("w")).sort("game"),
-        drew_rows.group_by("card", cluster).agg(pl.len().alias("n"), pl.col("win").sum().alias("w")),
-    ])
-    big_n, big_w = int(tot["N"][0]), float(tot["W"][0] or 0.0)
-    t = counts.join(drew, on="card", how="left").with_columns(
-        pl.col("card").cast(pl.String), pl.col("n_drew").fill_null(0), pl.col("wins_drew").fill_null(0.0)).with_columns(
-        (pl.lit(big_n) - pl.col("n_drew")).alias("n_not"),
-        (pl.lit(big_w) - pl.col("wins_drew")).alias("wins_not"),
+    games a cluster is a block of consecutive games (``stats.cluster_block``).
+
+    The games and cards tables are read a window of whole games at a time
+    (:func:`cardsim.windows.game_windows`): a window's seats' outcomes are laid in an array by
+    (game, seat), each card row of a seat that drew it looks its win up there (no join over the
+    run), and the sums a cluster and card (seats, wins) are added into arrays of cards x clusters.
+    Memory: a window and those arrays, whatever the run's size. The summary names cards as text
+    (the table stores them as an Enum, cheap to build and to write)."""
+    nk = len(C.CARD_NAMES)
+    block, nc = cluster_layout(tables["games"], "game")
+    drawn, played = np.zeros(nk, np.int64), np.zeros(nk, np.int64)
+    n_all, w_all = np.zeros(nc), np.zeros(nc)  # finished seats and their wins, a cluster
+    n_in, w_in = np.zeros(nk * nc), np.zeros(nk * nc)  # the same for seats that drew a card, a card and cluster
+    cols = {"games": ["finished", "winners", "turns"], "cards": ["seat", "card", "drawn", "played"]}
+    for w in game_windows(tables, ["games", "cards"], cols, rows=IMPACT_WINDOW):
+        g0 = int(w["games"]["game"][0])
+        span = int(w["games"]["game"][-1]) - g0 + 1
+        oc = outcomes(w["games"].lazy(), n).filter(pl.col("win").is_not_null()).collect()
+        og, win = oc["game"].to_numpy(), oc["win"].to_numpy()
+        cl = og // block
+        n_all += np.bincount(cl, minlength=nc)
+        w_all += np.bincount(cl, win, minlength=nc)
+        seat_win = np.full(span * n, np.nan)  # a seat's share of its game's win (NaN: not finished)
+        seat_win[(og - g0) * n + oc["seat"].to_numpy()] = win
+        c = w["cards"]
+        card = c["card"].to_physical().to_numpy().astype(np.int64)
+        drawn += np.bincount(card, c["drawn"].to_numpy(), minlength=nk).astype(np.int64)
+        played += np.bincount(card, c["played"].to_numpy(), minlength=nk).astype(np.int64)
+        cg = c["game"].to_numpy()
+        cw = seat_win[(cg - g0) * n + c["seat"].to_numpy()]
+        drew = (c["drawn"].to_numpy() > 0) & ~np.isnan(cw)
+        key = card[drew] * nc + cg[drew] // block
+        n_in += np.bincount(key, minlength=nk * nc)
+        w_in += np.bincount(key, cw[drew], minlength=nk * nc)
+    n_in, w_in = n_in.reshape(nk, nc), w_in.reshape(nk, nc)
+    n_drew, wins_drew = n_in.sum(axis=1), w_in.sum(axis=1)
+    big_n, big_w = n_all.sum(), w_all.sum()
+    t = pl.DataFrame({"card": list(C.CARD_NAMES), "drawn": drawn, "played": played,
+                      "n_drew": n_drew.astype(np.int64), "wins_drew": wins_drew}).with_columns(
+        (pl.lit(int(big_n)) - pl.col("n_drew")).alias("n_not"),
+        (pl.lit(float(big_w)) - pl.col("wins_drew")).alias("wins_not"),
     ).with_columns(
         wilson_exprs(pl.col("wins_drew"), pl.col("n_drew"), "drew_"),
     ).with_columns(
         wilson_exprs(pl.col("wins_not"), pl.col("n_not"), "not_"),
     ).with_columns((pl.col("drew_rate") - pl.col("not_rate")).alias("lift"))
-    order = {name: i for i, name in enumerate(C.CARD_NAMES)}
-    df = t.join(_impact_intervals(per_game, by_game), on="card", how="left")
-    return df.with_columns(pl.col("card").replace_strict(order, return_dtype=pl.Int32).alias("_o")).sort("_o").drop("_o")
-
-
-def _impact_intervals(per_game: pl.DataFrame, by_game: pl.DataFrame) -> pl.DataFrame:
-    """Per card: the interval of ``lift`` (drew minus not), from each cluster's seats and wins
-    (``per_game``) and those of the seats that drew the card (``by_game``, per card)."""
-    if per_game.height == 0:
-        return pl.DataFrame(schema={"card": pl.String, "lift_lo": pl.Float64, "lift_hi": pl.Float64,
-                                    "lift_deff": pl.Float64})
-    games = per_game["game"].to_numpy()
+    keep = n_all > 0  # the clusters with a finished game
     rows = []
-    for (card,), g in by_game.partition_by("card", as_dict=True).items():
-        n_in, w_in = on_games(games, g, "n", "w")
-        e = rate_difference(w_in, n_in, per_game["w"].to_numpy(), per_game["n"].to_numpy())
-        rows.append({"card": str(card), "lift_lo": e.lo, "lift_hi": e.hi, "lift_deff": e.deff})
-    return pl.DataFrame(rows, schema={"card": pl.String, "lift_lo": pl.Float64, "lift_hi": pl.Float64,
-                                      "lift_deff": pl.Float64})
+    for k in np.flatnonzero(n_drew > 0):
+        e = rate_difference(w_in[k, keep], n_in[k, keep], w_all[keep], n_all[keep])
+        rows.append({"card": C.CARD_NAMES[k], "lift_lo": e.lo, "lift_hi": e.hi, "lift_deff": e.deff})
+    intervals = pl.DataFrame(rows, schema={"card": pl.String, "lift_lo": pl.Float64, "lift_hi": pl.Float64,
+                                           "lift_deff": pl.Float64})
+    return t.join(intervals, on="card", how="left", maintain_order="left")
 
 
 # -- trace events --------------------------------------------------------------------------

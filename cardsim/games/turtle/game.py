@@ -24,9 +24,10 @@ from cardsim.stats import (
     mean_exprs,
     on_games,
     rate_difference,
-    rate_table,
+    rate_query,
     wilson_exprs,
 )
+from cardsim.windows import game_windows
 
 ARGS = "seat, obs, legal, params, rng"
 DECISIONS = {"pick": ARGS, "respond": ARGS, "perform": ARGS}
@@ -654,52 +655,64 @@ def describe(e: Mapping[str, Any]) -> str:
 
 
 # -- summaries ---------------------------------------------------------------------------------------
-def _games(tables: Mapping[str, pl.LazyFrame], players: int) -> pl.DataFrame:
+# Every summary reads the tables lazily, on polars' streaming engine, and the per-game reveal counts a
+# window of whole games at a time (cardsim.windows): memory bounded whatever the run's size.
+def _games(tables: Mapping[str, pl.LazyFrame], players: int) -> pl.LazyFrame:
     """The games table's columns the summaries read (not the per-seat ``out_s*`` columns, nor the
-    seats the game does not have), collected on the streaming engine."""
-    return collect(tables["games"].select(
+    seats the game does not have)."""
+    return tables["games"].select(
         "game", "winner", "turns", "eliminated", "restarts", "redeals", "shuffles", "ended_by",
-        *(f"reveals_s{k}" for k in range(players))))
+        *(f"reveals_s{k}" for k in range(players)))
 
 
-def _reveals(tables: Mapping[str, pl.LazyFrame]) -> pl.DataFrame:
-    """The reveals table's columns the summaries read, collected on the streaming engine."""
-    return collect(tables["reveals"].select("game", "card", "applied_to", "won"))
+_LENGTHS = ("turns", "eliminated", "restarts", "redeals", "shuffles")
+
+
+def _seat_rates(finished: pl.LazyFrame, players: int) -> list[pl.LazyFrame]:
+    """Each seat's win rate over finished games (one row per game: Wilson, design effect 1)."""
+    return [rate_query(finished.with_columns(seat=pl.lit(s, pl.Int8), win=pl.col("winner") == s), ["seat"], "win")
+            for s in range(players)]
 
 
 def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
     games = _games(tables, setup.players)
-    out: list[tuple[str, pl.DataFrame]] = []
-    n_games = games.height
     finished = games.filter(pl.col("winner") >= 0)
+    count, ends, *rest = collect_all([
+        games.select(pl.len().alias("n"), (pl.col("winner") >= 0).sum().alias("finished")),
+        games.group_by("ended_by").agg(pl.len().alias("k")),
+        *(games.select(pl.lit(c).alias("per_game"), *mean_exprs(c)) for c in _LENGTHS),
+        *_seat_rates(finished, setup.players),
+    ])
+    n_games, n_fin = int(count["n"][0]), int(count["finished"][0])
+    out: list[tuple[str, pl.DataFrame]] = []
     pol = pl.DataFrame({"seat": list(range(setup.players)),
                         "policy": [s.plugin or s.name for s in setup.seats]},
                        schema={"seat": pl.Int8, "policy": pl.String})
-    seats = pl.concat([
-        rate_table(finished.with_columns(seat=pl.lit(s, pl.Int8), win=pl.col("winner") == s), ["seat"], "win")
-        for s in range(setup.players)
-    ])
-    out.append((f"Win rate by seat (seat 1 plays first; {n_games - finished.height} unfinished games "
-                "left out), 95% Wilson", pol.join(seats, on="seat")))
-    ends = games.group_by("ended_by").agg(pl.len().alias("k")).with_columns(
-        pl.lit(n_games).alias("n"), pl.col("ended_by").cast(pl.String)).sort("ended_by")
+    out.append((f"Win rate by seat (seat 1 plays first; {n_games - n_fin} unfinished games "
+                "left out), 95% Wilson", pol.join(pl.concat(rest[len(_LENGTHS):]), on="seat")))
+    ends = ends.with_columns(pl.lit(n_games).alias("n"), pl.col("ended_by").cast(pl.String)).sort("ended_by")
     out.append(("How games end (turtle / last player standing / cut at max_turns), 95% Wilson",
                 ends.with_columns(wilson_exprs(pl.col("k"), pl.col("n")))))
-    length = pl.concat([
-        games.select(pl.lit(c).alias("per_game"), *mean_exprs(c)) for c in
-        ("turns", "eliminated", "restarts", "redeals", "shuffles")
-    ])
-    out.append(("Game length and events per game (mean, se, 95% CI)", length))
+    out.append(("Game length and events per game (mean, se, 95% CI)", pl.concat(rest[:len(_LENGTHS)])))
     if setup.variant == "full":
-        reveals = _reveals(tables)
-        base = number_reveal_win_rate(finished, reveals, setup.players)
+        base, table = card_section(tables, setup.players)
         out.append((f"Action cards: reveals per game and share of games with a reveal (over all games, 95% "
                     f"intervals), and the revealing seat's win rate (finished games; 95% Wilson clustered by game, "
                     f"win_deff its design effect); lift = win_rate minus {100 * base:.1f}%, the win rate behind a "
                     f"revealed number card (players who reveal more stay in longer), with the 95% interval of "
-                    f"that difference clustered by game",
-                    card_table(reveals, n_games, card_lifts(finished, reveals, setup.players))))
+                    f"that difference clustered by game", table))
     return out
+
+
+def card_section(tables: Mapping[str, pl.LazyFrame], players: int) -> tuple[float, pl.DataFrame]:
+    """The full variant's per-card table (:func:`card_table` with :func:`card_lifts`) and its
+    baseline (:func:`number_reveal_win_rate`), from a run's tables."""
+    games = tables["games"]
+    finished = games.filter(pl.col("winner") >= 0)
+    n_games = int(collect(games.select(pl.len())).item())
+    reveals = tables["reveals"]
+    return (number_reveal_win_rate(finished, reveals, players),
+            card_table(reveals, n_games, card_lifts(finished, reveals, players)))
 
 
 def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
@@ -707,21 +720,25 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     from cardsim.report import numbers as N
 
     games = _games(tables, setup.players)
-    n = games.height
+    count, ended, turns, *rates = collect_all([
+        games.select(pl.len().alias("n"), (pl.col("winner") >= 0).sum().alias("finished")),
+        games.group_by("ended_by").agg(pl.len().alias("k")).with_columns(pl.col("ended_by").cast(pl.String)),
+        games.select(mean_exprs("turns")),
+        *_seat_rates(games.filter(pl.col("winner") >= 0), setup.players),
+    ])
+    n, n_fin = int(count["n"][0]), int(count["finished"][0])
     if n == 0:
         return "No games played."
-    finished = games.filter(pl.col("winner") >= 0)
-    ends = {k: int((games["ended_by"] == k).sum()) for k in ENDED}
-    turns = games.select(mean_exprs("turns")).row(0, named=True)
+    ends = {k: 0 for k in ENDED} | dict(zip(ended["ended_by"].to_list(), ended["k"].to_list(), strict=True))
+    turns = turns.row(0, named=True)
     cut = "none was cut at the turn cap" if ends["cap"] == 0 else \
         f"{ends['cap']:,} ({N.pct(ends['cap'] / n)}) were cut at the turn cap (T9)"
     tail = (f"A game lasts {N.num_ci(turns['mean'], turns['lo'], turns['hi'], 'turns')}; "
             f"{N.pct(ends['turtle'] / n)} end with the Turtle, {N.pct(ends['last_player'] / n)} with the last "
             f"player standing, and {cut}.")
-    if finished.height == 0:
+    if n_fin == 0:
         return tail
-    rates = [rate_table(finished.with_columns(x=pl.lit(0), win=pl.col("winner") == k), ["x"], "win").row(0, named=True)
-             for k in range(setup.players)]
+    rates = [r.row(0, named=True) for r in rates]
     best = max(range(setup.players), key=lambda k: rates[k]["rate"])
     names = [s.plugin.rsplit("/", 1)[-1] if s.plugin else s.name for s in setup.seats]
     r = rates[best]
@@ -730,7 +747,7 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     edge = "no detectable edge over" if r["lo"] <= fair <= r["hi"] else \
         f"{N.points(r['rate'] - fair, sign=False)} above"
     return (f"Seat {best} ({names[best]}) wins most often, {N.pct_ci(r['rate'], r['lo'], r['hi'])} of "
-            f"{finished.height:,} finished games: {edge} the fair share of {N.pct(fair)} ({others}). " + tail)
+            f"{n_fin:,} finished games: {edge} the fair share of {N.pct(fair)} ({others}). " + tail)
 
 
 def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
@@ -738,14 +755,10 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
     action card's lift on its revealer's win rate."""
     from cardsim.report import figures as F
 
-    games = _games(tables, setup.players)
     out: list[tuple[str, list, list]] = []
-    if setup.variant == "full" and games.height:
-        finished = games.filter(pl.col("winner") >= 0)
-        reveals = _reveals(tables)
-        base = number_reveal_win_rate(finished, reveals, setup.players)
-        t = card_table(reveals, games.height, card_lifts(finished, reveals, setup.players)).filter(
-            pl.col("win_n") > 0).sort("lift")
+    if setup.variant == "full" and collect(tables["games"].select(pl.len())).item():
+        base, t = card_section(tables, setup.players)
+        t = t.filter(pl.col("win_n") > 0).sort("lift")
         plot = t.filter(~pl.col("card").is_in(["Turtle", "Eliminated"]))
         figs = []
         if plot.height:
@@ -760,37 +773,44 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
     return out
 
 
-def number_reveal_win_rate(finished: pl.DataFrame, reveals: pl.DataFrame, players: int) -> float:
+def number_reveal_win_rate(finished: pl.DataFrame | pl.LazyFrame, reveals: pl.DataFrame | pl.LazyFrame,
+                           players: int) -> float:
     """The win rate of the seat behind a revealed number card (finished games, weighted by reveals):
     number cards do nothing, so this is the baseline of the per-card table (a seat that reveals more
     cards has simply stayed in the game longer)."""
-    if finished.height == 0:
+    fin, act = collect_all([
+        finished.lazy().select(
+            pl.len().alias("games"),
+            pl.sum_horizontal([pl.col(f"reveals_s{k}") * (pl.col("winner") == k).cast(pl.Int64)
+                               for k in range(players)]).sum().alias("won_all"),
+            pl.sum_horizontal([pl.col(f"reveals_s{k}").cast(pl.Int64) for k in range(players)]).sum().alias("all")),
+        reveals.lazy().filter(pl.col("won").is_not_null()).select(
+            pl.len().alias("n"), pl.col("won").cast(pl.Int64).sum().alias("won")),
+    ])
+    if fin["games"][0] == 0:
         return float("nan")
-    won_all = finished.select(pl.sum_horizontal(
-        [pl.col(f"reveals_s{k}") * (pl.col("winner") == k).cast(pl.Int64) for k in range(players)]).sum()).item()
-    all_ = finished.select(pl.sum_horizontal([pl.col(f"reveals_s{k}") for k in range(players)]).sum()).item()
-    act = reveals.filter(pl.col("won").is_not_null())
-    won_act = int(act["won"].sum()) if act.height else 0
-    den = all_ - act.height
-    return (won_all - won_act) / den if den > 0 else float("nan")
+    den = int(fin["all"][0]) - int(act["n"][0])
+    return (int(fin["won_all"][0]) - int(act["won"][0] or 0)) / den if den > 0 else float("nan")
 
 
-def card_lifts(finished: pl.DataFrame, reveals: pl.DataFrame, players: int) -> pl.DataFrame:
+def card_lifts(finished: pl.DataFrame | pl.LazyFrame, reveals: pl.DataFrame | pl.LazyFrame,
+               players: int) -> pl.DataFrame:
     """Per action card: its lift, the revealing seat's win rate minus the win rate behind a revealed
     number card (:func:`number_reveal_win_rate`), with the 95% interval of that difference clustered
     by game (:func:`cardsim.stats.rate_difference`: both rates are estimated, from the same games).
     Beyond ``stats.CLUSTERS`` games a cluster is a block of consecutive games (``stats.cluster_block``)."""
     schema = {"card": CARD_ENUM, "lift": pl.Float64, "lift_lo": pl.Float64, "lift_hi": pl.Float64}
-    if finished.height == 0:
-        return pl.DataFrame(schema=schema)
+    finished = finished.lazy()
     cluster = cluster_key(finished)
-    fin = finished.lazy().group_by(cluster).agg(
+    fin = finished.group_by(cluster).agg(
         pl.sum_horizontal([pl.col(f"reveals_s{k}") for k in range(players)]).sum().alias("every"),
         pl.sum_horizontal([pl.col(f"reveals_s{k}") * (pl.col("winner") == k).cast(pl.Int64)
                            for k in range(players)]).sum().alias("by_winner")).sort("game")
     act = reveals.lazy().filter(pl.col("won").is_not_null())
     per = act.group_by("card", cluster).agg(pl.len().alias("n"), pl.col("won").cast(pl.Float64).sum().alias("w"))
     fin, per = collect_all([fin, per])
+    if fin.height == 0:
+        return pl.DataFrame(schema=schema)
     games = fin["game"].to_numpy()
     every, by_winner = fin["every"].to_numpy(), fin["by_winner"].to_numpy()
     act_n, act_w = on_games(games, per.group_by("game").agg(pl.col("n").sum(), pl.col("w").sum()), "n", "w")
@@ -803,35 +823,46 @@ def card_lifts(finished: pl.DataFrame, reveals: pl.DataFrame, players: int) -> p
     return pl.DataFrame(rows, schema=schema)
 
 
-def card_table(rv: pl.DataFrame, n_games: int, lifts: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Per action card: reveals (in all, and per game with its 95% interval), games with one (rate
-    over all games), how many were stopped (overruled or discarded), the revealing seat's win rate in
-    finished games and, given :func:`card_lifts`, its lift with the lift's interval."""
-    # each card's reveals a game (c), from runs of equal (game, card) keys: a sort of the reveals, which
-    # arrive in game order (a group_by on (card, game) held every pair in memory: 4 GiB at 1M games)
+def reveal_counts(rv: pl.DataFrame | pl.LazyFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per action card (by code): the games with a reveal of it, and the sum and sum of squares over
+    games of its reveals in a game. From runs of equal (game, card) keys, a window of whole games at
+    a time (:func:`cardsim.windows.game_windows`): a group_by on (card, game) held every pair in
+    memory (4 GiB at 1M games), a sort of the whole table too (1.2 KiB a game)."""
     nk = len(cards.ACTION_NAMES)
-    key = np.sort(rv["game"].to_numpy().astype(np.int64) * nk + rv["card"].to_physical().to_numpy(), kind="stable")
-    if key.size:
+    with_, s, q = np.zeros(nk, np.int64), np.zeros(nk), np.zeros(nk)
+    for w in game_windows({"reveals": rv.lazy()}, ["reveals"], {"reveals": ["card"]}):
+        r = w["reveals"]
+        g = r["game"].to_numpy()
+        key = np.sort((g - g[0]) * nk + r["card"].to_physical().to_numpy(), kind="stable")
         start = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
         c = np.diff(np.append(start, key.size)).astype(np.float64)
         kind = key[start] % nk
-    else:
-        c, kind = np.zeros(0), np.zeros(0, np.int64)
-    counts = pl.DataFrame({"card": CARD_SERIES, "games_with": np.bincount(kind, minlength=nk).astype(np.int64),
-                           "_s": np.bincount(kind, c, nk), "_q": np.bincount(kind, c * c, nk)})
-    per = rv.lazy().group_by("card").agg(
-        pl.len().alias("reveals"),
-        (pl.col("applied_to") < 0).sum().alias("stopped"),
-        pl.col("won").count().alias("win_n"),
-        pl.col("won").cast(pl.Float64).sum().alias("win_k"),
-    ).collect()
+        with_ += np.bincount(kind, minlength=nk)
+        s += np.bincount(kind, c, nk)
+        q += np.bincount(kind, c * c, nk)
+    return with_, s, q
+
+
+def card_table(rv: pl.DataFrame | pl.LazyFrame, n_games: int, lifts: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Per action card: reveals (in all, and per game with its 95% interval), games with one (rate
+    over all games), how many were stopped (overruled or discarded), the revealing seat's win rate in
+    finished games and, given :func:`card_lifts`, its lift with the lift's interval."""
+    rv = rv.lazy()
+    with_, s, q = reveal_counts(rv)
+    counts = pl.DataFrame({"card": CARD_SERIES, "games_with": with_, "_s": s, "_q": q})
+    # a seat may reveal a card several times in one game: the win rate is clustered by game
+    per, win = collect_all([
+        rv.group_by("card").agg(
+            pl.len().alias("reveals"),
+            (pl.col("applied_to") < 0).sum().alias("stopped"),
+            pl.col("won").count().alias("win_n"),
+            pl.col("won").cast(pl.Float64).sum().alias("win_k")),
+        rate_query(rv.filter(pl.col("won").is_not_null()), ["card"], "won"),
+    ])
     allcards = pl.DataFrame({"card": CARD_SERIES})
     per = allcards.join(per, on="card", how="left").fill_null(0).join(counts.select("card", "games_with"), on="card")
-    # a seat may reveal a card several times in one game: the win rate is clustered by game
-    won = rv.filter(pl.col("won").is_not_null())
-    win = rate_table(won, ["card"], "won").select("card", pl.col("rate").alias("win_rate"),
-                                                  pl.col("lo").alias("win_lo"), pl.col("hi").alias("win_hi"),
-                                                  pl.col("deff").alias("win_deff"))
+    win = win.select("card", pl.col("rate").alias("win_rate"), pl.col("lo").alias("win_lo"),
+                     pl.col("hi").alias("win_hi"), pl.col("deff").alias("win_deff"))
     # reveals per game: the mean over all games of a game's count (zero in most), normal 95% interval
     counts = counts.filter(pl.col("games_with") > 0)
     var = (pl.col("_q") - pl.col("_s") ** 2 / n_games) / max(n_games - 1, 1) / n_games
