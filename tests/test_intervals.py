@@ -102,6 +102,27 @@ def test_turtle_reveals_per_game_interval_past_65536_reveals_of_a_card():
     assert row["per_game_hi"] - row["per_game"] == pytest.approx(half, rel=1e-6)
 
 
+
+def test_fourbid_report_tables_are_clustered_by_game_as_the_summary(tmp_path):
+    """The report's Net and going-out tables took each hand as independent (a game's hands are one
+    cluster in the game variant: the summary says so and prints the design effect); they now are the
+    summary's estimators, same intervals."""
+    from cardsim.games import get_game
+
+    s = from_dict({"scenario": {"name": "fb", "game": "fourbid", "variant": "game", "games": 150, "seed": 4},
+                   "rules": {"target": 40}, "seats": {"policy": "random"}})
+    res = api.run(s, out=tmp_path / "r")
+    g = get_game("fourbid")
+    summary = dict(g.summarize(res.tables, s.setup))
+    net = next(t for k, t in summary.items() if k.startswith("Net, earned"))
+    went = next(t for k, t in summary.items() if k.startswith("Going-out rate"))
+    (_, _, tabs), _ = g.figures(res.tables, s.setup)
+    fig = dict(tabs)
+    assert fig["Net per hand"]["lo"].to_list() == pytest.approx(net["net_lo"].to_list(), rel=1e-12)
+    assert fig["Net per hand"]["hi"].to_list() == pytest.approx(net["net_hi"].to_list(), rel=1e-12)
+    assert fig["Going out"]["lo"].to_list() == pytest.approx(went["lo"].to_list(), rel=1e-12)
+    assert (net["net_deff"] != 1.0).all()  # several hands a game: a design effect is estimated
+
 def test_paired_difference_clusters_rows_of_one_game():
     a = np.array([0, 1, 0, 1, 1, 0, 0, 1.0])
     b = np.array([1, 1, 0, 1, 1, 1, 0, 1.0])

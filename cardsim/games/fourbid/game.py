@@ -18,7 +18,7 @@ from cardsim.games.fourbid.baseline import minimal
 from cardsim.games.fourbid.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.report import numbers as N
-from cardsim.stats import collect_all, mean_exprs, mean_query, rate_table
+from cardsim.stats import collect_all, mean_exprs, mean_query, rate_query, rate_table
 
 SEATS = range(4)
 ARGS = "seat, hand, nh, cnt, pts, pub, cset, cval, params, rng"
@@ -677,27 +677,24 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
         went_out=pl.col("out") == pl.col("first_indicator")), ["first_indicator"], "went_out")
     if first.height:
         out.append(("Does the player who pays for the first Indicator go out? By seat, 95% Wilson", first))
-    if setup.variant == "game":
-        g = tables["games"].collect()
-        fin = g.filter(pl.col("finished"))
-        wins = pl.concat([
-            rate_table(fin.with_columns(seat=pl.lit(s, pl.Int8), win=pl.col("winner") == s), ["seat"], "win")
-            for s in SEATS
-        ])
-        out.append(("Game win rate by seat (seat 0 deals first), 95% Wilson", wins))
-        out.append(("Hands per game (mean, se, 95% CI); unfinished games",
-                    g.select(*mean_exprs("hands", "hands_"), (~pl.col("finished")).sum().alias("unfinished"))))
-    if setup.variant == "tournament":
-        t = tables["tournaments"].collect()
+    for variant, table, who in (("game", "games", "seat"), ("tournament", "tournaments", "player")):
+        if setup.variant != variant:
+            continue
+        # one row per game (tournament): lazy, on the streaming engine
+        t = tables[table]
         fin = t.filter(pl.col("finished"))
-        wins = pl.concat([
-            rate_table(fin.with_columns(player=pl.lit(p, pl.Int8), win=pl.col("winner") == p), ["player"], "win")
-            for p in SEATS
+        per = [f"{c}_" for c in (("games", "hands") if variant == "tournament" else ("hands",))]
+        length, *wins = collect_all([
+            t.select(*(e for c in per for e in mean_exprs(c[:-1], c)), (~pl.col("finished")).sum().alias("unfinished")),
+            *(rate_query(fin.with_columns(pl.lit(s, pl.Int8).alias(who), win=pl.col("winner") == s), [who], "win")
+              for s in SEATS),
         ])
-        out.append(("Tournament win rate by player (P1 = 0), 95% Wilson", wins))
-        out.append(("Games and hands per tournament (mean, se, 95% CI); unfinished tournaments",
-                    t.select(*mean_exprs("games", "games_"), *mean_exprs("hands", "hands_"),
-                             (~pl.col("finished")).sum().alias("unfinished"))))
+        if variant == "game":
+            out.append(("Game win rate by seat (seat 0 deals first), 95% Wilson", pl.concat(wins)))
+            out.append(("Hands per game (mean, se, 95% CI); unfinished games", length))
+        else:
+            out.append(("Tournament win rate by player (P1 = 0), 95% Wilson", pl.concat(wins)))
+            out.append(("Games and hands per tournament (mean, se, 95% CI); unfinished tournaments", length))
     return out
 
 
@@ -723,14 +720,15 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     if setup.variant == "hand":
         return tail
     table, who, what = ("games", "seat", "games") if setup.variant == "game" else ("tournaments", "player", "tournaments")
-    t = tables[table].filter(pl.col("winner") >= 0).collect()
-    if t.height == 0:
+    t = tables[table].filter(pl.col("winner") >= 0)
+    n, *rates = collect_all([t.select(pl.len()), *(
+        rate_query(t.with_columns(x=pl.lit(0), win=pl.col("winner") == s), ["x"], "win") for s in SEATS)])
+    if n.item() == 0:
         return f"No {what} finished. " + tail
-    rates = [rate_table(t.with_columns(x=pl.lit(0), win=pl.col("winner") == s), ["x"], "win").row(0, named=True)
-             for s in SEATS]
+    rates = [r.row(0, named=True) for r in rates]
     best = max(SEATS, key=lambda s: rates[s]["rate"])
     off = [s for s in SEATS if not rates[s]["lo"] <= 0.25 <= rates[s]["hi"]]
-    lead = f"{who.capitalize()} {best} ({names[best]}) wins most often, {_pct(rates[best])} of {t.height:,} {what}"
+    lead = f"{who.capitalize()} {best} ({names[best]}) wins most often, {_pct(rates[best])} of {n.item():,} {what}"
     rest = ", ".join(f"{who} {s} {N.pct(rates[s]['rate'])}" for s in SEATS if s != best)
     listed = ", ".join(str(s) for s in off[:-1]) + (" and " if len(off) > 1 else "") + (str(off[-1]) if off else "")
     verdict = (f"no {who} differs detectably from the fair share of 25%" if not off else
@@ -745,16 +743,20 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
     names = _names(setup)
     hands = tables["hands"]
     played = hands.filter(pl.col("out") >= 0)
+    # the summary's estimators (clustered by game: the hands of a game are one cluster), lazy: the four
+    # seats' rows of every hand are never held in memory at once
     long = pl.concat([
-        played.select(pl.lit(f"seat {s} ({names[s]})").alias("seat"), pl.col(f"net_s{s}").alias("net"),
-                      (pl.col("out") == s).alias("went_out"), pl.col(f"spent_s{s}").alias("spent"))
+        played.select("game", pl.lit(s, pl.Int8).alias("seat"), pl.col(f"net_s{s}").alias("net"),
+                      (pl.col("out") == s).alias("went_out"))
         for s in SEATS
-    ]).collect()
-    net = long.group_by("seat", maintain_order=True).agg(*mean_exprs("net", "")).sort("seat")
+    ])
+    label = pl.col("seat").replace_strict({s: f"seat {s} ({names[s]})" for s in SEATS}, return_dtype=pl.String)
+    net, out = (t.with_columns(label) for t in collect_all([mean_query(long, "net", ["seat"]),
+                                                            rate_query(long, ["seat"], "went_out")]))
     net_fig = F.forest(net["seat"].to_list(), net["mean"].to_list(), net["lo"].to_list(), net["hi"].to_list(),
                        "Net points per played hand (95% interval)", "Net = Earned + Bonus - Spent (B11)",
                        zero=False)
-    out = rate_table(long, ["seat"], "went_out").with_columns(  # float noise at rate 0 or 1
+    out = out.with_columns(  # float noise at rate 0 or 1
         lo=pl.min_horizontal("lo", "rate"), hi=pl.max_horizontal("hi", "rate"))
     out_fig = F.rate_dots(out, "seat", "Share of played hands each seat goes out (B8)", "seat", ref=0.25,
                           ylabel="going-out rate (95% interval)")
