@@ -86,6 +86,10 @@ def test_metric_rows_keep_their_own_units():
     _headers, rows, _ = rep.display(f)
     assert rows[0][1:3] == ["0.0%", "0.0%-0.04%"]
     assert rows[1][1:3] == ["12.45", "12.41-12.48"] and rows[2][1] == "2.8%"
+    # every game as long (FUBNUB Solo: 15 hands): no interval, the value to 3 digits, not "15.0000"
+    alike = pl.DataFrame({"metric": ["duration"], "value": [15.0], "lo": [None], "hi": [None], "n": [20000]},
+                         schema_overrides={"lo": pl.Float64, "hi": pl.Float64})
+    assert rep.display(alike)[1][0][1:3] == ["15.0", "n/a"]
 
 
 def test_measure_rows_keep_their_own_units():

@@ -303,10 +303,17 @@ def _metric_rows(frame: pl.DataFrame) -> dict[str, list[str]]:
             for c in out:
                 out[c].append(pct(r[c]))
             continue
-        half = (r["hi"] - r["lo"]) / 2 if finite(r["hi"]) and finite(r["lo"]) else float("nan")
         for c in out:
-            out[c].append(num(r[c], decimals_for(half)))
+            out[c].append(num(r[c], _row_decimals(r)))
     return out
+
+
+def _row_decimals(r: dict[str, Any]) -> int | None:
+    """The decimals a row's own interval justifies; without an interval (all units alike: a length
+    every game had), three significant digits (``15.0``, not ``15.0000``)."""
+    if not (finite(r["hi"]) and finite(r["lo"])):
+        return None
+    return decimals_for((r["hi"] - r["lo"]) / 2)
 
 
 #: the columns of a ``measure`` table (cardsim cards' effects) in the unit of their row's measure
@@ -321,9 +328,8 @@ def _measure_rows(frame: pl.DataFrame) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {c: [] for c in cols}
     for r in frame.iter_rows(named=True):
         share = bool(_PERCENT_METRICS.search(str(r["measure"])))
-        half = (r["hi"] - r["lo"]) / 2 if finite(r["hi"]) and finite(r["lo"]) else float("nan")
         for c in cols:
-            out[c].append(pct(r[c], 1) if share else num(r[c], decimals_for(half)))  # rows alike
+            out[c].append(pct(r[c], 1) if share else num(r[c], _row_decimals(r)))  # rows alike
     return out
 
 
