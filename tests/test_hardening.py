@@ -103,19 +103,24 @@ def test_part_of_another_table_is_refused_then_played_again(tmp_path):
         assert ref[t].equals(again[t])
 
 
+def cut_part_then_play_again(s, out: Path, table: str, keep: int, says: int) -> None:
+    """Cut chunk 1's part of ``table`` to ``keep`` rows: reading the run directory names it (the
+    manifest says ``says``), and a run plays that chunk again, to the same tables as before."""
+    ref = collect(api.run(s, out=out))
+    part = out / table / "part-000001.parquet"
+    pl.read_parquet(part).head(keep).write_parquet(part)
+    with pytest.raises(RunDirError, match=rf"part-000001.parquet holds {keep} {table} where the manifest says {says:,}"):
+        api.open_run(out)
+    again = collect(api.run(s, out=out))
+    for t in ref:
+        assert ref[t].equals(again[t])
+
+
 def test_part_cut_to_fewer_games_is_refused_then_played_again(tmp_path):
     """A games part rewritten with fewer rows than the manifest says was read as it was: 6,000 games
     reported over fewer rows, with no word. A read names it; a run plays its chunk again."""
     s = from_dict({**RAW, "scenario": {**RAW["scenario"], "games": 6000}})
-    ref = collect(api.run(s, out=tmp_path / "r"))
-    part = tmp_path / "r" / "games" / "part-000001.parquet"
-    pl.read_parquet(part).head(10).write_parquet(part)
-    with pytest.raises(RunDirError, match=r"part-000001.parquet holds 10 games where the manifest says"):
-        api.open_run(tmp_path / "r")
-    again = collect(api.run(s, out=tmp_path / "r"))
-    for t in ref:
-        assert ref[t].equals(again[t])
-
+    cut_part_then_play_again(s, tmp_path / "r", "games", 10, 2000)
 
 
 @pytest.mark.parametrize("variant, table", [("hand", "hands"), ("tournament", "tournaments")])
@@ -126,18 +131,14 @@ def test_fourbid_units_are_counted_in_their_own_table(tmp_path, variant, table):
     resumed on it played every chunk again. The unit's own table is checked now."""
     s = from_dict({"scenario": {"name": "u", "game": "fourbid", "variant": variant, "games": 40, "seed": 3,
                                 "chunk": 20}, "seats": {"policy": "collector"}})
-    ref = collect(api.run(s, out=tmp_path / "r"))
+    api.run(s, out=tmp_path / "r")
     assert api.open_run(tmp_path / "r").scenario.games == 40
     part = tmp_path / "r" / table / "part-000001.parquet"
     stamp = part.stat().st_mtime_ns
     api.run(s, out=tmp_path / "r")
     assert part.stat().st_mtime_ns == stamp  # nothing played again
-    pl.read_parquet(part).head(3).write_parquet(part)
-    with pytest.raises(RunDirError, match=rf"part-000001.parquet holds 3 {table} where the manifest says 20"):
-        api.open_run(tmp_path / "r")
-    again = collect(api.run(s, out=tmp_path / "r"))
-    for t in ref:
-        assert ref[t].equals(again[t])
+    cut_part_then_play_again(s, tmp_path / "r", table, 3, 20)
+
 
 # -- fuzzing ---------------------------------------------------------------------------------
 VALID = [
