@@ -416,6 +416,7 @@ def card_impact(tables: Mapping[str, pl.LazyFrame], n: int) -> pl.DataFrame:
     nk = len(C.CARD_NAMES)
     block, nc = cluster_layout(tables["games"], "game")
     drawn, played = np.zeros(nk, np.int64), np.zeros(nk, np.int64)
+    rows_of = np.zeros(nk, np.int64)  # a card's rows in the cards table: the cards a run never saw are left out
     n_all, w_all = np.zeros(nc), np.zeros(nc)  # finished seats and their wins, a cluster
     n_in, w_in = np.zeros(nk * nc), np.zeros(nk * nc)  # the same for seats that drew a card, a card and cluster
     cols = {"games": ["finished", "winners", "turns"], "cards": ["seat", "card", "drawn", "played"]}
@@ -431,6 +432,7 @@ def card_impact(tables: Mapping[str, pl.LazyFrame], n: int) -> pl.DataFrame:
         seat_win[(og - g0) * n + oc["seat"].to_numpy()] = win
         c = w["cards"]
         card = c["card"].to_physical().to_numpy().astype(np.int64)
+        rows_of += np.bincount(card, minlength=nk)
         drawn += np.bincount(card, c["drawn"].to_numpy(), minlength=nk).astype(np.int64)
         played += np.bincount(card, c["played"].to_numpy(), minlength=nk).astype(np.int64)
         cg = c["game"].to_numpy()
@@ -443,7 +445,7 @@ def card_impact(tables: Mapping[str, pl.LazyFrame], n: int) -> pl.DataFrame:
     n_drew, wins_drew = n_in.sum(axis=1), w_in.sum(axis=1)
     big_n, big_w = n_all.sum(), w_all.sum()
     t = pl.DataFrame({"card": list(C.CARD_NAMES), "drawn": drawn, "played": played,
-                      "n_drew": n_drew.astype(np.int64), "wins_drew": wins_drew}).with_columns(
+                      "n_drew": n_drew.astype(np.int64), "wins_drew": wins_drew}).filter(rows_of > 0).with_columns(
         (pl.lit(int(big_n)) - pl.col("n_drew")).alias("n_not"),
         (pl.lit(float(big_w)) - pl.col("wins_drew")).alias("wins_not"),
     ).with_columns(
