@@ -239,6 +239,16 @@ def test_balance_metrics_from_outcomes_and_progress():
     assert rows["duration"]["value"] == pytest.approx(4.0)
     # first movers: game 0 seat 0 won, game 1 seat 1 lost, game 2 seat 0 lost -> 1/3 - 1/2
     assert rows["first-player advantage"]["value"] == pytest.approx(1 / 3 - 1 / 2)
+    # the same rows in another order give the same metrics (games laid out by index, not by row order),
+    # and a game cut at a cap (null wins) counts as unfinished and stays out of the seat comparisons
+    shuffled = out.sample(fraction=1.0, shuffle=True, seed=3)
+    assert metrics.outcome_metrics(shuffled) == metrics.outcome_metrics(out)
+    cut = pl.concat([out, pl.DataFrame({"game": [3, 3], "seat": [0, 1], "win": [None, None], "length": [9, 9],
+                                        "first": [True, False]}, schema=out.schema)])
+    rows_cut = {r["metric"]: r for r in metrics.outcome_metrics(cut)}
+    assert rows_cut["unfinished rate"]["value"] == pytest.approx(1 / 4)
+    assert rows_cut["balance"]["value"] == rows["balance"]["value"] and rows_cut["duration"]["value"] == 5.25
+    assert rows_cut["first-player advantage"]["value"] == rows["first-player advantage"]["value"]
     prog = pl.LazyFrame({"game": [0] * 6, "step": [0, 0, 1, 1, 2, 2], "side": [0, 1] * 3, "score": [0, 1, 2, 1, 2, 2]})
     winners = pl.LazyFrame({"game": [0], "side": [1]})
     pm = {r["metric"]: r for r in metrics.progress_metrics(prog, winners)}
