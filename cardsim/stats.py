@@ -667,11 +667,14 @@ def collect_all(queries: list[pl.LazyFrame]) -> list[pl.DataFrame]:
     return pl.collect_all(queries, engine="streaming", **opts)
 
 
-def seat_table(outcomes: pl.DataFrame) -> pl.DataFrame:
+def seat_table(outcomes: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """Win rate by seat from an outcome table (``game``, ``seat``, ``win``): n finished games,
     wins (shared wins count 1/k), rate, Wilson interval, and ``fair``: the rate every seat would
-    have if seats did not matter (the mean over seats: 1/players alone, 1/2 in two teams)."""
-    fin = outcomes.drop_nulls("win")
-    g = fin.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("k")).sort("seat")
-    fair = float(fin["win"].mean()) if fin.height else float("nan")
+    have if seats did not matter (the mean over seats: 1/players alone, 1/2 in two teams).
+    A LazyFrame is aggregated on the streaming engine (memory: the seats, not the games)."""
+    fin = outcomes.lazy().drop_nulls("win")
+    g, fair = collect_all([fin.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("k")).sort("seat"),
+                           fin.select(pl.col("win").mean())])
+    fair = fair.item()
+    fair = float("nan") if fair is None else float(fair)
     return g.with_columns(wilson_exprs(pl.col("k"), pl.col("n"))).with_columns(fair=pl.lit(fair))

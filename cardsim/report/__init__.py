@@ -225,12 +225,12 @@ def pct(rate: float, lo: float, hi: float) -> str:
 def standard_sections(result) -> tuple[str, list[Section]]:
     """Seat win rates and game length for any game (through its outcome table)."""
     from cardsim.report import figures as F
-    from cardsim.stats import mean_exprs, seat_table
+    from cardsim.stats import collect, mean_exprs, seat_table
 
     game = get_game(result.scenario.game)
     setup = result.scenario.setup
     unit = game.length_unit(setup)
-    out = result.outcomes().collect()
+    out = result.outcomes()  # lazy: the outcome table (a row per game and seat) is never read whole
     seats = seat_table(out)
     fair = seats["fair"][0] if "fair" in seats.columns else None
     names = {i: s.plugin.rsplit("/", 1)[-1] if s.plugin else s.name for i, s in enumerate(setup.seats)}
@@ -245,7 +245,8 @@ def standard_sections(result) -> tuple[str, list[Section]]:
                         F.png_bytes(F.rate_dots(seats, "seat", "Win rate by seat", "seat", ref=fair,
                                                 ylabel="win rate (95% interval)"))))
     sec.tables.append(("Win rate by seat", seats.drop("fair", strict=False)))
-    lengths = out.group_by("game").agg(pl.col("length").first())
+    # a row per game and seat, every seat (Game.outcomes): seat 0's row gives each game's length
+    lengths = collect(out.filter(pl.col("seat") == 0).select("length"))
     m = lengths.select(*mean_exprs("length"), pl.col("length").std().alias("sd"),
                        pl.col("length").min().alias("min"), pl.col("length").max().alias("max")).row(0, named=True)
     if not m["n"]:
