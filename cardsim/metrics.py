@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from cardsim.stats import maxt_critical, mean_ci, t_scale, wilson
+from cardsim.stats import collect, maxt_critical, mean_ci, t_scale, wilson
 
 #: the balance interval is given from this many finished games (its coverage: 95% from 100 games)
 BALANCE_MIN_GAMES = 100
@@ -89,6 +89,36 @@ def games_layout(out: pl.DataFrame) -> Games:
     length = np.zeros(n_games)
     length[gi] = out["length"].cast(pl.Float64).to_numpy()
     return Games([str(x) for x in seats.tolist()], win, null, flags, length)
+
+
+def games_layout_lazy(out: pl.LazyFrame) -> Games:
+    """:func:`games_layout` of a lazy outcome table, read a seat at a time (each seat's rows, a row
+    per game, sorted by game): the table is never held whole. When a seat's games are not the first
+    seat's (an outcome table without one row per game and seat), the table is read whole instead."""
+    seats = collect(out.select(pl.col("seat").unique().sort()))["seat"].to_list()
+    have = out.collect_schema().names()
+    flag_cols = [c for c in ("first", "dealer") if c in have]
+    games = None
+    win = null = length = None
+    flags: dict[str, np.ndarray] = {}
+    for j, s in enumerate(seats):
+        df = collect(out.filter(pl.col("seat") == s).select("game", "win", "length", *flag_cols)).sort("game")
+        g = df["game"].to_numpy()
+        if games is None:
+            games = g
+            win = np.full((g.size, len(seats)), np.nan)
+            null = np.zeros(win.shape, bool)
+            flags = {c: np.zeros(win.shape, bool) for c in flag_cols}
+            length = df["length"].cast(pl.Float64).to_numpy()
+        elif not np.array_equal(g, games):
+            return games_layout(collect(out))
+        win[:, j] = df["win"].cast(pl.Float64).to_numpy()
+        null[:, j] = df["win"].is_null().to_numpy()
+        for c in flag_cols:
+            flags[c][:, j] = df[c].fill_null(False).to_numpy()
+    if games is None:
+        return games_layout(collect(out))
+    return Games([str(x) for x in seats], win, null, flags, length)
 
 
 def seat_matrix(out: pl.DataFrame) -> tuple[np.ndarray, list]:
@@ -154,17 +184,19 @@ def seat_test(w: np.ndarray) -> tuple[float, int, float]:
     return stat, df, float(chi2.sf(stat, df))
 
 
-def outcome_metrics(out: pl.DataFrame) -> list[dict]:
+def outcome_metrics(out: pl.DataFrame | Games) -> list[dict]:
+    """The metrics of an outcome table (or its :class:`Games` layout)."""
     rows = []
-    lay = games_layout(out)
+    lay = out if isinstance(out, Games) else games_layout(out)
     n_games = lay.win.shape[0]
     unf = int(lay.null.any(axis=1).sum())
     lo, hi = wilson(unf, n_games)
     rows.append(_row("unfinished rate", unf / n_games if n_games else math.nan, lo, hi, n_games,
                      "games cut at a cap (Wilson interval)"))
     valid = np.isfinite(lay.win)  # the rows with a result
+    every = bool(valid.all())  # every game finished: the arrays as they are, no copies (a run's size)
     if valid.any():
-        w, seats = lay.win[np.all(valid, axis=1)], lay.seats
+        w, seats = (lay.win if every else lay.win[np.all(valid, axis=1)]), lay.seats
         if w.shape[0] > 2 and w.shape[1] > 1:
             means = w.mean(axis=0)
             i, j = int(np.argmax(means)), int(np.argmin(means))
@@ -183,16 +215,16 @@ def outcome_metrics(out: pl.DataFrame) -> list[dict]:
                              f"Wald chi-square test that every seat wins equally often: chi2 = {stat:.2f} on {df} df "
                              "(handles shared wins and team mates; a p-value, not an interval)"))
         fair = w.mean(axis=1) if w.size else np.array([math.nan])
-        won = np.where(valid, lay.win, 0.0)
+        won = lay.win if every else np.where(valid, lay.win, 0.0)
         n_all = valid.sum(axis=1)
         for col, name in (("first", "first-player advantage"), ("dealer", "dealer advantage")):
             if col in lay.flags:
                 # per game with a flagged seat: its (mean) win minus the mean over the game's seats
-                sel = valid & lay.flags[col]
+                sel = lay.flags[col] if every else valid & lay.flags[col]
                 n_sel = sel.sum(axis=1)
                 keep = n_sel > 0
-                x = (np.where(sel, won, 0.0).sum(axis=1)[keep] / n_sel[keep]
-                     - won.sum(axis=1)[keep] / n_all[keep])
+                sel_won = sum(np.where(sel[:, j], won[:, j], 0.0) for j in range(won.shape[1]))  # a column at a time
+                x = sel_won[keep] / n_sel[keep] - won.sum(axis=1)[keep] / n_all[keep]
                 rows.append(_mean_row(name, x, f"win rate of the seat that {'moved' if col == 'first' else 'dealt'} "
                                                f"first minus the mean seat win rate ({fair.mean():.3f})"))
     length = lay.length
@@ -258,7 +290,7 @@ def progress_metrics(progress: pl.LazyFrame, winners: pl.LazyFrame) -> list[dict
 
 def balance_table(game, tables, setup) -> pl.DataFrame:
     """All metrics the game's tables allow, one row each: ``metric, value, lo, hi, n, note``."""
-    rows = outcome_metrics(game.outcomes(tables, setup).collect())
+    rows = outcome_metrics(games_layout_lazy(game.outcomes(tables, setup)))
     prog = game.progress(tables, setup)
     if prog is not None:
         rows += progress_metrics(*prog)

@@ -249,6 +249,11 @@ def test_balance_metrics_from_outcomes_and_progress():
     assert rows_cut["unfinished rate"]["value"] == pytest.approx(1 / 4)
     assert rows_cut["balance"]["value"] == rows["balance"]["value"] and rows_cut["duration"]["value"] == 5.25
     assert rows_cut["first-player advantage"]["value"] == rows["first-player advantage"]["value"]
+    # read a seat at a time from a lazy table (as a run's report does), the same layout
+    lazy, whole = metrics.games_layout_lazy(cut.lazy()), metrics.games_layout(cut)
+    assert np.array_equal(lazy.win, whole.win, equal_nan=True) and (lazy.null == whole.null).all()
+    assert (lazy.flags["first"] == whole.flags["first"]).all() and (lazy.length == whole.length).all()
+    assert metrics.outcome_metrics(lazy) == metrics.outcome_metrics(cut)
     prog = pl.LazyFrame({"game": [0] * 6, "step": [0, 0, 1, 1, 2, 2], "side": [0, 1] * 3, "score": [0, 1, 2, 1, 2, 2]})
     winners = pl.LazyFrame({"game": [0], "side": [1]})
     pm = {r["metric"]: r for r in metrics.progress_metrics(prog, winners)}
