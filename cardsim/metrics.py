@@ -62,6 +62,8 @@ class Games:
 
 
 def games_layout(out: pl.DataFrame) -> Games:
+    """:class:`Games` of an outcome table held in memory, its rows in any order (each row's game and
+    seat give its cell; a game's length is any of its rows')."""
     g = out["game"].to_numpy()
     step = np.diff(g)
     if (step >= 0).all():  # games in order, as a run's tables hold them: no sort
