@@ -705,14 +705,12 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
 
 
 def card_section(tables: Mapping[str, pl.LazyFrame], players: int) -> tuple[float, pl.DataFrame]:
-    """The full variant's per-card table (:func:`card_table` with :func:`card_lifts`) and its
-    baseline (:func:`number_reveal_win_rate`), from a run's tables."""
+    """The full variant's per-card table (:func:`card_table` with the lifts of :func:`card_lifts`) and
+    its baseline, from a run's tables."""
     games = tables["games"]
-    finished = games.filter(pl.col("winner") >= 0)
     n_games = int(collect(games.select(pl.len())).item())
-    reveals = tables["reveals"]
-    return (number_reveal_win_rate(finished, reveals, players),
-            card_table(reveals, n_games, card_lifts(finished, reveals, players)))
+    base, lifts = card_lifts(games.filter(pl.col("winner") >= 0), tables["reveals"], players)
+    return base, card_table(tables["reveals"], n_games, lifts)
 
 
 def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
@@ -773,31 +771,13 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
     return out
 
 
-def number_reveal_win_rate(finished: pl.DataFrame | pl.LazyFrame, reveals: pl.DataFrame | pl.LazyFrame,
-                           players: int) -> float:
-    """The win rate of the seat behind a revealed number card (finished games, weighted by reveals):
-    number cards do nothing, so this is the baseline of the per-card table (a seat that reveals more
-    cards has simply stayed in the game longer)."""
-    fin, act = collect_all([
-        finished.lazy().select(
-            pl.len().alias("games"),
-            pl.sum_horizontal([pl.col(f"reveals_s{k}") * (pl.col("winner") == k).cast(pl.Int64)
-                               for k in range(players)]).sum().alias("won_all"),
-            pl.sum_horizontal([pl.col(f"reveals_s{k}").cast(pl.Int64) for k in range(players)]).sum().alias("all")),
-        reveals.lazy().filter(pl.col("won").is_not_null()).select(
-            pl.len().alias("n"), pl.col("won").cast(pl.Int64).sum().alias("won")),
-    ])
-    if fin["games"][0] == 0:
-        return float("nan")
-    den = int(fin["all"][0]) - int(act["n"][0])
-    return (int(fin["won_all"][0]) - int(act["won"][0] or 0)) / den if den > 0 else float("nan")
-
-
 def card_lifts(finished: pl.DataFrame | pl.LazyFrame, reveals: pl.DataFrame | pl.LazyFrame,
-               players: int) -> pl.DataFrame:
-    """Per action card: its lift, the revealing seat's win rate minus the win rate behind a revealed
-    number card (:func:`number_reveal_win_rate`), with the 95% interval of that difference clustered
-    by game (:func:`cardsim.stats.rate_difference`: both rates are estimated, from the same games).
+               players: int) -> tuple[float, pl.DataFrame]:
+    """The baseline and each action card's lift: (the win rate of the seat behind a revealed number
+    card, over finished games and weighted by reveals: number cards do nothing, so a seat that
+    reveals more has simply stayed in the game longer; per card, the revealing seat's win rate
+    minus that baseline, with the 95% interval of the difference clustered by game,
+    :func:`cardsim.stats.rate_difference`: both rates are estimated, from the same games).
     Beyond ``stats.CLUSTERS`` games a cluster is a block of consecutive games (``stats.cluster_block``)."""
     schema = {"card": CARD_ENUM, "lift": pl.Float64, "lift_lo": pl.Float64, "lift_hi": pl.Float64}
     finished = finished.lazy()
@@ -810,17 +790,18 @@ def card_lifts(finished: pl.DataFrame | pl.LazyFrame, reveals: pl.DataFrame | pl
     per = act.group_by("card", cluster).agg(pl.len().alias("n"), pl.col("won").cast(pl.Float64).sum().alias("w"))
     fin, per = collect_all([fin, per])
     if fin.height == 0:
-        return pl.DataFrame(schema=schema)
+        return float("nan"), pl.DataFrame(schema=schema)
     games = fin["game"].to_numpy()
     every, by_winner = fin["every"].to_numpy(), fin["by_winner"].to_numpy()
     act_n, act_w = on_games(games, per.group_by("game").agg(pl.col("n").sum(), pl.col("w").sum()), "n", "w")
     num_n, num_w = every - act_n, by_winner - act_w  # the number cards' reveals, by cluster
+    base = float(num_w.sum() / num_n.sum()) if num_n.sum() > 0 else float("nan")
     rows = []
     for (card,), g in per.partition_by("card", as_dict=True).items():
         n_in, w_in = on_games(games, g, "n", "w")
         e = rate_difference(w_in, n_in, w_in + num_w, n_in + num_n)
         rows.append({"card": card, "lift": e.value, "lift_lo": e.lo, "lift_hi": e.hi})
-    return pl.DataFrame(rows, schema=schema)
+    return base, pl.DataFrame(rows, schema=schema)
 
 
 def reveal_counts(rv: pl.DataFrame | pl.LazyFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
