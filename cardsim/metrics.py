@@ -123,12 +123,6 @@ def games_layout_lazy(out: pl.LazyFrame) -> Games:
     return Games([str(x) for x in seats], win, null, flags, length)
 
 
-def seat_matrix(out: pl.DataFrame) -> tuple[np.ndarray, list]:
-    """Finished games x seats: each seat's share of the win (1, 1/k shared, 0), and the seat labels."""
-    lay = games_layout(out)
-    return lay.win[np.all(np.isfinite(lay.win), axis=1)], lay.seats
-
-
 def _pair_contrasts(k: int) -> tuple[np.ndarray, list[tuple[int, int]]]:
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     c = np.zeros((len(pairs), k))
