@@ -351,6 +351,31 @@ def paired_difference(a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None 
     return mean_ci(b - a, clusters, z, bounds)
 
 
+def count_rate_ci(s: np.ndarray, q: np.ndarray, n: int, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """95% interval of the mean per unit (per game) of a count that is often zero: ``s`` the counts'
+    sum and ``q`` the sum of their squares over ``n`` units (arrays: one entry per count).
+
+    Garwood's exact Poisson interval at the effective count: the count's dispersion ``d = max(1,
+    variance / mean)`` over the units (a card revealed twice in one game is two events that are not
+    independent), then chi-square quantiles of ``2 s / d`` (lower) and ``2 s / d + 2`` (upper), scaled
+    to the unit by ``n / d`` (the Poisson analogue of Wilson at the effective sample size). At ``s = 0``
+    the interval is 0 to ``chi2(0.975, 2) / 2 / n`` = 3.69 / n, never zero width; the normal
+    interval it replaces covered 80-92% on tens of events and printed 0-0 for a card never seen."""
+    from scipy.stats import chi2
+
+    s = np.asarray(s, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
+    alpha = _alpha(z)
+    mean = s / n
+    var = (q - s * s / n) / max(n - 1, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = np.where(s > 0, np.maximum(1.0, var / np.where(mean > 0, mean, 1.0)), 1.0)
+    k = s / d
+    lo = np.where(k > 0, chi2.ppf(alpha / 2, 2 * np.maximum(k, 1e-300)) / 2, 0.0) * d / n
+    hi = chi2.ppf(1 - alpha / 2, 2 * k + 2) / 2 * d / n
+    return lo, hi
+
+
 def rate_difference(w_in: np.ndarray, n_in: np.ndarray, w_all: np.ndarray, n_all: np.ndarray,
                     z: float | None = None) -> Estimate:
     """Rate of a group minus the rate of the rest, clustered by game. Arrays hold one entry per game:
@@ -534,19 +559,31 @@ def t95_expr(df: pl.Expr) -> pl.Expr:
     return out.otherwise(None)
 
 
+def _hall_inverse(q: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """The studentised mean's quantile ``q`` through the inverse of Hall's (1992) cubic transformation
+    ``g(S) = S + b S^2 / 3 + b^2 S^3 / 27 + b / 6`` (``b`` the skewness over sqrt(n)); ``q`` itself
+    where the sample shows no skewness."""
+    return (pl.when(b.abs() > 1e-12).then(3 / b * ((1 + b * (q - b / 6)).cbrt() - 1)).otherwise(q))
+
+
 def mean_exprs(col: str | pl.Expr, prefix: str = "") -> list[pl.Expr]:
-    """Aggregations: n, mean, standard error and the 95% interval of a column, Student's t with n - 1
-    degrees of freedom (one row per independent unit, e.g. per game; for several rows per game use
-    :func:`mean_table`)."""
+    """Aggregations: n, mean, standard error and the 95% interval of a column, one row per independent
+    unit (per game; for several rows per game use :func:`mean_table`): Student's t with n - 1 degrees
+    of freedom, corrected for the sample's skewness by Hall's (1992) transformation of the
+    studentised mean. A game's length is skewed (a long tail of long games): the plain t interval
+    covered 89.5% at 10 games and 93.5% at 100 of a geometric length (coverage case "per-game mean");
+    an unskewed sample gets the t interval as before, and a sample without spread zero width."""
     c = pl.col(col) if isinstance(col, str) else col
-    se = c.std(ddof=1) / c.count().sqrt()
-    half = t95_expr(c.count() - 1) * se
+    n = c.count()
+    se = c.std(ddof=1) / n.sqrt()
+    q = t95_expr(n - 1)
+    b = (c.skew(bias=True) / n.sqrt()).fill_nan(0.0).fill_null(0.0)
     return [
-        c.count().alias(f"{prefix}n"),
+        n.alias(f"{prefix}n"),
         c.mean().alias(f"{prefix}mean"),
         se.alias(f"{prefix}se"),
-        (c.mean() - half).alias(f"{prefix}lo"),
-        (c.mean() + half).alias(f"{prefix}hi"),
+        (c.mean() - se * _hall_inverse(q, b)).alias(f"{prefix}lo"),
+        (c.mean() - se * _hall_inverse(-q, b)).alias(f"{prefix}hi"),
     ]
 
 

@@ -56,6 +56,25 @@ def test_planted_policy_is_found_and_beats_the_baseline_held_out():
     assert res.runner_up.values in ({"seat0.policy": "random"}, {"seat0.policy": "collector"})
 
 
+def test_candidate_objective_of_a_share_is_never_zero_width():
+    """A candidate's win rate (and share of games in the band) was +- t SE: it covered 91-92% at a
+    rare share and read 0.0-0.0% where no deal scored. It takes share_estimate's interval now; a
+    length keeps the t interval."""
+    import numpy as np
+
+    from cardsim.studies import search as srch
+    from cardsim.studies.evaluate import estimate, share_estimate
+
+    win = srch.plan(scenario({**SMALL, "params": {"seat0.first_at": [4, 7]}}))
+    zero = win.estimate(np.zeros(200))
+    assert zero.mean == zero.lo == 0.0 and zero.hi > 0.01
+    v = np.random.default_rng(1).binomial(4, 0.01, 500) / 4
+    assert (win.estimate(v).lo, win.estimate(v).hi) == (share_estimate(v).lo, share_estimate(v).hi)
+    length = srch.plan(scenario({**SMALL, "params": {"seat0.first_at": [4, 7]}, "objective": "length"}))
+    x = np.arange(50.0)
+    assert (length.estimate(x).lo, length.estimate(x).hi) == (estimate(x).lo, estimate(x).hi)
+
+
 def test_planted_rule_value_is_recovered():
     """Rule design: find the target whose mean game length (hands) is the length measured at target
     60 on other deals. Length grows with the target, so the planted optimum is 60."""

@@ -17,10 +17,10 @@ from cardsim.games.turtle import rules as R
 from cardsim.games.turtle.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.stats import (
-    Z95,
     cluster_key,
     collect,
     collect_all,
+    count_rate_ci,
     mean_exprs,
     on_games,
     rate_difference,
@@ -844,17 +844,15 @@ def card_table(rv: pl.DataFrame | pl.LazyFrame, n_games: int, lifts: pl.DataFram
     per = allcards.join(per, on="card", how="left").fill_null(0).join(counts.select("card", "games_with"), on="card")
     win = win.select("card", pl.col("rate").alias("win_rate"), pl.col("lo").alias("win_lo"),
                      pl.col("hi").alias("win_hi"), pl.col("deff").alias("win_deff"))
-    # reveals per game: the mean over all games of a game's count (zero in most), normal 95% interval
-    counts = counts.filter(pl.col("games_with") > 0)
-    var = (pl.col("_q") - pl.col("_s") ** 2 / n_games) / max(n_games - 1, 1) / n_games
-    per_game = counts.select("card", (pl.col("_s") / n_games).alias("per_game"),
-                             (pl.col("_s") / n_games - Z95 * var.clip(0.0, None).sqrt()).clip(0.0, None).alias("per_game_lo"),
-                             (pl.col("_s") / n_games + Z95 * var.clip(0.0, None).sqrt()).alias("per_game_hi"))
+    # reveals per game: the mean over all games of a game's count (zero in most), Garwood's Poisson
+    # interval at the effective count (a card never revealed still gets an upper bound)
+    lo, hi = count_rate_ci(s, q, max(n_games, 1))
+    per_game = counts.select("card", (pl.col("_s") / max(n_games, 1)).alias("per_game"),
+                             pl.Series("per_game_lo", lo), pl.Series("per_game_hi", hi))
     if lifts is None:
         lifts = pl.DataFrame(schema={"card": CARD_ENUM, "lift": pl.Float64, "lift_lo": pl.Float64,
                                      "lift_hi": pl.Float64})
     return per.join(win, on="card", how="left").join(per_game, on="card", how="left").with_columns(
-        pl.col("per_game", "per_game_lo", "per_game_hi").fill_null(0.0),
         *wilson_exprs(pl.col("games_with"), pl.lit(n_games), prefix="games_"),
     ).join(lifts, on="card", how="left").select(
         "card", "reveals", "per_game", "per_game_lo", "per_game_hi", "games_with", "games_rate", "games_lo",

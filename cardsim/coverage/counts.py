@@ -1,0 +1,74 @@
+"""Coverage of per-game means: a count that is mostly zero (Turtle's reveals of an action card per
+game, cardsim.stats.count_rate_ci) and a value every game gives (game length, events, a seat's
+score: Student's t of cardsim.stats.mean_exprs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from cardsim.coverage import Coverage, case
+from cardsim.stats import count_rate_ci, mean_exprs
+
+
+def _turtle_like(rng: np.random.Generator, games: int, size: int) -> np.ndarray:
+    """An action card's reveals a game as a 4-player full Turtle run gives them (1M games of the
+    shipped scenario: 0.77 a game, in 53% of games, dispersion 1.1): revealed in a game with chance
+    0.53, then 1 + Poisson(0.45) times. Mean 0.53 x 1.45 = 0.7685."""
+    return (rng.random((size, games)) < 0.53) * (1 + rng.poisson(0.45, (size, games)))
+
+
+def _clumped(rng: np.random.Generator, lam: float, games: int, size: int) -> np.ndarray:
+    """Poisson(lam / 2) clumps a game, each of 1, 2 or 3 reveals (mean 2): mean lam, dispersion 2.33."""
+    clumps = rng.poisson(lam / 2, (size, games))
+    out = np.zeros((size, games), np.int64)
+    for k in range(1, int(clumps.max(initial=0)) + 1):
+        out += (clumps >= k) * rng.integers(1, 4, (size, games))
+    return out
+
+
+@case("count per game", replicates=2000)
+def count_per_game(replicates: int, seed: int) -> list[Coverage]:
+    """A count per game, mostly zero, with a known mean: Poisson from 3 expected events in a run to
+    thousands; the Turtle-like count of a real run; and clumps of events (a card revealed again in
+    the same game), where few events cannot show how clumped they are."""
+    rng = np.random.default_rng(seed)
+    setups = [("Poisson", lam, n) for lam, n in ((0.003, 1000), (0.01, 500), (0.1, 200), (0.5, 2000))]
+    setups += [("Turtle-like", 0.7685, n) for n in (20, 200, 2000)]
+    setups += [("clumped", lam, n) for lam, n in ((0.01, 500), (0.1, 200), (0.5, 2000))]
+    out = []
+    for kind, lam, games in setups:
+        if kind == "Poisson":
+            c = rng.poisson(lam, (replicates, games))
+        elif kind == "Turtle-like":
+            c = _turtle_like(rng, games, replicates)
+        else:
+            c = _clumped(rng, lam, games, replicates)
+        c = c.astype(np.float64)
+        lo, hi = count_rate_ci(c.sum(axis=1), (c * c).sum(axis=1), games)
+        hit = int(((lo <= lam) & (lam <= hi)).sum())
+        what = {"Poisson": f"Poisson({lam}) a game", "Turtle-like": "Turtle-like reveals (0.77 a game, 53% of games)",
+                "clumped": f"clumps of 1-3, {lam} a game"}[kind]
+        out.append(Coverage("count per game (Garwood at the effective count)",
+                            f"{what}, {games:,} games ({lam * games:,.0f} expected)", 0.95, replicates, hit))
+    return out
+
+
+@case("per-game mean", replicates=2000)
+def per_game_mean(replicates: int, seed: int) -> list[Coverage]:
+    """A value every game gives, skewed like a game's length (geometric, mean 20) or small and
+    discrete like a seat's final score (binomial(5, 0.3)), at 10 to 2,000 games: the summaries' t
+    interval (``mean_exprs``) computed by polars over each replicate's games."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for kind, truth in (("geometric length, mean 20", 20.0), ("score binomial(5, 0.3)", 1.5)):
+        for games in (10, 30, 100, 2000):
+            if truth == 20.0:
+                x = rng.geometric(1 / 20, (replicates, games))
+            else:
+                x = rng.binomial(5, 0.3, (replicates, games))
+            frame = pl.DataFrame({"rep": np.repeat(np.arange(replicates), games), "x": x.ravel().astype(np.float64)})
+            t = frame.group_by("rep").agg(*mean_exprs("x"))
+            hit = int(((t["lo"] <= truth) & (truth <= t["hi"])).sum())
+            out.append(Coverage("per-game mean (t, Hall's skewness correction)", f"{kind}, {games:,} games", 0.95, replicates, hit))
+    return out
