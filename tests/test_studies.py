@@ -87,6 +87,11 @@ def test_compare_decide_mode_stops_with_a_sign(tmp_path):
     assert res.decided and "decision rule stopped the run" in res.stopped and res.games < 2000
     row = res.diffs.row(0, named=True)
     assert row["hi"] < 0 and "lo_fixed_n" in row and "p" not in row  # the answer is the anytime-valid sequence
+    # the arms' and the unpaired intervals were fixed-n under the 95% label after the stop (92-94% coverage)
+    assert "lo_unpaired" not in row and "lo_unpaired_fixed_n" in row
+    arm = res.arms.row(0, named=True)
+    assert list(res.arms.columns) == ["arm", "n", "mean", "se", "lo", "hi", "lo_fixed_n", "hi_fixed_n"]
+    assert arm["lo"] < arm["lo_fixed_n"] < arm["mean"] < arm["hi_fixed_n"] < arm["hi"]
     assert "anytime-valid 95% CI" in paired.headline(res) and "decision rule stopped" in paired.headline(res)
     # on the terminal the difference and both intervals are percentages (diff and the fixed-n bounds
     # printed as raw fractions, -0.137 beside -14.7%, before)

@@ -141,6 +141,9 @@ def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) 
     for name in p.arms:
         e = mean_ci(values[name][ok], bounds=arm_bounds)
         rows.append({"arm": name, "n": e.n, "mean": e.value, "se": e.se, "lo": e.lo, "hi": e.hi})
+        if sequential and win:
+            cs = eb_sequence(values[name][ok], alpha=p.alpha, lo=0.0, hi=1.0)
+            rows[-1] |= {"cs_lo": cs.lo, "cs_hi": cs.hi}
     a = values[base_name][ok]
     for name in p.arms[1:]:
         b = values[name][ok]
@@ -192,16 +195,19 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         arms, diffs = summarize(p, values, sequential=True)
         decided = ((diffs["cs_lo"] > 0) | (diffs["cs_hi"] < 0)).all()
         if decided or n >= total:
-            # after a data-dependent stop only the anytime-valid sequence keeps its coverage: it becomes the
-            # interval (lo, hi); the fixed-n interval is kept for reference under its own name
-            # (the fixed-n p-values do not hold either, and are dropped)
-            diffs = diffs.rename({"lo": "lo_fixed_n", "hi": "hi_fixed_n"}).rename({"cs_lo": "lo", "cs_hi": "hi"}) \
-                .drop("p", "p_holm")
+            # after a data-dependent stop only the anytime-valid sequences keep their coverage: they become
+            # the intervals (lo, hi) of the arms and the differences; the fixed-n intervals (paired and
+            # unpaired) are kept for reference under their own names, the fixed-n p-values dropped
+            arms = _sequence_first(arms, {"lo": "lo_fixed_n", "hi": "hi_fixed_n"})
+            diffs = _sequence_first(diffs.drop("p", "p_holm"), {
+                "lo": "lo_fixed_n", "hi": "hi_fixed_n", "lo_unpaired": "lo_unpaired_fixed_n",
+                "hi_unpaired": "hi_unpaired_fixed_n"})
             ruled = bool(decided) and (n < total or n % step == 0)  # the rule, not the cap, ended the run
             why = (f"The decision rule stopped the run after {n:,} deals: every difference's anytime-valid "
                    f"{100 * (1 - p.alpha):.0f}% confidence sequence excludes 0 (looks every {step:,} deals; the "
                    f"chance of a wrong sign is at most {p.alpha / 2:g} per difference however many looks). lo and hi "
-                   "are that sequence; lo_fixed_n and hi_fixed_n, the fixed-n interval, do not hold after such a stop."
+                   "are that sequence (the arms' too); the *_fixed_n columns, fixed-n intervals, do not hold after such "
+                   "a stop."
                    if ruled else
                    f"Stopped at the cap of {total:,} deals before the decision rule's first look (it looks every "
                    f"{step:,} deals): no decision was taken. lo and hi are the anytime-valid confidence sequence at "
@@ -214,6 +220,19 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
                    f"excludes 0 (the last look before it, every {step:,} deals, did not yet; lo and hi are that "
                    "sequence).")
             return CompareResult(p, n, arms, diffs, why, decided=ruled)
+
+
+def _sequence_first(frame: pl.DataFrame, fixed: dict[str, str]) -> pl.DataFrame:
+    """``frame`` with its fixed-n bounds renamed (``fixed``) and the confidence sequence (``cs_lo``,
+    ``cs_hi``) as ``lo`` / ``hi`` where the fixed-n bounds were, the renamed ones right after them."""
+    out = frame.rename(fixed).rename({"cs_lo": "lo", "cs_hi": "hi"})
+    order = []
+    for c in frame.columns:
+        if c == "lo":
+            order += ["lo", "hi", "lo_fixed_n", "hi_fixed_n"]
+        elif c not in ("hi", "cs_lo", "cs_hi"):
+            order.append(fixed.get(c, c))
+    return out.select(order)
 
 
 #: what a game's length counts
@@ -270,12 +289,12 @@ def output(res: CompareResult) -> Output:
     """What ``cardsim compare`` prints."""
     kind = "anytime-valid" if res.plan.decide else "paired"
     holm_p = "" if res.plan.decide else ", Holm-adjusted p"
-    arms = "Arms (focus seat's mean, 95% interval)"
+    arms = f"Arms (focus seat's mean, {'anytime-valid ' if res.plan.decide else ''}95% interval)"
     diffs = f"Differences vs the first arm: {kind} and unpaired intervals{holm_p}"
     shares = {}
     if res.plan.metric == "win":  # a win share and its differences: percentages on the terminal
-        shares = {arms: ("mean", "se", "lo", "hi"),
+        shares = {arms: ("mean", "se", "lo", "hi", "lo_fixed_n", "hi_fixed_n"),
                   diffs: ("diff", "se_paired", "lo", "hi", "se_unpaired", "lo_unpaired", "hi_unpaired", "cs_lo",
-                          "cs_hi", "lo_fixed_n", "hi_fixed_n")}
+                          "cs_hi", "lo_fixed_n", "hi_fixed_n", "lo_unpaired_fixed_n", "hi_unpaired_fixed_n")}
     return Output(headline(res), [(arms, res.arms), (diffs, res.diffs)], notes=[res.stopped] if res.stopped else [],
                   shares=shares)
