@@ -133,8 +133,10 @@ def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None =
     """Mean of ``x`` with its standard error, 95% interval and the p-value of a mean of 0 (the test the
     interval inverts), clustered by ``clusters`` (e.g. the game of each observation) when given: the
     cluster-robust variance of a ratio of sums, ``C / (C - 1) * sum_c (s_c - mean * n_c)^2 / n^2``, and
-    Student's t with C - 1 degrees of freedom (the normal quantile once C is large). ``z``: another
-    level, as a normal quantile.
+    Student's t with C - 1 degrees of freedom (the normal quantile once C is large); with one value a
+    unit, t corrected for the sample's skewness (:func:`hall_inverse`: a game's length has a long
+    tail, and the plain t interval covered 89.5% at 10 geometric lengths). ``z``: another level, as a
+    normal quantile.
 
     ``bounds``: where the values lie. A bounded mean near a bound is skewed, and a t interval misses it
     (a difference of wins that is +1 in 95% of 100 deals: t covered 90.5%; 3 deals of +1: zero width);
@@ -188,7 +190,25 @@ def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None =
     deff = var / var_iid if var_iid > 0 else 1.0
     se = math.sqrt(var)
     q = t95(k - 1) if z is None else z  # a half-bounded value (a length, at least 0) is cut to its bound
-    return Estimate(m, se, within(m - q * se, bounds), within(m + q * se, bounds), n, k, deff, t_p(m, se, k - 1))
+    if k < n:  # clusters of several values: t on the clusters
+        return Estimate(m, se, within(m - q * se, bounds), within(m + q * se, bounds), n, k, deff, t_p(m, se, k - 1))
+    # one value a unit (a game's length, a deal's difference): t corrected for the sample's skewness
+    b = float(((x - m) ** 3).mean() / x.var() ** 1.5) / math.sqrt(n) if x.var() > 0 else 0.0
+    lo, hi = m - se * hall_inverse(q, b), m - se * hall_inverse(-q, b)
+    g0 = hall_forward(m / se, b)  # the test of a mean of 0 that the interval inverts
+    return Estimate(m, se, within(lo, bounds), within(hi, bounds), n, k, deff, t_p(g0, 1.0, k - 1))
+
+
+def hall_forward(s: float, b: float) -> float:
+    """Hall's (1992) cubic transformation of a studentised mean ``s``, ``b`` the sample's skewness over
+    sqrt(n): ``s + b s^2 / 3 + b^2 s^3 / 27 + b / 6``, monotone, distributed as Student's t to a
+    higher order than ``s`` itself when the values are skewed."""
+    return s + b * s * s / 3 + b * b * s ** 3 / 27 + b / 6
+
+
+def hall_inverse(q: float, b: float) -> float:
+    """The inverse of :func:`hall_forward`: the studentised mean's quantile behind the t quantile ``q``."""
+    return 3 / b * (np.cbrt(1 + b * (q - b / 6)) - 1) if abs(b) > 1e-12 else q
 
 
 def _alike_interval(value: float, units: int, bounds: tuple[float, float], alpha: float) -> tuple[float, float]:
@@ -560,9 +580,7 @@ def t95_expr(df: pl.Expr) -> pl.Expr:
 
 
 def _hall_inverse(q: pl.Expr, b: pl.Expr) -> pl.Expr:
-    """The studentised mean's quantile ``q`` through the inverse of Hall's (1992) cubic transformation
-    ``g(S) = S + b S^2 / 3 + b^2 S^3 / 27 + b / 6`` (``b`` the skewness over sqrt(n)); ``q`` itself
-    where the sample shows no skewness."""
+    """:func:`hall_inverse` as a polars expression."""
     return (pl.when(b.abs() > 1e-12).then(3 / b * ((1 + b * (q - b / 6)).cbrt() - 1)).otherwise(q))
 
 

@@ -4,11 +4,13 @@ score: Student's t of cardsim.stats.mean_exprs)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 
 from cardsim.coverage import Coverage, case
-from cardsim.stats import count_rate_ci, mean_exprs
+from cardsim.stats import count_rate_ci, mean_ci, mean_exprs
 
 
 def _turtle_like(rng: np.random.Generator, games: int, size: int) -> np.ndarray:
@@ -70,5 +72,11 @@ def per_game_mean(replicates: int, seed: int) -> list[Coverage]:
             frame = pl.DataFrame({"rep": np.repeat(np.arange(replicates), games), "x": x.ravel().astype(np.float64)})
             t = frame.group_by("rep").agg(*mean_exprs("x"))
             hit = int(((t["lo"] <= truth) & (truth <= t["hi"])).sum())
-            out.append(Coverage("per-game mean (t, Hall's skewness correction)", f"{kind}, {games:,} games", 0.95, replicates, hit))
+            out.append(Coverage("per-game mean (t, Hall's skewness correction)", f"{kind}, {games:,} games", 0.95,
+                                replicates, hit))
+            # the same values through mean_ci (balance metrics, compare's and sweep's lengths)
+            est = [mean_ci(row, bounds=(0.0, math.inf)) for row in x.astype(np.float64)]
+            hit = sum(e.lo <= truth <= e.hi for e in est)
+            out.append(Coverage("mean of one value a unit (mean_ci, Hall)", f"{kind}, {games:,} games", 0.95,
+                                replicates, hit))
     return out
