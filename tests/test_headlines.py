@@ -6,6 +6,8 @@ Each fair table here is one on which the pointwise rule the answers used before 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 import pytest
@@ -107,4 +109,108 @@ def test_turtle_headline_claims_a_seat_only_with_simultaneous_intervals():
             "share of 25.0%") in unfair
 
 
+def test_royal_sole_win_differences_allow_for_the_estimated_fair_share():
+    from cardsim.games.fubnub.game import sole_win_differences
+
+    n, wins = 20_000, [4620, 4500, 4460, 4420]  # 2,000 ties: the fair share is 22.5%
+    fair = sum(wins) / n / 4
+    assert wilson(wins[0], n)[0] > fair  # the old rule: seat 0's pointwise interval against the fair share, taken as known
+    d = sole_win_differences(wins, n)
+    assert d[0][0] == pytest.approx(wins[0] / n - fair)
+    assert all(lo <= 0 <= hi for _, lo, hi in d)
+    # the same intervals from the games themselves: each game's x_s - mean_t x_t, its mean +- z se
+    x = np.zeros((n, 4))
+    x[np.arange(sum(wins)), np.repeat(np.arange(4), wins)] = 1
+    dev = x - x.mean(axis=1, keepdims=True)
+    se = dev.std(axis=0, ddof=1) / math.sqrt(n)
+    z = bonferroni_z(4, n - 1)
+    for k in range(4):
+        assert d[k][1] == pytest.approx(dev[:, k].mean() - z * se[k], abs=1e-12)
+        assert d[k][2] == pytest.approx(dev[:, k].mean() + z * se[k], abs=1e-12)
+    unfair = sole_win_differences([5400, 4200, 4200, 4200], n)
+    assert unfair[0][1] > 0 and all(hi < 0 for _, _, hi in unfair[1:])  # 27% and 21% against 22.5%
+
+
+def test_royal_headline_on_a_fair_table_names_no_seat():
+    from cardsim.games.fubnub.game import GAME
+
+    s = _setup("fubnub", variant="battle_royal", players=4)
+    n = 20_000
+    winner = np.concatenate([_winners([4620, 4500, 4460, 4420]), np.full(2000, -1, np.int8)])
+    pts = np.zeros((n, 4), np.int16)
+    pts[winner >= 0, winner[winner >= 0]] = 5
+    pts[winner < 0, :2] = 5
+    games = pl.DataFrame({"game": np.arange(n), "winner": winner, "tie": winner < 0, "unfinished": np.zeros(n, bool),
+                          "hands": np.full(n, 3, np.int16), "limbo_left": np.zeros(n, np.int16),
+                          "discarded": np.zeros(n, np.int16), **{f"points_s{k}": pts[:, k] for k in range(4)}})
+    hands = pl.DataFrame({"game": np.arange(n), "action_card": pl.Series([None] * n, dtype=pl.String),
+                          "tie": np.zeros(n, bool), "winner": np.zeros(n, np.int8), "limbo": np.zeros(n, np.int8)})
+    words = GAME.headline({"games": games.lazy(), "hands": hands.lazy()}, s)
+    assert "no seat differs detectably from the fair share of sole wins, 22.5%" in words
+    assert "95% intervals simultaneous over the 4 seats" in words
+
+
+# -- B2: Full Deck's action cards -----------------------------------------------------------------------
+def _reveals(rates: dict[str, float], per: int = 1000, seed: int = 0) -> dict[str, pl.LazyFrame]:
+    """``per`` reveals of each card, exactly ``rates[card] * per`` of them won by the revealer, two
+    reveals a game."""
+    rng = np.random.default_rng(seed)
+    cards_, won = [], []
+    for c, r in rates.items():
+        cards_ += [c] * per
+        won += list(rng.permutation(np.arange(per) < round(r * per)))
+    order = rng.permutation(len(cards_))
+    cards_, won = np.array(cards_)[order], np.array(won)[order]
+    g = np.arange(cards_.size) // 2
+    rev = rng.integers(0, 4, cards_.size).astype(np.int8)
+    winner = np.where(won, rev, (rev + 1) % 4).astype(np.int8)
+    return {"hands": pl.DataFrame({"game": g, "action_card": cards_, "revealer": rev, "winner": winner}).lazy()}
+
+
+def test_action_card_answer_names_a_card_only_off_zero_against_the_other_cards():
+    from cardsim.games.fubnub.game import action_card_answer, action_card_differences
+    from cardsim.games.turtle.cards import ACTION_NAMES
+
+    names = [c for c in ACTION_NAMES if c != "Turtle"][:30]
+    rates = dict.fromkeys(names, 0.25) | {names[0]: 0.285}
+    tables = _reveals(rates)
+    # the old rule: the card's pointwise Wilson interval (25.8-31.4%) leaves the pooled 25.1% out
+    pooled = (285 + 250 * 29) / 30_000
+    assert wilson(285, 1000)[0] > pooled
+    words = action_card_answer(tables)
+    assert "helps most" not in words and "hurts most" not in words
+    assert (f"no card is detectably different from the other cards' reveals (the largest observed difference, "
+            f"{names[0]}: +3.5 percentage points (simultaneous 95% CI over the 30 cards") in words
+    d = action_card_differences(tables)
+    assert d.height == 30 and d["diff"][0] == pytest.approx(0.285 - 0.25)
+    assert d["rest_rate"][0] == pytest.approx(0.25)
+    clear = action_card_answer(_reveals(rates | {names[0]: 0.40, names[1]: 0.12}))
+    assert f"{names[0]} helps most, +15.4 percentage points"  # 40% against 7,120 of 29,000 in clear
+    assert f"{names[1]} hurts most, -13.5 percentage points" in clear
+
+
 # -- B6: the extremes of a table carry their simultaneous intervals -------------------------------------
+def test_fubnub_headline_point_card_extremes_have_simultaneous_intervals():
+    from cardsim.games.fubnub import cards
+    from cardsim.games.fubnub.game import GAME
+
+    s = _setup("fubnub")
+    kinds = list(cards.KIND_NAMES)
+    rng = np.random.default_rng(2)
+    n_games, per = 2000, 5
+    g = np.repeat(np.arange(n_games), per)
+    point = rng.choice(kinds, g.size)
+    caller = rng.integers(0, 4, g.size).astype(np.int8)
+    won = rng.random(g.size) < np.where(point == kinds[0], 0.7, 0.6)
+    winner = np.where(won, caller % 2, 1 - caller % 2).astype(np.int8)
+    hands = pl.DataFrame({"game": g, "caller": caller, "winner": winner,
+                          "point_card": pl.Series(point, dtype=pl.Enum(kinds))})
+    games = pl.DataFrame({"game": np.arange(n_games), "winner": (np.arange(n_games) % 2).astype(np.int8),
+                          "first_dealer": (np.arange(n_games) % 4).astype(np.int8)})
+    words = GAME.headline({"hands": hands.lazy(), "games": games.lazy()}, s)
+    by = rate_table(hands.with_columns(win=pl.col("winner") == pl.col("caller") % 2), ["point_card"], "win")
+    k = by.height
+    top = wilson_at(by, bonferroni_z(k)).sort("rate").row(k - 1, named=True)
+    assert top["sim_hi"] - top["sim_lo"] > top["hi"] - top["lo"]  # wider than its pointwise interval
+    assert (f"to {top['point_card']} {100 * top['rate']:.1f}% ({100 * top['sim_lo']:.1f}-{100 * top['sim_hi']:.1f}%), "
+            f"the lowest and highest of {k}, 95% intervals simultaneous over the cards") in words
