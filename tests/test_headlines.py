@@ -214,3 +214,42 @@ def test_fubnub_headline_point_card_extremes_have_simultaneous_intervals():
     assert top["sim_hi"] - top["sim_lo"] > top["hi"] - top["lo"]  # wider than its pointwise interval
     assert (f"to {top['point_card']} {100 * top['rate']:.1f}% ({100 * top['sim_lo']:.1f}-{100 * top['sim_hi']:.1f}%), "
             f"the lowest and highest of {k}, 95% intervals simultaneous over the cards") in words
+
+
+def test_gubs_headline_largest_lift_has_its_simultaneous_interval():
+    from cardsim.games.gubs import cards as C
+    from cardsim.games.gubs.game import GAME, card_impact
+
+    s = _setup("gubs", players=3)
+    rng = np.random.default_rng(4)
+    n = 3000
+    names = list(C.CARD_NAMES)
+    winner = rng.integers(0, 3, n)
+    games = pl.DataFrame({"game": np.arange(n), "finished": np.ones(n, bool),
+                          "winners": (1 << winner).astype(np.int16), "turns": np.full(n, 30, np.int32)})
+    rows = []
+    for gi in range(n):
+        for seat in range(3):
+            for c in rng.choice(len(names), 6, replace=False):
+                # the first card is drawn by the winner more often: an association with winning
+                if c == 0 and seat != winner[gi] and rng.random() < 0.7:
+                    continue
+                rows.append((gi, seat, c))
+    a = np.array(rows)
+    cards_ = pl.DataFrame({"game": a[:, 0], "seat": a[:, 1].astype(np.int8),
+                           "card": pl.Series(np.array(names)[a[:, 2]], dtype=pl.Enum(names)),
+                           "drawn": np.ones(len(a), np.int16), "played": np.zeros(len(a), np.int16)})
+    tables = {"games": games.lazy(), "cards": cards_.lazy()}
+    words = GAME.headline(tables, s)
+    impact = card_impact(tables, 3).filter(pl.col("n_drew") >= 30).sort("lift", descending=True)
+    k = impact.height
+    top = impact.row(0, named=True)
+    assert top["card"] == names[0]
+    assert f"Seats that draw {names[0]} win {100 * top['lift']:+.1f} percentage points (simultaneous 95% CI over the {k} " \
+           f"cards " in words and "(the largest observed gain)" in words
+    sim = words.split(f"over the {k} cards ")[1].split(")")[0].split(" to ")
+    lo, hi = float(sim[0]) / 100, float(sim[1]) / 100
+    assert lo < top["lift_lo"] and hi > top["lift_hi"]  # wider than the pointwise interval of the summary
+    half = (hi - lo) / 2
+    assert half / ((top["lift_hi"] - top["lift_lo"]) / 2) == pytest.approx(bonferroni_z(k, n - 1) / bonferroni_z(1, n - 1),
+                                                                            abs=0.02)
