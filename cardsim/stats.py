@@ -45,8 +45,10 @@ CLUSTERS = 1 << 16
 #: said under every summary and report of a run
 ROWWISE = ("Each interval is a 95% interval for its own row (pointwise): in a table of many rows about one in "
            "twenty misses its truth by chance, so a table's highest and lowest rows are not findings on their "
-           "own. The balance metric allows for picking the best and worst seat (max-T over every pair of "
-           "seats); the studies cardsim compare, sweep and cards compare rows with the multiplicity adjusted.")
+           "own. The answer's claims about which seats or cards differ, and the highest and lowest rows "
+           "it quotes, read 95% intervals simultaneous over the rows (Bonferroni). The balance metric allows for "
+           "picking the best and worst seat (max-T over every pair of seats); the studies cardsim compare, sweep "
+           "and cards compare rows with the multiplicity adjusted.")
 
 
 def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
