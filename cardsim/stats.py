@@ -45,8 +45,10 @@ CLUSTERS = 1 << 16
 #: said under every summary and report of a run
 ROWWISE = ("Each interval is a 95% interval for its own row (pointwise): in a table of many rows about one in "
            "twenty misses its truth by chance, so a table's highest and lowest rows are not findings on their "
-           "own. The balance metric allows for picking the best and worst seat (max-T over every pair of "
-           "seats); the studies cardsim compare, sweep and cards compare rows with the multiplicity adjusted.")
+           "own. The answer's claims about which seats or cards differ, and the highest and lowest rows "
+           "it quotes, read 95% intervals simultaneous over the rows (Bonferroni). The balance metric allows for "
+           "picking the best and worst seat (max-T over every pair of seats); the studies cardsim compare, sweep "
+           "and cards compare rows with the multiplicity adjusted.")
 
 
 def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
@@ -397,12 +399,13 @@ def count_rate_ci(s: np.ndarray, q: np.ndarray, n: int, z: float = Z95) -> tuple
 
 
 def rate_difference(w_in: np.ndarray, n_in: np.ndarray, w_all: np.ndarray, n_all: np.ndarray,
-                    z: float | None = None) -> Estimate:
+                    z: float | None = None, alpha: float = 0.05) -> Estimate:
     """Rate of a group minus the rate of the rest, clustered by game. Arrays hold one entry per game:
     successes and trials in the group (``w_in``, ``n_in``) and in the whole game (``w_all``, ``n_all``).
     The variance is the cluster-robust (linearisation) variance of the difference of two ratio
     estimators; ``deff`` compares it with two independent binomial rates. The interval is Student's t
-    with games - 1 degrees of freedom (as :func:`mean_ci`), unless ``z`` is given."""
+    with games - 1 degrees of freedom (as :func:`mean_ci`) at two-sided level ``alpha`` (``0.05 / k``:
+    Bonferroni over k groups), unless ``z`` is given."""
     w_in, n_in, w_all, n_all = (np.asarray(a, dtype=np.float64) for a in (w_in, n_in, w_all, n_all))
     w_out, n_out = w_all - w_in, n_all - n_in
     ni, no = n_in.sum(), n_out.sum()
@@ -415,7 +418,8 @@ def rate_difference(w_in: np.ndarray, n_in: np.ndarray, w_all: np.ndarray, n_all
     var_b = ri * (1 - ri) / ni + ro * (1 - ro) / no
     se = math.sqrt(var)
     d = ri - ro
-    z = t95(c - 1) if z is None else z
+    if z is None:
+        z = t95(c - 1) if alpha == 0.05 else t_quantile(1 - alpha / 2, c - 1)
     return Estimate(d, se, d - z * se, d + z * se, int(ni + no), c, var / var_b if var_b > 0 else 1.0)
 
 
@@ -459,6 +463,24 @@ def t_quantile(q: float, df: int) -> float:
     from scipy.stats import norm, t
 
     return float(t.ppf(q, max(df, 1))) if df < 10_000 else float(norm.ppf(q))
+
+
+def bonferroni_z(k: int, df: int = 10_000, alpha: float = 0.05) -> float:
+    """The critical value of ``k`` intervals that hold at once with chance at least ``1 - alpha``
+    (Bonferroni: each at two-sided level ``alpha / k``): Student's t with ``df`` degrees of freedom,
+    the normal's from 10,000 on (a Wilson interval's ``z``). 1.96 at k = 1, 2.50 at 4, 3.14 at 30."""
+    return t_quantile(1 - alpha / (2 * max(k, 1)), df)
+
+
+def wilson_at(table: pl.DataFrame, z: float, prefix: str = "sim_") -> pl.DataFrame:
+    """A rate table's (:func:`rate_table`: ``n``, ``rate``, ``deff``) Wilson intervals at another
+    level, as the normal quantile ``z`` (:func:`bonferroni_z`), taken at the same effective size
+    ``n / max(1, deff)`` as the table's own: the clustering is kept. Adds ``{prefix}lo`` and
+    ``{prefix}hi``; a table without ``deff`` (one row per game) is read as deff 1."""
+    deff = pl.col("deff") if "deff" in table.columns else pl.lit(1.0)
+    neff = pl.col("n").cast(pl.Float64) / pl.max_horizontal(deff, pl.lit(1.0))
+    lo, hi = wilson_exprs(pl.col("rate") * neff, neff, "_w", z)[1:]
+    return table.with_columns(lo.alias(f"{prefix}lo"), hi.alias(f"{prefix}hi"))
 
 
 def t_scale(n: int, alpha: float = 0.05) -> float:

@@ -56,9 +56,9 @@ def pct(x: Any, digits: int | None = None) -> str:
     return f"{100 * x:.{digits}f}%"
 
 
-def pct_ci(rate: Any, lo: Any, hi: Any, digits: int = 1) -> str:
-    """``50.3% (95% CI 49.3-51.3%)``."""
-    return f"{pct(rate, digits)} (95% CI {_range(lo, hi, lambda v: f'{100 * v:.{digits}f}')}%)"
+def pct_ci(rate: Any, lo: Any, hi: Any, digits: int = 1, label: str = "95% CI") -> str:
+    """``50.3% (95% CI 49.3-51.3%)``; ``label`` names another interval (``simultaneous 95% CI``)."""
+    return f"{pct(rate, digits)} ({_label(label)}{_range(lo, hi, lambda v: f'{100 * v:.{digits}f}')}%)"
 
 
 def points(x: Any, digits: int = 1, sign: bool = True) -> str:
@@ -68,11 +68,11 @@ def points(x: Any, digits: int = 1, sign: bool = True) -> str:
     return f"{100 * x:{'+' if sign else ''}.{digits}f} percentage points"
 
 
-def points_ci(d: Any, lo: Any, hi: Any, digits: int = 1) -> str:
-    """``+2.8 percentage points (95% CI +1.8 to +3.7)``."""
+def points_ci(d: Any, lo: Any, hi: Any, digits: int = 1, label: str = "95% CI") -> str:
+    """``+2.8 percentage points (95% CI +1.8 to +3.7)``; ``label`` names another interval."""
     if not (finite(lo) and finite(hi)):
         return points(d, digits)
-    return f"{points(d, digits)} (95% CI {100 * lo:+.{digits}f} to {100 * hi:+.{digits}f})"
+    return f"{points(d, digits)} ({_label(label)}{100 * lo:+.{digits}f} to {100 * hi:+.{digits}f})"
 
 
 def decimals_for(width: float, lo: int = 0, hi: int = 4) -> int:
@@ -102,12 +102,18 @@ def num(x: Any, decimals: int | None = None, unit: str = "") -> str:
     return f"{text} {unit}" if unit else text
 
 
-def num_ci(est: Any, lo: Any, hi: Any, unit: str = "", decimals: int | None = None) -> str:
+def num_ci(est: Any, lo: Any, hi: Any, unit: str = "", decimals: int | None = None, label: str = "95% CI") -> str:
     """``7.7 turns (95% CI 6.6-8.9)``: the estimate and its interval to the precision the interval
-    justifies (its half-width's first significant digit, one more for small widths)."""
+    justifies (its half-width's first significant digit, one more for small widths); ``label`` names
+    another interval."""
     if decimals is None:
         decimals = decimals_for((hi - lo) / 2 if finite(lo) and finite(hi) else float("nan"), hi=4)
-    return f"{num(est, decimals, unit)} (95% CI {_range(lo, hi, lambda v: num(v, decimals))})"
+    return f"{num(est, decimals, unit)} ({_label(label)}{_range(lo, hi, lambda v: num(v, decimals))})"
+
+
+def _label(label: str) -> str:
+    """An interval's label and the space after it (none for an interval named once for a list of them)."""
+    return f"{label} " if label else ""
 
 
 def _range(lo: Any, hi: Any, f) -> str:

@@ -3,6 +3,7 @@ decoding and summaries."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,7 +19,19 @@ from cardsim.games.fubnub import rules as R
 from cardsim.games.fubnub.policies import GREEDY, POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.report import numbers as N
-from cardsim.stats import collect_all, mean_exprs, mean_query, rate_query, rate_table, wilson_exprs
+from cardsim.stats import (
+    bonferroni_z,
+    cluster_key,
+    collect,
+    collect_all,
+    mean_exprs,
+    mean_query,
+    rate_difference,
+    rate_query,
+    rate_table,
+    wilson_at,
+    wilson_exprs,
+)
 
 
 def pct(row: Mapping[str, Any]) -> str:
@@ -349,7 +362,10 @@ class Fubnub(Game):
             rate_query(called, ["x"], "win"),
             rate_query(called, ["point_card"], "win"),
         ])
-        t0, fd, ct, cards_ = t0.row(0, named=True), fd.row(0, named=True), ct.row(0, named=True), cards_.sort("rate")
+        t0, fd, ct = t0.row(0, named=True), fd.row(0, named=True), ct.row(0, named=True)
+        # the lowest and highest of the point cards, picked from the data: Bonferroni intervals over the
+        # cards (Wilson at level 0.05 / cards, at the effective size of the summary's clustered rate)
+        cards_ = wilson_at(cards_, bonferroni_z(cards_.height)).sort("rate")
         lo_card, hi_card = cards_.row(0, named=True), cards_.row(cards_.height - 1, named=True)
         seat = (f"Seats do not detectably favour a team: team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games."
                 if t0["lo"] <= 0.5 <= t0["hi"] else f"Team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games.")
@@ -357,9 +373,10 @@ class Fubnub(Game):
         deal += (f", {N.points(fd['rate'] - 0.5, sign=False)} above an even game." if fd["lo"] > 0.5 else
                  f", {N.points(0.5 - fd['rate'], sign=False)} below an even game." if fd["hi"] < 0.5 else
                  ", no detectable edge.")
+        sim = [N.pct_ci(r["rate"], r["sim_lo"], r["sim_hi"], label="") for r in (lo_card, hi_card)]
         card = (f"The calling team wins the point card in {pct(ct)} of {ct['n']:,} played hands; by point card "
-                f"from {N.pct(lo_card['rate'])} ({lo_card['point_card']}) to {N.pct(hi_card['rate'])} "
-                f"({hi_card['point_card']}).")
+                f"from {lo_card['point_card']} {sim[0]} to {hi_card['point_card']} {sim[1]}, the lowest and "
+                f"highest of {cards_.height}, 95% intervals simultaneous over the cards.")
         return f"{seat} {deal} {card}"
 
     def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
@@ -846,7 +863,10 @@ def summarize_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tu
 
 def headline_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     """Battle Royal, Solo, Full Deck (F13-F15) in words: sole wins by seat against the fair share, ties,
-    and (Full Deck) how often the Turtle ends the game."""
+    and (Full Deck) how often the Turtle ends the game. The seats' rates are shown with Bonferroni
+    intervals over the seats, and a seat is said to differ when its difference from the fair share
+    (the mean of the seats' rates, estimated) has a Bonferroni interval off 0
+    (:func:`sole_win_differences`)."""
     frames = dict(summarize_royal(tables, setup))
     wins = next(f for t, f in frames.items() if t.startswith("Game win rate"))
     outcomes = next(f for t, f in frames.items() if t.startswith("Games:"))
@@ -859,18 +879,49 @@ def headline_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         turtle = f" The Turtle ends {pct(t)} of games early." + action_card_answer(tables)
     rows = list(wins.iter_rows(named=True))
     if setup.variant == "solo":
-        player, ghosts = rows[0], rows[1:]
-        g = sorted(r["rate"] for r in ghosts)
+        player = rows[0]
+        ghosts = sorted(wilson_at(wins.slice(1), bonferroni_z(len(rows) - 1)).iter_rows(named=True),
+                        key=lambda r: r["rate"])
+        g = [N.pct_ci(r["rate"], r["sim_lo"], r["sim_hi"], label="") for r in (ghosts[0], ghosts[-1])]
         return (f"The solo player (seat 0) beats the three ghosts outright in {pct(player)} of {n:,} games; "
-                f"a ghost wins alone in {N.pct(g[0])} to {N.pct(g[-1])}, and {pct(tie)} end in a tie for the "
-                f"most point cards.")
-    fair = (1 - tie["rate"]) / len(rows)
-    off = [r for r in rows if not r["lo"] <= fair <= r["hi"]]
-    seats = ", ".join(f"seat {r['seat']} {N.pct(r['rate'])}" for r in rows)
-    verdict = ("no seat differs detectably from the fair share of sole wins, " + N.pct(fair) if not off else
-               "; ".join(f"seat {r['seat']} wins alone {pct(r)} against a fair share of {N.pct(fair)}" for r in off))
-    return (f"With {setup.players} players each for themselves, the sole winner by seat: {seats} "
-            f"({verdict}); {ties}.{turtle}")
+                f"a ghost wins alone in {g[0]} to {g[1]} (the lowest and highest of the {len(ghosts)} ghosts, 95% "
+                f"intervals simultaneous over them), and {pct(tie)} end in a tie for the most point cards.")
+    k = len(rows)
+    fair = (1 - tie["rate"]) / k
+    shown = list(wilson_at(wins, bonferroni_z(k)).iter_rows(named=True))
+    diffs = sole_win_differences([r["k"] for r in rows], int(rows[0]["n"]))
+    off = [(r, d) for r, d in zip(rows, diffs, strict=True) if not d[1] <= 0 <= d[2]]
+    seats = ", ".join(f"seat {r['seat']} {N.pct_ci(r['rate'], r['sim_lo'], r['sim_hi'], label='')}" for r in shown)
+    verdict = (f"no seat differs detectably from the fair share of sole wins, {N.pct(fair)}" if not off else
+               "; ".join(f"seat {r['seat']} differs detectably from the fair share of sole wins, {N.pct(fair)}: "
+                         f"{N.points_ci(*d, label='simultaneous 95% CI')}" for r, d in off))
+    return (f"With {setup.players} players each for themselves, the sole winner by seat (95% intervals simultaneous "
+            f"over the {k} seats): {seats} ({verdict}); {ties}.{turtle}")
+
+
+def sole_win_differences(wins: list[float], n: int, alpha: float = 0.05) -> list[tuple[float, float, float]]:
+    """Each seat's sole-win rate minus the fair share (the mean of every seat's: itself estimated, from
+    the same games), with Bonferroni intervals over the seats: ``(difference, lo, hi)``, Student's t
+    with n - 1 degrees of freedom at level ``alpha / seats``; every interval holds at once with chance
+    at least ``1 - alpha``.
+
+    A game has at most one sole winner, so seat s's difference in a game, ``x_s - mean_t x_t``, has
+    its mean and variance in the sums alone: ``E[d_s^2] = p_s (1 - 2/k) + P/k^2`` (P: the share of games
+    with a sole winner). No game is read again, and the fair share's own error is in the interval
+    (testing each seat's Wilson interval against it, as the headline did, took it as known)."""
+    k = len(wins)
+    if n < 2 or k == 0:
+        return [(math.nan, math.nan, math.nan)] * k
+    p = [w / n for w in wins]
+    total = sum(p)
+    crit = bonferroni_z(k, n - 1, alpha)
+    out = []
+    for ps in p:
+        d = ps - total / k
+        var = max(ps * (1 - 2 / k) + total / k ** 2 - d * d, 0.0) * n / (n - 1)
+        se = math.sqrt(var / n)
+        out.append((d, d - crit * se, d + crit * se))
+    return out
 
 
 def revealer_table(tables: Mapping[str, pl.LazyFrame]) -> tuple[pl.DataFrame, dict[str, Any]]:
@@ -883,23 +934,64 @@ def revealer_table(tables: Mapping[str, pl.LazyFrame]) -> tuple[pl.DataFrame, di
     return by_card, rate_table(played, ["x"], "revealer_won").row(0, named=True)
 
 
+def action_card_differences(tables: Mapping[str, pl.LazyFrame], alpha: float = 0.05) -> pl.DataFrame:
+    """Full Deck (F15): per action card (the Turtle left out: it ends the game unplayed), the revealer's
+    point-card win rate after it (``rate``, over ``n`` reveals) minus the rate after every other card
+    (``rest_rate``): ``diff`` with its Bonferroni interval over the cards (``lo``, ``hi``: each at level
+    ``alpha / cards``, so every one holds at once with chance at least ``1 - alpha``).
+
+    The rest is estimated from the same games, and the hands of a game are correlated, so the interval
+    is that of a difference of two ratio estimators clustered by game (:func:`cardsim.stats.rate_difference`,
+    Student's t on the clusters; beyond ``stats.CLUSTERS`` games a cluster is a block of games). A
+    card's pointwise Wilson interval against the pooled rate (its own reveals included, the rate taken
+    as known), which the answer read before, named a card in 78% of runs where no card did anything."""
+    revealed = tables["hands"].filter(pl.col("action_card").is_not_null() & (pl.col("action_card") != "Turtle"))
+    per = collect(revealed.group_by(cluster_key(revealed), pl.col("action_card").cast(pl.String)).agg(
+        pl.len().alias("n"), (pl.col("winner") == pl.col("revealer")).sum().alias("w")))
+    schema = {"action_card": pl.String, "n": pl.Int64, "rate": pl.Float64, "rest_rate": pl.Float64,
+              "diff": pl.Float64, "lo": pl.Float64, "hi": pl.Float64}
+    if per.height == 0:
+        return pl.DataFrame(schema=schema)
+    order = {c: i for i, c in enumerate(cards.ACTION_NAMES)}
+    names = sorted(per["action_card"].unique().to_list(), key=lambda c: (order.get(c, len(order)), c))
+    games, gi = np.unique(per["game"].to_numpy(), return_inverse=True)
+    ci = per["action_card"].replace_strict({c: i for i, c in enumerate(names)}, return_dtype=pl.Int64).to_numpy()
+    n_in, w_in = np.zeros((len(names), games.size)), np.zeros((len(names), games.size))
+    np.add.at(n_in, (ci, gi), per["n"].to_numpy().astype(np.float64))
+    np.add.at(w_in, (ci, gi), per["w"].to_numpy().astype(np.float64))
+    n_all, w_all = n_in.sum(axis=0), w_in.sum(axis=0)
+    rows = []
+    for j, card in enumerate(names):
+        e = rate_difference(w_in[j], n_in[j], w_all, n_all, alpha=alpha / len(names))
+        n, rest = n_in[j].sum(), n_all.sum() - n_in[j].sum()
+        rows.append({"action_card": card, "n": int(n), "rate": w_in[j].sum() / n if n else math.nan,
+                     "rest_rate": (w_all.sum() - w_in[j].sum()) / rest if rest else math.nan,
+                     "diff": e.value, "lo": e.lo, "hi": e.hi})
+    return pl.DataFrame(rows, schema=schema)
+
+
 def action_card_answer(tables: Mapping[str, pl.LazyFrame]) -> str:
-    """Which action cards help (or hurt) their revealer win the hand's point card, in words."""
-    by_card, base = revealer_table(tables)
-    cards_ = by_card.filter(pl.col("action_card") != "Turtle")
-    if cards_.height == 0 or not N.finite(base["rate"]):
+    """Which action cards help (or hurt) their revealer win the hand's point card, in words: a card is
+    named only when its difference from the other cards' reveals has a Bonferroni interval over the
+    cards off 0 (:func:`action_card_differences`); otherwise the largest observed difference is given
+    with that interval."""
+    _by_card, base = revealer_table(tables)
+    diffs = action_card_differences(tables).filter(pl.col("diff").is_finite() & pl.col("lo").is_finite())
+    if diffs.height == 0 or not N.finite(base["rate"]):
         return ""
-    above = cards_.filter(pl.col("lo") > base["rate"]).sort("rate", descending=True)
-    below = cards_.filter(pl.col("hi") < base["rate"]).sort("rate")
+    label = f"simultaneous 95% CI over the {diffs.height} cards"
+    above = diffs.filter(pl.col("lo") > 0).sort("diff", descending=True)
+    below = diffs.filter(pl.col("hi") < 0).sort("diff")
     said = f" After any action card its revealer wins the hand's point card {pct(base)}"
-    if above.height:
-        r = above.row(0, named=True)
-        said += f"; {r['action_card']} helps most, {pct(r)}"
-    if below.height:
-        r = below.row(0, named=True)
-        said += f"; {r['action_card']} hurts most, {pct(r)}"
+    for frame, verb in ((above, "helps"), (below, "hurts")):
+        if frame.height:
+            r = frame.row(0, named=True)
+            said += (f"; {r['action_card']} {verb} most, {N.points_ci(r['diff'], r['lo'], r['hi'], label=label)} "
+                     f"against the other cards' reveals")
     if not above.height and not below.height:
-        said += "; no card moves it detectably"
+        r = diffs.sort(pl.col("diff").abs(), descending=True).row(0, named=True)
+        said += (f"; no card is detectably different from the other cards' reveals (the largest observed difference, "
+                 f"{r['action_card']}: {N.points_ci(r['diff'], r['lo'], r['hi'], label=label)})")
     return said + "."
 
 

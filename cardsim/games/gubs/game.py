@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,15 @@ from cardsim.games.gubs import rules as R
 from cardsim.games.gubs.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.report import numbers as N
-from cardsim.stats import cluster_layout, collect_all, mean_exprs, rate_difference, rate_table, wilson_exprs
+from cardsim.stats import (
+    Estimate,
+    cluster_layout,
+    collect_all,
+    mean_exprs,
+    rate_difference,
+    rate_table,
+    wilson_exprs,
+)
 from cardsim.windows import game_windows
 
 DECISIONS = {
@@ -264,14 +273,18 @@ class Gubs(Game):
                 f"{N.points(abs(first['rate'] - fair), sign=False)} {'above' if first['rate'] > fair else 'below'}")
         seats = (f"With {setup.players} players the starting seat wins {N.pct_ci(first['rate'], first['lo'], first['hi'])} "
                  f"of {first['n']:,} finished games: {edge} the fair share of {N.pct(fair)}.")
-        impact = card_impact(tables, setup.players).filter(pl.col("n_drew") >= 30).sort("lift", descending=True)
+        sums = impact_sums(tables, setup.players)
+        impact = impact_table(sums).filter(pl.col("n_drew") >= 30).sort("lift", descending=True)
         if not impact.height:  # a small run: no card was drawn by 30 seats of finished games
             return seats + " Too few games to compare cards (a card is compared once 30 seats of finished games drew it)."
-        top, low = impact.row(0, named=True), impact.row(impact.height - 1, named=True)
-        return (f"{seats} Seats that draw "
-                f"{top['card']} win {N.points(top['lift'], sign=False)} more often than seats that do not (the largest gain), "
-                f"seats that draw {low['card']} {N.points(abs(low['lift']), sign=False)} less often (the largest "
-                f"loss); a card's association with winning, not its isolated effect.")
+        # the largest gain and loss are picked from the k cards compared: Bonferroni intervals over them
+        k = impact.height
+        top, low = (sums.lift(impact.row(i, named=True)["card"], 0.05 / k) for i in (0, k - 1))
+        label = f"simultaneous 95% CI over the {k} cards"
+        return (f"{seats} Seats that draw {impact['card'][0]} win {N.points_ci(top.value, top.lo, top.hi, label=label)} "
+                f"against seats that do not (the largest observed gain), seats that draw {impact['card'][-1]} win "
+                f"{N.points_ci(low.value, low.lo, low.hi, label=label)} (the largest observed loss); a card's "
+                f"association with winning, not its isolated effect.")
 
     def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
         from cardsim.report import figures as F
@@ -401,6 +414,34 @@ IMPACT_WINDOW = 1 << 14
 
 
 def card_impact(tables: Mapping[str, pl.LazyFrame], n: int) -> pl.DataFrame:
+    """:func:`impact_table` of :func:`impact_sums`."""
+    return impact_table(impact_sums(tables, n))
+
+
+@dataclass(frozen=True)
+class ImpactSums:
+    """What :func:`card_impact` reads from a run: per card, times drawn and played and rows in the
+    cards table; per cluster (a game, or a block of games) the finished seats and their wins, in all
+    (``n_all``, ``w_all``) and among the seats that drew each card (``n_in``, ``w_in``: cards x clusters)."""
+
+    drawn: np.ndarray
+    played: np.ndarray
+    rows_of: np.ndarray
+    n_all: np.ndarray
+    w_all: np.ndarray
+    n_in: np.ndarray
+    w_in: np.ndarray
+
+    def lift(self, card: str, alpha: float = 0.05) -> Estimate:
+        """The card's lift (drew minus not) with its interval clustered by game at level ``alpha``
+        (``0.05 / k``: Bonferroni over k cards)."""
+        k = C.CARD_NAMES.index(card)
+        keep = self.n_all > 0  # the clusters with a finished game
+        return rate_difference(self.w_in[k, keep], self.n_in[k, keep], self.w_all[keep], self.n_all[keep],
+                               alpha=alpha)
+
+
+def impact_sums(tables: Mapping[str, pl.LazyFrame], n: int) -> ImpactSums:
     """Per card: times drawn and played (all games) and, over finished games, the win rate
     of seats that drew it vs seats that did not (shared wins count 1/k), and their difference
     (``lift``) with its interval clustered by game (the seats of a game share it; ``lift_deff``
@@ -441,7 +482,13 @@ def card_impact(tables: Mapping[str, pl.LazyFrame], n: int) -> pl.DataFrame:
         key = card[drew] * nc + cg[drew] // block
         n_in += np.bincount(key, minlength=nk * nc)
         w_in += np.bincount(key, cw[drew], minlength=nk * nc)
-    n_in, w_in = n_in.reshape(nk, nc), w_in.reshape(nk, nc)
+    return ImpactSums(drawn, played, rows_of, n_all, w_all, n_in.reshape(nk, nc), w_in.reshape(nk, nc))
+
+
+def impact_table(sums: ImpactSums) -> pl.DataFrame:
+    """:func:`card_impact`'s table from its sums: one row per card the run saw."""
+    drawn, played, rows_of, n_all, w_all, n_in, w_in = (
+        sums.drawn, sums.played, sums.rows_of, sums.n_all, sums.w_all, sums.n_in, sums.w_in)
     n_drew, wins_drew = n_in.sum(axis=1), w_in.sum(axis=1)
     big_n, big_w = n_all.sum(), w_all.sum()
     t = pl.DataFrame({"card": list(C.CARD_NAMES), "drawn": drawn, "played": played,
@@ -453,10 +500,9 @@ def card_impact(tables: Mapping[str, pl.LazyFrame], n: int) -> pl.DataFrame:
     ).with_columns(
         wilson_exprs(pl.col("wins_not"), pl.col("n_not"), "not_"),
     ).with_columns((pl.col("drew_rate") - pl.col("not_rate")).alias("lift"))
-    keep = n_all > 0  # the clusters with a finished game
     rows = []
     for k in np.flatnonzero(n_drew > 0):
-        e = rate_difference(w_in[k, keep], n_in[k, keep], w_all[keep], n_all[keep])
+        e = sums.lift(C.CARD_NAMES[k])
         rows.append({"card": C.CARD_NAMES[k], "lift_lo": e.lo, "lift_hi": e.hi, "lift_deff": e.deff})
     intervals = pl.DataFrame(rows, schema={"card": pl.String, "lift_lo": pl.Float64, "lift_hi": pl.Float64,
                                            "lift_deff": pl.Float64})

@@ -17,6 +17,7 @@ from cardsim.games.turtle import rules as R
 from cardsim.games.turtle.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.stats import (
+    bonferroni_z,
     cluster_key,
     collect,
     collect_all,
@@ -25,6 +26,7 @@ from cardsim.stats import (
     on_games,
     rate_difference,
     rate_query,
+    wilson_at,
     wilson_exprs,
 )
 from cardsim.windows import game_windows
@@ -714,7 +716,12 @@ def card_section(tables: Mapping[str, pl.LazyFrame], players: int) -> tuple[floa
 
 
 def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
-    """In words: the best seat's win rate against the fair share, game length and how games end."""
+    """In words: the seats' win rates against the fair share, game length and how games end.
+
+    Which seats differ from the fair share is a claim about every seat at once, so it reads Bonferroni
+    intervals (each seat's Wilson interval at level 0.05 / players): all hold at once with chance at
+    least 95%. The pointwise interval of the best seat it read before (the best picked from the data)
+    claimed an edge in 10.2% of fair 4-seat runs of 20,000 games."""
     from cardsim.report import numbers as N
 
     games = _games(tables, setup.players)
@@ -736,16 +743,23 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
             f"player standing, and {cut}.")
     if n_fin == 0:
         return tail
-    rates = [r.row(0, named=True) for r in rates]
-    best = max(range(setup.players), key=lambda k: rates[k]["rate"])
+    k = setup.players
+    rows = list(wilson_at(pl.concat(rates), bonferroni_z(k)).iter_rows(named=True))
+    best = max(range(k), key=lambda s: rows[s]["rate"])
     names = [s.plugin.rsplit("/", 1)[-1] if s.plugin else s.name for s in setup.seats]
-    r = rates[best]
-    fair = 1 / setup.players
-    others = ", ".join(f"seat {k} {N.pct(rates[k]['rate'])}" for k in range(setup.players) if k != best)
-    edge = "no detectable edge over" if r["lo"] <= fair <= r["hi"] else \
-        f"{N.points(r['rate'] - fair, sign=False)} above"
-    return (f"Seat {best} ({names[best]}) wins most often, {N.pct_ci(r['rate'], r['lo'], r['hi'])} of "
-            f"{n_fin:,} finished games: {edge} the fair share of {N.pct(fair)} ({others}). " + tail)
+    fair = 1 / k
+
+    def ci(s: int) -> str:
+        return N.pct_ci(rows[s]["rate"], rows[s]["sim_lo"], rows[s]["sim_hi"], label="")
+
+    off = [s for s in range(k) if not rows[s]["sim_lo"] <= fair <= rows[s]["sim_hi"]]
+    others = ", ".join(f"seat {s} {ci(s)}" for s in range(k) if s != best)
+    listed = [f"{s} ({N.points(rows[s]['rate'] - fair)})" for s in off]
+    verdict = (f"no seat differs detectably from the fair share of {N.pct(fair)}" if not off else
+               f"seat{'s' if len(off) > 1 else ''} {', '.join(listed[:-1])}{' and ' if len(off) > 1 else ''}"
+               f"{listed[-1]} differ{'s' if len(off) == 1 else ''} detectably from the fair share of {N.pct(fair)}")
+    return (f"Seat {best} ({names[best]}) wins most often, {ci(best)} of {n_fin:,} finished games ({others}; 95% "
+            f"intervals simultaneous over the {k} seats): {verdict}. " + tail)
 
 
 def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
