@@ -399,13 +399,20 @@ def count_rate_ci(s: np.ndarray, q: np.ndarray, n: int, z: float = Z95) -> tuple
 
 
 def rate_difference(w_in: np.ndarray, n_in: np.ndarray, w_all: np.ndarray, n_all: np.ndarray,
-                    z: float | None = None, alpha: float = 0.05) -> Estimate:
+                    z: float | None = None, alpha: float = 0.05, mover: bool = False) -> Estimate:
     """Rate of a group minus the rate of the rest, clustered by game. Arrays hold one entry per game:
     successes and trials in the group (``w_in``, ``n_in``) and in the whole game (``w_all``, ``n_all``).
     The variance is the cluster-robust (linearisation) variance of the difference of two ratio
     estimators; ``deff`` compares it with two independent binomial rates. The interval is Student's t
     with games - 1 degrees of freedom (as :func:`mean_ci`) at two-sided level ``alpha`` (``0.05 / k``:
-    Bonferroni over k groups), unless ``z`` is given."""
+    Bonferroni over k groups), unless ``z`` is given.
+
+    ``mover``: instead, each rate's Wilson interval at its effective size (its own clustered design
+    effect) at that level, combined by MOVER with the two rates' clustered correlation (Zou and
+    Donner; Newcombe's hybrid score interval where they are independent). At the far level of a
+    Bonferroni family the t interval's symmetric tails miss a rate of a few hundred trials: 30 cards'
+    differences at once held in 89.6% of runs of 3,000 games (coverage case "answer: seats and cards at
+    once"); the answers' claims over many rows use this one."""
     w_in, n_in, w_all, n_all = (np.asarray(a, dtype=np.float64) for a in (w_in, n_in, w_all, n_all))
     w_out, n_out = w_all - w_in, n_all - n_in
     ni, no = n_in.sum(), n_out.sum()
@@ -418,9 +425,28 @@ def rate_difference(w_in: np.ndarray, n_in: np.ndarray, w_all: np.ndarray, n_all
     var_b = ri * (1 - ri) / ni + ro * (1 - ro) / no
     se = math.sqrt(var)
     d = ri - ro
+    deff = var / var_b if var_b > 0 else 1.0
+    if mover:
+        zw = Z95 if alpha == 0.05 else t_quantile(1 - alpha / 2, 10_000)
+        zw = zw if z is None else z
+        oi = (w_out - ro * n_out) / no
+        ii = (w_in - ri * n_in) / ni
+        vi, vo = c / (c - 1) * float((ii * ii).sum()), c / (c - 1) * float((oi * oi).sum())
+        rho = c / (c - 1) * float((ii * oi).sum()) / math.sqrt(vi * vo) if vi > 0 and vo > 0 else 0.0
+        li, ui = wilson(ri * _neff(ni, ri, vi), _neff(ni, ri, vi), zw)
+        lo_, uo = wilson(ro * _neff(no, ro, vo), _neff(no, ro, vo), zw)
+        lo = d - math.sqrt(max((ri - li) ** 2 + (uo - ro) ** 2 - 2 * rho * (ri - li) * (uo - ro), 0.0))
+        hi = d + math.sqrt(max((ui - ri) ** 2 + (ro - lo_) ** 2 - 2 * rho * (ui - ri) * (ro - lo_), 0.0))
+        return Estimate(d, se, lo, hi, int(ni + no), c, deff)
     if z is None:
         z = t95(c - 1) if alpha == 0.05 else t_quantile(1 - alpha / 2, c - 1)
-    return Estimate(d, se, d - z * se, d + z * se, int(ni + no), c, var / var_b if var_b > 0 else 1.0)
+    return Estimate(d, se, d - z * se, d + z * se, int(ni + no), c, deff)
+
+
+def _neff(n: float, r: float, var: float) -> float:
+    """A rate's effective size: ``n / max(1, deff)``, deff its clustered variance over the binomial."""
+    binom = r * (1 - r) / n
+    return n / max(1.0, var / binom) if binom > 0 else n
 
 
 def on_games(games: np.ndarray, frame: pl.DataFrame, *cols: str) -> list[np.ndarray]:

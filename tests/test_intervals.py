@@ -503,3 +503,45 @@ def test_sweep_of_one_deal_says_why_the_points_are_not_compared(tmp_path):
                    "sweep": {"points": [{"seat0.call_need": 1}, {"seat0.call_need": 3}]}})
     res = api.sweep(s, runs=tmp_path)
     assert res.best_index is None and "needs at least 2" in res.note and "unfinished" not in res.note
+
+
+def test_rate_difference_mover_is_the_t_interval_at_large_n_and_keeps_a_far_levels_skew():
+    """rate_difference(mover=True): Wilson intervals of the two rates at their effective sizes,
+    combined with their clustered correlation. With independent games of one trial on each side it is
+    the t interval at large n; a rate of 0 keeps its Wilson upper bound (the t interval sees no spread
+    there and is symmetric)."""
+    from cardsim.stats import rate_difference
+
+    rng = np.random.default_rng(11)
+    g = 20_000
+    a, b = rng.random(g) < 0.3, rng.random(g) < 0.25
+    args = (a.astype(float), np.ones(g), (a + b).astype(float), np.full(g, 2.0))
+    t, m = rate_difference(*args), rate_difference(*args, mover=True)
+    assert m.value == t.value and (m.lo, m.hi) == pytest.approx((t.lo, t.hi), abs=3e-4)
+    g = 400  # a group that never won in 400 trials: the t interval takes its rate as known (no spread)
+    a, b = np.zeros(g, bool), rng.random(g) < 0.3
+    args = (a.astype(float), np.ones(g), (a + b).astype(float), np.full(g, 2.0))
+    t, m = rate_difference(*args, alpha=0.05 / 30), rate_difference(*args, alpha=0.05 / 30, mover=True)
+    from cardsim.stats import bonferroni_z, wilson
+
+    z = bonferroni_z(30)
+    ui = wilson(0, g, z)[1]
+    lo_, uo = wilson(b.sum(), g, z)
+    ro = b.mean()
+    # Newcombe's hybrid score interval (independent groups; the effective size 400 / 1.0025, the design effect)
+    assert (m.lo, m.hi) == pytest.approx((-ro - (uo - ro), -ro + math.hypot(ui, ro - lo_)), abs=3e-4)
+    assert m.hi - m.value != pytest.approx(m.value - m.lo, abs=1e-3)  # not symmetric, as t is
+
+
+def test_gubs_drew_and_not_rates_are_clustered_by_game():
+    """Gubs' card table: the win rate of seats that drew a card (and of those that did not) took every
+    seat as independent; a game's seats are one cluster, so its Wilson interval is at the effective
+    size n / max(1, deff). Seats of a game that win or lose together (deff 3 here) widen it; a game's
+    one winner among its seats (deff below 1) leaves the binomial interval."""
+    from cardsim.games.gubs.game import _neff
+
+    n = np.full(1000, 3.0)
+    together = np.where(np.arange(1000) % 2 == 0, 3.0, 0.0)  # every seat of a game wins, or none
+    assert _neff(n, together) == pytest.approx(1000, rel=0.01)  # 3,000 seats, deff 3
+    one_each = np.ones(1000)  # one winner of three in every game: less spread than binomial
+    assert _neff(n, one_each) == 3000.0

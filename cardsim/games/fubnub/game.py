@@ -962,7 +962,7 @@ def action_card_differences(tables: Mapping[str, pl.LazyFrame], alpha: float = 0
     n_all, w_all = n_in.sum(axis=0), w_in.sum(axis=0)
     rows = []
     for j, card in enumerate(names):
-        e = rate_difference(w_in[j], n_in[j], w_all, n_all, alpha=alpha / len(names))
+        e = rate_difference(w_in[j], n_in[j], w_all, n_all, alpha=alpha / len(names), mover=True)
         n, rest = n_in[j].sum(), n_all.sum() - n_in[j].sum()
         rows.append({"action_card": card, "n": int(n), "rate": w_in[j].sum() / n if n else math.nan,
                      "rest_rate": (w_all.sum() - w_in[j].sum()) / rest if rest else math.nan,

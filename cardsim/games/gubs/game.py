@@ -279,7 +279,7 @@ class Gubs(Game):
             return seats + " Too few games to compare cards (a card is compared once 30 seats of finished games drew it)."
         # the largest gain and loss are picked from the k cards compared: Bonferroni intervals over them
         k = impact.height
-        top, low = (sums.lift(impact.row(i, named=True)["card"], 0.05 / k) for i in (0, k - 1))
+        top, low = (sums.lift(impact.row(i, named=True)["card"], 0.05 / k, mover=True) for i in (0, k - 1))
         label = f"simultaneous 95% CI over the {k} cards"
         return (f"{seats} Seats that draw {impact['card'][0]} win {N.points_ci(top.value, top.lo, top.hi, label=label)} "
                 f"against seats that do not (the largest observed gain), seats that draw {impact['card'][-1]} win "
@@ -432,13 +432,14 @@ class ImpactSums:
     n_in: np.ndarray
     w_in: np.ndarray
 
-    def lift(self, card: str, alpha: float = 0.05) -> Estimate:
+    def lift(self, card: str, alpha: float = 0.05, mover: bool = False) -> Estimate:
         """The card's lift (drew minus not) with its interval clustered by game at level ``alpha``
-        (``0.05 / k``: Bonferroni over k cards)."""
+        (``0.05 / k``: Bonferroni over k cards; there ``mover``, Wilson intervals combined, which keep
+        a far level's skew: :func:`cardsim.stats.rate_difference`)."""
         k = C.CARD_NAMES.index(card)
         keep = self.n_all > 0  # the clusters with a finished game
         return rate_difference(self.w_in[k, keep], self.n_in[k, keep], self.w_all[keep], self.n_all[keep],
-                               alpha=alpha)
+                               alpha=alpha, mover=mover)
 
 
 def impact_sums(tables: Mapping[str, pl.LazyFrame], n: int) -> ImpactSums:
@@ -485,21 +486,44 @@ def impact_sums(tables: Mapping[str, pl.LazyFrame], n: int) -> ImpactSums:
     return ImpactSums(drawn, played, rows_of, n_all, w_all, n_in.reshape(nk, nc), w_in.reshape(nk, nc))
 
 
+def _neff(n: np.ndarray, w: np.ndarray) -> float:
+    """The effective size of a rate from its per-cluster trials ``n`` and wins ``w``: ``n / max(1,
+    deff)``, deff the clustered (linearisation) variance of the ratio over the binomial one, as
+    :func:`cardsim.stats.rate_table` takes it."""
+    keep = n > 0
+    big_n, c = n.sum(), int(keep.sum())
+    if big_n <= 0 or c < 2:
+        return float(big_n)
+    m = w.sum() / big_n
+    binom = m * (1 - m) / big_n
+    if binom <= 0:
+        return float(big_n)
+    r = w[keep] - m * n[keep]
+    var = c / (c - 1) * float((r * r).sum()) / big_n ** 2
+    return float(big_n / max(1.0, var / binom))
+
+
 def impact_table(sums: ImpactSums) -> pl.DataFrame:
     """:func:`card_impact`'s table from its sums: one row per card the run saw."""
     drawn, played, rows_of, n_all, w_all, n_in, w_in = (
         sums.drawn, sums.played, sums.rows_of, sums.n_all, sums.w_all, sums.n_in, sums.w_in)
     n_drew, wins_drew = n_in.sum(axis=1), w_in.sum(axis=1)
     big_n, big_w = n_all.sum(), w_all.sum()
+    seen = rows_of > 0
+    neff_drew = np.array([_neff(n_in[k], w_in[k]) for k in np.flatnonzero(seen)])
+    neff_not = np.array([_neff(n_all - n_in[k], w_all - w_in[k]) for k in np.flatnonzero(seen)])
     t = pl.DataFrame({"card": list(C.CARD_NAMES), "drawn": drawn, "played": played,
                       "n_drew": n_drew.astype(np.int64), "wins_drew": wins_drew}).filter(rows_of > 0).with_columns(
         (pl.lit(int(big_n)) - pl.col("n_drew")).alias("n_not"),
         (pl.lit(float(big_w)) - pl.col("wins_drew")).alias("wins_not"),
     ).with_columns(
-        wilson_exprs(pl.col("wins_drew"), pl.col("n_drew"), "drew_"),
+        # the seats of a game are one cluster: Wilson at the effective size (clustered design effect)
+        pl.Series("_neff_drew", neff_drew), pl.Series("_neff_not", neff_not),
     ).with_columns(
-        wilson_exprs(pl.col("wins_not"), pl.col("n_not"), "not_"),
-    ).with_columns((pl.col("drew_rate") - pl.col("not_rate")).alias("lift"))
+        wilson_exprs(pl.col("wins_drew") / pl.col("n_drew") * pl.col("_neff_drew"), pl.col("_neff_drew"), "drew_"),
+    ).with_columns(
+        wilson_exprs(pl.col("wins_not") / pl.col("n_not") * pl.col("_neff_not"), pl.col("_neff_not"), "not_"),
+    ).drop("_neff_drew", "_neff_not").with_columns((pl.col("drew_rate") - pl.col("not_rate")).alias("lift"))
     rows = []
     for k in np.flatnonzero(n_drew > 0):
         e = sums.lift(C.CARD_NAMES[k])

@@ -1,0 +1,57 @@
+"""Coverage of the answers' claims about several rows at once: the seats' win rates with Wilson
+intervals at the Bonferroni level (FOURBID's and Turtle's answers: which seats differ from the fair
+share), the sole-win differences of FUBNUB's Battle Royal, and Full Deck's action cards against the
+other cards' reveals. Each interval family must hold at once (every row's truth inside its interval)
+in at least 95% of runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from cardsim.coverage import Coverage, case
+from cardsim.stats import bonferroni_z, rate_table, wilson_at
+
+
+@case("answer: seats and cards at once", replicates=1000)
+def answer_families(replicates: int, seed: int) -> list[Coverage]:
+    """Fair and unfair seats (one winner a game), a Battle Royal table with ties, and action cards that
+    do nothing (their revealer wins a hand's point card with chance 1/4 whatever the card)."""
+    from cardsim.games.fubnub.game import action_card_differences, sole_win_differences
+    from cardsim.games.turtle.cards import ACTION_NAMES
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for p, games in (((0.25,) * 4, 2000), ((0.31, 0.23, 0.23, 0.23), 2000), ((0.25,) * 4, 20000)):
+        hit = 0
+        for _ in range(replicates):
+            w = rng.choice(4, games, p=p)
+            t = rate_table(pl.DataFrame({"seat": np.repeat(np.arange(4), games), "win": np.tile(w, 4) == np.repeat(
+                np.arange(4), games)}), ["seat"], "win", cluster=None)
+            t = wilson_at(t, bonferroni_z(4))
+            hit += all(lo <= q <= hi for lo, hi, q in zip(t["sim_lo"], t["sim_hi"], p, strict=True))
+        out.append(Coverage("answer: seats' win rates (Wilson, Bonferroni over 4)",
+                            f"win chances {'/'.join(f'{q:g}' for q in p)}, {games:,} games", 0.95, replicates, hit))
+    share = [0.3, 0.2, 0.2, 0.2, 0.1]  # four seats' sole wins and a tie
+    for games in (300, 3000):
+        hit = 0
+        truth = np.array(share[:4]) - sum(share[:4]) / 4
+        for _ in range(replicates):
+            w = rng.choice(5, games, p=share)
+            d = sole_win_differences([int((w == s).sum()) for s in range(4)], games)
+            hit += all(lo <= x <= hi for (_, lo, hi), x in zip(d, truth, strict=True))
+        out.append(Coverage("answer: sole wins minus the seats' mean (t, Bonferroni over 4)",
+                            f"sole wins 0.3/0.2/0.2/0.2, ties 0.1, {games:,} games", 0.95, replicates, hit))
+    cards = [c for c in ACTION_NAMES if c != "Turtle"]
+    games, hit = 3000, 0
+    reps = max(1, replicates // 4)  # each replicate compares 30 cards
+    for _ in range(reps):
+        g = np.repeat(np.arange(games), 2)
+        hands = pl.DataFrame({"game": g, "action_card": rng.choice(cards, g.size),
+                              "revealer": rng.integers(0, 4, g.size).astype(np.int8),
+                              "winner": rng.integers(0, 4, g.size).astype(np.int8)})
+        d = action_card_differences({"hands": hands.lazy()})
+        hit += bool(((d["lo"] <= 0) & (d["hi"] >= 0)).all())
+    out.append(Coverage(f"answer: action cards minus the other cards (clustered, Bonferroni over {len(cards)})",
+                        f"no card does anything, {games:,} games of 2 reveals", 0.95, reps, hit))
+    return out
