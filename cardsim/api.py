@@ -243,13 +243,17 @@ def _run_until(s: sc.Scenario, path: Path, target, threads, progress, debug, bac
 def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None = None,
                  scheduler: str | None = None) -> Backend | None:
     """The backend named by the CLI options or the scenario's ``backend`` / ``workers`` /
-    ``scheduler`` keys: None (local threads) or a :class:`cardsim.dask_backend.DaskBackend`."""
+    ``scheduler`` keys: None (local threads) or a :class:`cardsim.dask_backend.DaskBackend`.
+    ``workers`` or ``scheduler`` alone mean Dask; with ``backend = "local"`` they are refused."""
     cfg = s.raw.get("scenario", {})
-    backend = backend or cfg.get("backend", "local")
+    backend = backend or cfg.get("backend")
     scheduler = scheduler or cfg.get("scheduler")
     workers = workers or cfg.get("workers")
-    if scheduler:
-        backend = "dask"
+    if backend == "local" and (scheduler or workers):  # --workers 2 once ran on local threads, silently
+        raise ScenarioError("workers and scheduler are the dask backend's (a local Dask cluster's workers, a "
+                            "scheduler's address), and backend = 'local' plays on threads: drop them, or use "
+                            "backend = 'dask'")
+    backend = backend or ("dask" if scheduler or workers else "local")
     if backend not in ("local", "dask"):
         raise ScenarioError(f"backend = {backend!r}; allowed: local, dask")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):

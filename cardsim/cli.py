@@ -392,8 +392,9 @@ def run(
             be.close()
     s = result.scenario
     from cardsim.games import get_game
+    from cardsim.report.numbers import many
 
-    what = f"{s.name}: {s.games:,} games of {s.game} ({s.setup.variant}), seed {s.seed}, run directory {result.path}"
+    what = f"{s.name}: {many(s.games, 'game')} of {s.game} ({s.setup.variant}), seed {s.seed}, run directory {result.path}"
     answer = get_game(s.game).answer(result.tables, s.setup)  # the report's answer, in words
     from cardsim.stats import ROWWISE
 
@@ -485,7 +486,7 @@ def bench(
     interp: Annotated[int | None, typer.Option(min=1, help="games for the interpreted run")] = None,
     markdown: Annotated[bool, typer.Option(help="print a Markdown table (for the README)")] = False,
     variants: Annotated[bool, typer.Option("--variants", help="bench every variant, not only the first")] = False,
-    memory: Annotated[int | None, typer.Option(help="also run this many FUBNUB hands through `cardsim run` and "
+    memory: Annotated[int | None, typer.Option(min=1, help="also run this many FUBNUB hands through `cardsim run` and "
                                                     "report its peak resident memory (make bench: 100000000)")] = None,
 ) -> None:
     """Measure kernel speed: full vs interpreted vs minimal.

@@ -12,6 +12,7 @@ so; an interrupted run resumes where it stopped and loses nothing.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -85,6 +86,12 @@ def part_name(chunk: int) -> str:
     return f"part-{chunk:06d}.parquet"
 
 
+def identity_hash(identity: Any) -> str:
+    """The hash a run directory's manifest keeps of its identity (:meth:`cardsim.scenario.Scenario.hash`)."""
+    blob = json.dumps(identity, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:12]
+
+
 class RunDir:
     """A run directory: its manifest and parquet parts."""
 
@@ -108,7 +115,31 @@ class RunDir:
         for key in ("identity", "hash", "chunk", "done", "tables", "scenario"):
             if key not in data:
                 raise RunDirError(f"{self.manifest_path} is corrupt: key {key!r} is missing")
+        if identity_hash(data["identity"]) != data["hash"]:
+            raise RunDirError(f"{self.manifest_path} is corrupt: its identity (game, seats, rules, seed, rules "
+                              f"version) does not give its hash {data['hash']} (an edited file); restore it, or "
+                              "delete the directory and run the scenario again")
+        self._check_layout(data)
         return data
+
+    def _check_layout(self, m: Mapping[str, Any]) -> None:
+        """Every finished chunk holds at most ``chunk`` games and starts within the games the directory
+        was asked for: a manifest whose chunk size was edited would have its chunks played again in the
+        new size over the old parts, and games counted twice (3,000 games read as 3,300)."""
+        chunk, done = m["chunk"], m["done"]
+        if not isinstance(done, dict) or not isinstance(chunk, int) or isinstance(chunk, bool) or chunk < 1:
+            return  # the run's own checks name these (open_run)
+        try:
+            counts = sorted((int(k), int(v)) for k, v in done.items())
+            asked = max(int(m.get("asked", 0) or 0), int(m.get("games", 0) or 0))
+        except (TypeError, ValueError):
+            raise RunDirError(f"{self.manifest_path} is corrupt: 'done' must map chunk -> games") from None
+        for k, n in counts:
+            if k < 0 or n < 1 or n > chunk or (asked and k * chunk >= asked):
+                raise RunDirError(
+                    f"{self.manifest_path} is corrupt: with chunk = {chunk:,}, chunk {k} cannot hold {n:,} games "
+                    f"(games {k * chunk:,}-{k * chunk + n - 1:,} of the {asked:,} it was asked for; the chunk size "
+                    "or 'done' was edited); restore it, or delete the directory and run the scenario again")
 
     def write_manifest(self, data: Mapping[str, Any]) -> None:
         atomic_write_bytes(self.manifest_path, json.dumps(data, indent=1, sort_keys=True, default=str).encode())

@@ -73,8 +73,10 @@ def open_run(scenario: Scenario, path: Path, own_chunks: bool = False) -> tuple[
         if m["hash"] != scenario.hash():
             raise RunDirError(f"{path} cannot be reused: {_why_not(m, scenario, path)}")
         if own_chunks and m["chunk"] != scenario.chunk:
-            raise RunDirError(f"{path} was run with chunk = {m['chunk']}, this run plays chunks of "
-                              f"{scenario.chunk}; choose another --out")
+            raise RunDirError(f"{path} was played in chunks of {m['chunk']:,} games, and this --until run looks "
+                              f"every {scenario.chunk:,} (a chunk between looks; a run directory keeps one chunk "
+                              f"size): run the scenario file with --until (its run gets a directory of its own, "
+                              f"named ...-chunk{scenario.chunk}), or give another --out")
         if not isinstance(m["done"], dict):
             raise RunDirError(f"{rd.manifest_path} is corrupt: 'done' must map chunk -> games")
         if not isinstance(m["chunk"], int) or isinstance(m["chunk"], bool) or m["chunk"] < 1:

@@ -26,8 +26,6 @@ Shape::
 
 from __future__ import annotations
 
-import hashlib
-import json
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -84,8 +82,9 @@ class Scenario:
         return {"setup": setup, "seed": self.seed, "rules_version": get_game(self.game).rules_version}
 
     def hash(self) -> str:
-        blob = json.dumps(self.identity(), sort_keys=True, default=str).encode()
-        return hashlib.sha256(blob).hexdigest()[:12]
+        from cardsim.results import identity_hash
+
+        return identity_hash(self.identity())
 
     def with_options(self, games: int | None = None, seed: int | None = None, chunk: int | None = None) -> Scenario:
         """A copy with ``games`` / ``seed`` / ``chunk`` overridden (CLI ``--games`` / ``--seed``, a run

@@ -123,6 +123,41 @@ def test_part_cut_to_fewer_games_is_refused_then_played_again(tmp_path):
     cut_part_then_play_again(s, tmp_path / "r", "games", 10, 2000)
 
 
+def test_edited_manifest_is_refused_before_any_part_is_touched(tmp_path):
+    """A manifest whose chunk size was edited (500 -> 700) had `cardsim run RUN_DIR` play its chunks
+    again in the new size over the old parts and keep an old one: 3,000 games read as 3,300, exit 0.
+    An edited identity (another rules version, policy) was accepted as long as the hash was left. Both
+    are refused in one line, exit 2, and no part changes."""
+    s = from_dict({**RAW, "scenario": {**RAW["scenario"], "games": 3000, "chunk": 500}})
+    out = tmp_path / "r"
+    api.run(s, out=out)
+    parts = {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
+    manifest = out / "manifest.json"
+    good = manifest.read_text()
+    for edit, says in ((lambda m: m.update(chunk=700), "chunk 5 cannot hold 500 games"),
+                       (lambda m: m["identity"].update(rules_version=99), "does not give its hash")):
+        m = json.loads(good)
+        edit(m)
+        manifest.write_text(json.dumps(m))
+        for cmd in (["run", str(out)], ["report", str(out), "--out", str(tmp_path / "rep")]):
+            r = CliRunner().invoke(app, cmd)
+            assert r.exit_code == 2 and "is corrupt" in r.output and says in r.output, r.output
+            assert "Traceback" not in r.output
+        assert {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")} == parts
+    manifest.write_text(good)
+    assert api.open_run(out).tables["games"].select(pl.len()).collect().item() == 3000
+
+
+def test_lucky_ghost_of_one_game_says_it_has_no_interval(tmp_path):
+    """One Lucky Ghost game stopped `cardsim run` with a TypeError (a gain's interval is None from one
+    game); it now says so, as compare does."""
+    f = tmp_path / "g.toml"
+    f.write_text('[scenario]\nname = "g"\ngame = "fubnub"\nvariant = "lucky_ghost"\nplayers = 2\ngames = 1\n')
+    r = CliRunner().invoke(app, ["run", str(f), "--runs", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    assert "of 1 game;" in r.output and "95% CI none: an interval needs at least 2 games" in r.output
+
+
 @pytest.mark.parametrize("variant, table", [("hand", "hands"), ("tournament", "tournaments")])
 def test_fourbid_units_are_counted_in_their_own_table(tmp_path, variant, table):
     """A FOURBID hand or tournament run's chunks were checked against the games table (a hand run
@@ -215,3 +250,17 @@ def test_unreadable_policy_file(tmp_path):
     r = CliRunner().invoke(app, ["run", str(scen)])
     assert r.exit_code == 2 and "failed to import" in r.output and "SyntaxError" in r.output
     assert pl is not None
+
+
+def test_workers_with_the_local_backend_is_refused_and_alone_means_dask():
+    """`cardsim run --workers 2` (no --backend) ran on local threads without a word."""
+    from cardsim.errors import ScenarioError
+
+    s = from_dict(RAW)
+    with pytest.raises(ScenarioError, match="workers and scheduler are the dask backend's"):
+        api.make_backend(s, "local", 2, None)
+    be = api.make_backend(s, None, 1, None)
+    try:
+        assert type(be).__name__ == "DaskBackend"
+    finally:
+        be.close()

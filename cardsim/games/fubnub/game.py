@@ -367,8 +367,8 @@ class Fubnub(Game):
         # cards (Wilson at level 0.05 / cards, at the effective size of the summary's clustered rate)
         cards_ = wilson_at(cards_, bonferroni_z(cards_.height)).sort("rate")
         lo_card, hi_card = cards_.row(0, named=True), cards_.row(cards_.height - 1, named=True)
-        seat = (f"Seats do not detectably favour a team: team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games."
-                if t0["lo"] <= 0.5 <= t0["hi"] else f"Team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games.")
+        seat = (f"Seats do not detectably favour a team: team 0 (seats 0+2) wins {pct(t0)} of {N.many(t0['n'], 'game')}."
+                if t0["lo"] <= 0.5 <= t0["hi"] else f"Team 0 (seats 0+2) wins {pct(t0)} of {N.many(t0['n'], 'game')}.")
         deal = f"The first dealer's team wins {pct(fd)}"
         deal += (f", {N.points(fd['rate'] - 0.5, sign=False)} above an even game." if fd["lo"] > 0.5 else
                  f", {N.points(0.5 - fd['rate'], sign=False)} below an even game." if fd["hi"] < 0.5 else
@@ -794,15 +794,21 @@ def headline_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         if title.startswith("Gain"):
             for r in frame.iter_rows(named=True):
                 m, lo, hi = r["gain_mean"], r["gain_lo"], r["gain_hi"]
+                if not N.finite(m):  # no hand was played to the end
+                    continue
                 more = "more" if m >= 0 else "fewer"
-                gain = N.num_ci(abs(m), *sorted((abs(lo), abs(hi))), "tricks") if lo * hi > 0 else \
-                    N.num_ci(m, lo, hi, "tricks")
+                if not (N.finite(lo) and N.finite(hi)):  # one game (one cluster): no spread to measure
+                    gain = f"{N.num(abs(m), 2)} tricks (95% CI none: an interval needs at least 2 games)"
+                elif lo * hi > 0:
+                    gain = N.num_ci(abs(m), *sorted((abs(lo), abs(hi))), "tricks")
+                else:
+                    gain = N.num_ci(m, lo, hi, "tricks")
                 parts.append(f"seat {r['seat']} takes {gain} {more} a hand than its ghost partner")
     games = tables["games"].filter(pl.col("winner") >= 0).collect()
     t0 = rate_table(games.with_columns(x=pl.lit(0), win=pl.col("winner") == 0), ["x"], "win").row(0, named=True)
     who = f"{setup.players} player{'s' if setup.players > 1 else ''} and {4 - setup.players} ghost" + \
         ("s" if 4 - setup.players > 1 else "")
-    return (f"With {who}, team 0 (seats 0+2) wins {pct(t0)} of {t0['n']:,} games"
+    return (f"With {who}, team 0 (seats 0+2) wins {pct(t0)} of {N.many(t0['n'], 'game')}"
             + ("; " + "; ".join(parts) if parts else "") + ".")
 
 
@@ -872,7 +878,7 @@ def headline_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     outcomes = next(f for t, f in frames.items() if t.startswith("Games:"))
     tie = outcomes.filter(pl.col("outcome") == "tie").row(0, named=True)
     n = tie["n"]
-    ties = f"{pct(tie)} of the {n:,} games end in a tie for the most point cards"
+    ties = f"{pct(tie)} of the {N.many(n, 'game')} end in a tie for the most point cards"
     turtle = ""
     if setup.variant == "full_deck":
         t = outcomes.filter(pl.col("outcome") == "turtle_ended").row(0, named=True)
@@ -883,7 +889,7 @@ def headline_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         ghosts = sorted(wilson_at(wins.slice(1), bonferroni_z(len(rows) - 1)).iter_rows(named=True),
                         key=lambda r: r["rate"])
         g = [N.pct_ci(r["rate"], r["sim_lo"], r["sim_hi"], label="") for r in (ghosts[0], ghosts[-1])]
-        return (f"The solo player (seat 0) beats the three ghosts outright in {pct(player)} of {n:,} games; "
+        return (f"The solo player (seat 0) beats the three ghosts outright in {pct(player)} of {N.many(n, 'game')}; "
                 f"a ghost wins alone in {g[0]} to {g[1]} (the lowest and highest of the {len(ghosts)} ghosts, 95% "
                 f"intervals simultaneous over them), and {pct(tie)} end in a tie for the most point cards.")
     k = len(rows)
