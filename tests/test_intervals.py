@@ -451,6 +451,39 @@ def test_sweep_answer_uses_fresh_deals(tmp_path):
     assert "fresh deals" in sw.headline(res)
 
 
+def _sweep_result(values: np.ndarray, metric: str = "winrate_s0", best: str = "max") -> sw.SweepResult:
+    """A sweep's result from a deals x points matrix, its contrasts computed as the sweep does."""
+    k = values.shape[1]
+    plan = sw.Plan(None, ["x"], [{"x": i} for i in range(k)], [], metric, best)
+    c = sw.contrasts(values, best, bounds=(-1.0, 1.0) if metric != "length" else stats.UNBOUNDED)
+    mean = values.mean(axis=0)
+    table = pl.DataFrame({"x": list(range(k)), "winrate_s0": mean, "lo_s0": mean - 0.01, "hi_s0": mean + 0.01,
+                          "vs_best": c["diff"], "vs_best_lo": c["lo"], "vs_best_hi": c["hi"],
+                          "p_adj": c["p_adj"], "p_best": c["p_best"]})
+    return sw.SweepResult(plan, table, None, int(c["best"]), float(c["critical"]))
+
+
+@pytest.mark.parametrize("k", [3, 6])
+def test_sweep_answer_gives_the_gaps_simultaneous_intervals(k):
+    # "the other 2 are 11.5-23.8 points behind" came without an interval, though the table had them
+    rng = np.random.default_rng(4)
+    values = (rng.random((2000, k)) < np.linspace(0.6, 0.3, k)).astype(float)
+    res = _sweep_result(values)
+    t = res.table.filter(pl.col("x") != res.best_index)
+    assert (t["vs_best_hi"] < 0).all()  # every other point detectably behind
+    words = sw.headline(res)
+    assert "simultaneous 95% intervals of every pair of points at once" in words
+    ends = [(-r["vs_best_hi"], -r["vs_best_lo"]) for r in t.iter_rows(named=True)]
+    if k <= 3:
+        for lo, hi in sorted(ends):
+            assert f"{100 * lo:.1f}-{100 * hi:.1f}" in words
+    else:
+        assert (f"each between {100 * min(e[0] for e in ends):.1f} and {100 * max(e[1] for e in ends):.1f})"
+                in words)
+    one = sw.headline(_sweep_result(values[:, :2]))
+    assert "the other 1 is " in one and "(simultaneous 95% intervals" in one
+
+
 # -- card effects ------------------------------------------------------------------------------
 def test_card_effects_on_the_same_seeds(tmp_path):
     s = from_dict({"scenario": {"name": "tc", "game": "turtle", "variant": "full", "players": 4, "games": 300,
