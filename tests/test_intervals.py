@@ -578,3 +578,29 @@ def test_gubs_drew_and_not_rates_are_clustered_by_game():
     assert _neff(n, together) == pytest.approx(1000, rel=0.01)  # 3,000 seats, deff 3
     one_each = np.ones(1000)  # one winner of three in every game: less spread than binomial
     assert _neff(n, one_each) == 3000.0
+
+
+def test_ratings_reference_is_exactly_zero_and_the_share_has_the_strengths_interval():
+    """The reference's interval read -1e-09 to +1e-09 in JSON (the fit's tolerance); the answer's
+    "beats one of partner's in 65.3% of contests" came without the interval its strength has."""
+    p = R.Plan(None, ["ref", "b", "c"], [(0, 1), (0, 2), (1, 2)], {}, 0)
+    res = R.analyse(p, _obs([35, 45, 60], p.pairs), 100)
+    r = {row["policy"]: row for row in res.ratings.iter_rows(named=True)}
+    assert (r["ref"]["theta"], r["ref"]["lo"], r["ref"]["hi"]) == (0.0, 0.0, 0.0)
+    assert r["b"]["lo"] < r["b"]["theta"] < r["b"]["hi"]
+    top = res.ratings.row(0, named=True)
+    assert top["policy"] == "b"  # b beats the reference in 65 of 100, c in 60
+
+    def share(x: float) -> str:
+        return f"{100 / (1 + math.exp(-x)):.1f}%"
+
+    words = R.headline(res)
+    assert (f"beats one of ref's in {share(top['theta'])} of contests (95% CI {share(top['lo'])}-{share(top['hi'])}, "
+            "the strength's interval transformed)") in words
+    # the reference on top: the next policy's share of its contests with the reference, likewise
+    res = R.analyse(p, _obs([65, 55, 50], p.pairs), 100)
+    nxt = res.ratings.row(1, named=True)
+    assert res.ratings["policy"][0] == "ref"
+    assert f"contests with ref (95% CI {share(nxt['lo'])}-{share(nxt['hi'])}, the strength's" in R.headline(res)
+    doc = R.output(res).to_dict()["tables"]["Ratings"]
+    assert next(row for row in doc if row["policy"] == "ref")["hi"] == 0.0
