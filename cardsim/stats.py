@@ -119,6 +119,16 @@ def t95(df: int) -> float:
 #: the bounds of a value that may be any number (:func:`mean_ci`'s default)
 UNBOUNDED = (-math.inf, math.inf)
 
+#: the least p-value cardsim gives (the smallest positive normal double, 2.2e-308): a p-value too small
+#: to compute (a tail that underflows, or below the 1e-15 the bounded intervals' test resolves) reads as
+#: this, never as 0, which would claim certainty (the tables print "< 0.001")
+P_FLOOR = 2.2250738585072014e-308
+
+
+def floor_p(p: float) -> float:
+    """``p`` raised to :data:`P_FLOOR` (NaN stays NaN): a p-value is never exactly 0."""
+    return max(p, P_FLOOR) if not math.isnan(p) else p
+
 
 def within(v: float, bounds: tuple[float, float]) -> float:
     """``v`` cut to ``bounds`` (NaN stays NaN)."""
@@ -230,9 +240,9 @@ def _alike_p(value: float, units: int, bounds: tuple[float, float]) -> float:
     or is the value)."""
     lo_b, hi_b = bounds
     if value == 0 or not lo_b <= 0 <= hi_b:
-        return 1.0 if value == 0 else 0.0
+        return 1.0 if value == 0 else P_FLOOR
     q = value / (value - lo_b) if value > 0 else value / (value - hi_b)  # the share that would bring it to 0
-    return float(min(1.0, (1 - q) ** (units - 1))) if q < 1 else 0.0
+    return floor_p(float(min(1.0, (1 - q) ** (units - 1)))) if q < 1 else P_FLOOR
 
 
 def _mover_mean(x: np.ndarray, clusters: np.ndarray | None, bounds: tuple[float, float], alpha: float) -> Estimate:
@@ -282,8 +292,8 @@ def _mover_mean(x: np.ndarray, clusters: np.ndarray | None, bounds: tuple[float,
 
 def _level_at_zero(interval: Callable[[float], tuple[float, float]], d: float) -> float:
     """The two-sided level at which ``interval(level)`` first leaves 0 out: the p-value of 0 for an
-    interval that narrows as the level grows (1 where it never does; below 1e-15 it reads 0, where
-    scipy's beta quantiles give up)."""
+    interval that narrows as the level grows (1 where it never does; below 1e-15, where scipy's beta
+    quantiles give up, it reads :data:`P_FLOOR`)."""
     from scipy.optimize import brentq
 
     if d == 0:
@@ -298,8 +308,8 @@ def _level_at_zero(interval: Callable[[float], tuple[float, float]], d: float) -
     if end(hi) <= 0:
         return 1.0
     if end(lo) > 0:
-        return 0.0
-    return float(math.exp(brentq(end, lo, hi, xtol=1e-6)))
+        return P_FLOOR
+    return floor_p(float(math.exp(brentq(end, lo, hi, xtol=1e-6))))
 
 
 def _effective(m: float, se: float, n: int, k: int, truncate: bool) -> tuple[float, float, float]:
@@ -464,12 +474,12 @@ def on_games(games: np.ndarray, frame: pl.DataFrame, *cols: str) -> list[np.ndar
 
 def normal_p(value: float, se: float) -> float:
     """Two-sided p-value of ``value / se`` against the standard normal (none when the standard error
-    is, e.g. from a single game)."""
+    is, e.g. from a single game); never below :data:`P_FLOOR`."""
     if math.isnan(se):
         return math.nan
     if not se > 0:
-        return math.nan if not math.isfinite(value) or value == 0 else 0.0
-    return math.erfc(abs(value / se) / math.sqrt(2))
+        return math.nan if not math.isfinite(value) or value == 0 else P_FLOOR
+    return floor_p(math.erfc(abs(value / se) / math.sqrt(2)))
 
 
 def t_p(value: float, se: float, df: int) -> float:
@@ -480,7 +490,7 @@ def t_p(value: float, se: float, df: int) -> float:
         return normal_p(value, se)
     from scipy.stats import t
 
-    return float(2 * t.sf(abs(value / se), max(df, 1)))
+    return floor_p(float(2 * t.sf(abs(value / se), max(df, 1))))
 
 
 def t_quantile(q: float, df: int) -> float:

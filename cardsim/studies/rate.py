@@ -43,7 +43,7 @@ from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
 from cardsim.output import Output
 from cardsim.report.numbers import pct
-from cardsim.stats import share_ci, t95
+from cardsim.stats import floor_p, share_ci, t95
 from cardsim.studies import derive
 
 #: the fitted strengths are exact to this (Newton steps stop below 1e-12)
@@ -382,7 +382,7 @@ def _goodness(res: Fit, obs: Observations, sub: np.ndarray, pairs: np.ndarray, p
         ok = w > 1e-12 * max(1.0, w.max(initial=0.0))
         z = v[:, ok].T @ r
         res.wald = float((z * z / w[ok]).sum()) if ok.any() else 0.0
-        res.p = float(chi2.sf(res.wald, df)) if ok.any() else 1.0
+        res.p = floor_p(float(chi2.sf(res.wald, df))) if ok.any() else 1.0
     for (a, b), i in kidx.items():
         res.pair_rows.append({"a": a, "b": b, "predicted": e_k[i] / n_k[i] if n_k[i] else math.nan})
 
