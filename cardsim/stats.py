@@ -720,12 +720,16 @@ def rate_query(frame: pl.DataFrame | pl.LazyFrame, by: list[str], success: str |
                cluster: str | None = "game") -> pl.LazyFrame:
     """:func:`rate_table`, not collected yet (to collect several at once with :func:`collect_all`)."""
     ok = pl.col(success) if isinstance(success, str) else success
+    # successes of a yes/no (or whole-number) column are a count: an integer column, not 975.0
+    whole = frame.lazy().select(ok).collect_schema().dtypes()[0]
+    count = whole == pl.Boolean or whole.is_integer()
     g = _clustered(frame, by, ok, cluster).with_columns(
         deff=pl.when(pl.col("m") * (1 - pl.col("m")) > 0)
         .then(pl.col("_var") / (pl.col("m") * (1 - pl.col("m")) / pl.col("n"))).otherwise(1.0))
     g = g.with_columns(neff=pl.col("n") / pl.max_horizontal(pl.col("deff"), pl.lit(1.0)))
     g = g.with_columns(wilson_exprs(pl.col("m") * pl.col("neff"), pl.col("neff"))).sort(by)
-    return g.select(*by, pl.col("n").cast(pl.Int64), "k", "rate", "lo", "hi", "deff")
+    return g.select(*by, pl.col("n").cast(pl.Int64), pl.col("k").cast(pl.Int64) if count else pl.col("k"), "rate",
+                    "lo", "hi", "deff")
 
 
 def rate_table(frame: pl.DataFrame | pl.LazyFrame, by: list[str], success: str | pl.Expr,
@@ -782,12 +786,16 @@ def collect_all(queries: list[pl.LazyFrame]) -> list[pl.DataFrame]:
 
 def seat_table(outcomes: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """Win rate by seat from an outcome table (``game``, ``seat``, ``win``): n finished games,
-    wins (shared wins count 1/k), rate, Wilson interval, and ``fair``: the rate every seat would
-    have if seats did not matter (the mean over seats: 1/players alone, 1/2 in two teams).
+    wins (shared wins count 1/k; an integer column when no win was shared, as in a team game), rate,
+    Wilson interval, and ``fair``: the rate every seat would have if seats did not matter (the mean over
+    seats: 1/players alone, 1/2 in two teams).
     A LazyFrame is aggregated on the streaming engine (memory: the seats, not the games)."""
     fin = outcomes.lazy().drop_nulls("win")
-    g, fair = collect_all([fin.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("k")).sort("seat"),
-                           fin.select(pl.col("win").mean())])
+    g, fair = collect_all([fin.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("k"),
+                                                    ((pl.col("win") > 0) & (pl.col("win") < 1)).any().alias("_shared"))
+                           .sort("seat"), fin.select(pl.col("win").mean())])
     fair = fair.item()
     fair = float("nan") if fair is None else float(fair)
-    return g.with_columns(wilson_exprs(pl.col("k"), pl.col("n"))).with_columns(fair=pl.lit(fair))
+    if g.height and not g["_shared"].any():  # every win whole: k counts games
+        g = g.with_columns(pl.col("k").cast(pl.Int64))
+    return g.drop("_shared").with_columns(wilson_exprs(pl.col("k"), pl.col("n"))).with_columns(fair=pl.lit(fair))

@@ -604,3 +604,18 @@ def test_ratings_reference_is_exactly_zero_and_the_share_has_the_strengths_inter
     assert f"contests with ref (95% CI {share(nxt['lo'])}-{share(nxt['hi'])}, the strength's" in R.headline(res)
     doc = R.output(res).to_dict()["tables"]["Ratings"]
     assert next(row for row in doc if row["policy"] == "ref")["hi"] == 0.0
+
+
+def test_counts_are_integers_in_the_tables():
+    """`k` came out as 975.0 in JSON: successes of a yes/no column, and wins where no win was shared,
+    are counts (integer columns); a mean's sum, or wins shared 1/k, stay floats."""
+    f = pl.DataFrame({"game": [0, 0, 1, 2], "x": [0, 0, 0, 0], "y": [True, False, True, True], "v": [0.5, 1, 2, 0]})
+    assert rate_table(f, ["x"], "y")["k"].dtype == pl.Int64 and rate_table(f, ["x"], "y")["k"][0] == 3
+    assert rate_table(f, ["x"], pl.col("v") > 0)["k"].dtype == pl.Int64
+    assert rate_table(f, ["x"], "v")["k"].dtype == pl.Float64
+    team = pl.DataFrame({"game": [0, 0, 1, 1], "seat": [0, 1, 0, 1], "win": [1.0, 0.0, 0.0, 1.0]})
+    seats = stats.seat_table(team)
+    assert seats["k"].dtype == pl.Int64 and seats["k"].to_list() == [1, 1] and "_shared" not in seats.columns
+    assert json.dumps(seats.to_dicts()[0]["k"]) == "1"
+    shared = team.with_columns(win=pl.Series([0.5, 0.5, 0.0, 1.0]))
+    assert stats.seat_table(shared)["k"].to_list() == [0.5, 1.5]
