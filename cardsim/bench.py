@@ -74,6 +74,46 @@ class BenchResult:
         return self.tables / self.full
 
 
+def _ratio(x: float) -> str:
+    """A bench ratio to two decimals, three below 0.1 (Gubs' 0.097 is not the bar's 0.10)."""
+    return f"{x:.3f}" if x < 0.1 else f"{x:.2f}"
+
+
+def _spread(xs: tuple[float, ...]) -> str:
+    """The range of the pairs' ratios (``lo-hi``), or ``one pair`` when there was one."""
+    return f"{_ratio(min(xs))}-{_ratio(max(xs))}" if len(xs) > 1 else "one pair"
+
+
+#: the interpreted kernel is timed once (it is 291-1,541 times slower), so full/interpreted is one timing
+#: against the median of the full kernel's: no pairs, no range
+INTERPRETED = "one interpreted timing against the full kernel's median: not paired, no range"
+
+MARKDOWN_HEADER = ("| game | variant | unit | full kernel /s | with tables /s | interpreted /s | minimal /s | "
+                   "tables / kernel | tables' range | full / interpreted (one timing) | full / minimal | pairs' range |\n"
+                   "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+
+
+def bench_line(r: BenchResult) -> str:
+    """What ``cardsim bench`` prints for one game and variant: the rates (medians of each kind's timings)
+    and the ratios, each paired ratio the median of its pairs with their range, the interpreted one said
+    to be a single timing. The rates and the ratios are medians of different timings, so a ratio need not
+    equal the quotient of the printed rates (the machine's speed drifts)."""
+    pairs = (f"each the median of {len(r.ratios)} back-to-back pairs, with the pairs' range"
+             if len(r.ratios) > 1 else "each from one pair")
+    return (f"{r.game} {r.variant}: {r.full:,.0f} {r.unit}s/s full kernel, {r.tables:,.0f}/s with tables, "
+            f"{r.interpreted:,.0f}/s interpreted, {r.minimal:,.0f}/s minimal kernel (medians of each kind's "
+            f"timings); full/interpreted = {r.vs_interpreted:,.0f}x ({INTERPRETED}); tables/kernel = "
+            f"{r.tables_vs_full:.2f} ({_spread(r.table_ratios or (r.tables_vs_full,))}), full/minimal = "
+            f"{_ratio(r.vs_minimal)} ({_spread(r.ratios or (r.vs_minimal,))}) ({pairs})")
+
+
+def markdown_row(r: BenchResult) -> str:
+    """One row of ``cardsim bench --markdown`` (:data:`MARKDOWN_HEADER`)."""
+    return (f"| {r.game} | {r.variant} | {r.unit} | {r.full:,.0f} | {r.tables:,.0f} | {r.interpreted:,.0f} | "
+            f"{r.minimal:,.0f} | {r.tables_vs_full:.2f} | {_spread(r.table_ratios or (r.tables_vs_full,))} | "
+            f"{r.vs_interpreted:,.0f}x | {_ratio(r.vs_minimal)} | {_spread(r.ratios or (r.vs_minimal,))} |")
+
+
 def _rate(fn, count: int, reps: int = 3) -> float:
     """Median units/s of ``fn(start, count)`` (returns units) over ``reps`` calls."""
     return median([_timed(fn, r * count, count) for r in range(reps)])

@@ -494,6 +494,7 @@ def bench(
     Units per second of the full kernel, of the same kernel interpreted and of a minimal
     shuffle-deal-resolve kernel, timed side by side; compare the ratios, not the rates.
     """
+    from cardsim.bench import MARKDOWN_HEADER, bench_line, markdown_row
     from cardsim.bench import bench as run_bench
     from cardsim.games import game_names, get_game
 
@@ -510,29 +511,10 @@ def bench(
         get_game(n)
     jobs = [(n, v.name) for n in names for v in (get_game(n).variants if variants else get_game(n).variants[:1])]
     if markdown:
-        typer.echo("| game | variant | unit | full kernel /s | with tables /s | interpreted /s | minimal /s | "
-                   "tables / kernel | full / interpreted | full / minimal | pairs' range |")
-        typer.echo("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        typer.echo(MARKDOWN_HEADER)
     for n, v in jobs:
         r = run_bench(n, count, interp, v)
-        spread = f"{_ratio(min(r.ratios))}-{_ratio(max(r.ratios))}"
-        if markdown:
-            typer.echo(f"| {r.game} | {r.variant} | {r.unit} | {r.full:,.0f} | {r.tables:,.0f} | {r.interpreted:,.0f} | "
-                       f"{r.minimal:,.0f} | {r.tables_vs_full:.2f} | {r.vs_interpreted:,.0f}x | {_ratio(r.vs_minimal)} | "
-                       f"{spread} |")
-        else:
-            # the rates are medians of their own timings, the ratios medians of back-to-back pairs, so
-            # a ratio need not equal the quotient of the printed rates (the machine's speed drifts)
-            typer.echo(f"{r.game} {r.variant}: {r.full:,.0f} {r.unit}s/s full kernel, {r.tables:,.0f}/s with tables, "
-                       f"{r.interpreted:,.0f}/s interpreted, {r.minimal:,.0f}/s minimal kernel (medians of each "
-                       f"kind's timings); full/interpreted = {r.vs_interpreted:,.0f}x, tables/kernel = "
-                       f"{r.tables_vs_full:.2f}, full/minimal = {_ratio(r.vs_minimal)} (each the median of "
-                       f"{len(r.ratios)} back-to-back pairs, full/minimal {spread})")
-
-
-def _ratio(x: float) -> str:
-    """A bench ratio to two decimals, three below 0.1 (Gubs' 0.097 is not the bar's 0.10)."""
-    return f"{x:.3f}" if x < 0.1 else f"{x:.2f}"
+        typer.echo(markdown_row(r) if markdown else bench_line(r))
 
 
 # -- studies ----------------------------------------------------------------------

@@ -119,6 +119,16 @@ def t95(df: int) -> float:
 #: the bounds of a value that may be any number (:func:`mean_ci`'s default)
 UNBOUNDED = (-math.inf, math.inf)
 
+#: the least p-value cardsim gives (the smallest positive normal double, 2.2e-308): a p-value too small
+#: to compute (a tail that underflows, or below the 1e-15 the bounded intervals' test resolves) reads as
+#: this, never as 0, which would claim certainty (the tables print "< 0.001")
+P_FLOOR = 2.2250738585072014e-308
+
+
+def floor_p(p: float) -> float:
+    """``p`` raised to :data:`P_FLOOR` (NaN stays NaN): a p-value is never exactly 0."""
+    return max(p, P_FLOOR) if not math.isnan(p) else p
+
 
 def within(v: float, bounds: tuple[float, float]) -> float:
     """``v`` cut to ``bounds`` (NaN stays NaN)."""
@@ -230,9 +240,9 @@ def _alike_p(value: float, units: int, bounds: tuple[float, float]) -> float:
     or is the value)."""
     lo_b, hi_b = bounds
     if value == 0 or not lo_b <= 0 <= hi_b:
-        return 1.0 if value == 0 else 0.0
+        return 1.0 if value == 0 else P_FLOOR
     q = value / (value - lo_b) if value > 0 else value / (value - hi_b)  # the share that would bring it to 0
-    return float(min(1.0, (1 - q) ** (units - 1))) if q < 1 else 0.0
+    return floor_p(float(min(1.0, (1 - q) ** (units - 1)))) if q < 1 else P_FLOOR
 
 
 def _mover_mean(x: np.ndarray, clusters: np.ndarray | None, bounds: tuple[float, float], alpha: float) -> Estimate:
@@ -282,8 +292,8 @@ def _mover_mean(x: np.ndarray, clusters: np.ndarray | None, bounds: tuple[float,
 
 def _level_at_zero(interval: Callable[[float], tuple[float, float]], d: float) -> float:
     """The two-sided level at which ``interval(level)`` first leaves 0 out: the p-value of 0 for an
-    interval that narrows as the level grows (1 where it never does; below 1e-15 it reads 0, where
-    scipy's beta quantiles give up)."""
+    interval that narrows as the level grows (1 where it never does; below 1e-15, where scipy's beta
+    quantiles give up, it reads :data:`P_FLOOR`)."""
     from scipy.optimize import brentq
 
     if d == 0:
@@ -298,8 +308,8 @@ def _level_at_zero(interval: Callable[[float], tuple[float, float]], d: float) -
     if end(hi) <= 0:
         return 1.0
     if end(lo) > 0:
-        return 0.0
-    return float(math.exp(brentq(end, lo, hi, xtol=1e-6)))
+        return P_FLOOR
+    return floor_p(float(math.exp(brentq(end, lo, hi, xtol=1e-6))))
 
 
 def _effective(m: float, se: float, n: int, k: int, truncate: bool) -> tuple[float, float, float]:
@@ -464,12 +474,12 @@ def on_games(games: np.ndarray, frame: pl.DataFrame, *cols: str) -> list[np.ndar
 
 def normal_p(value: float, se: float) -> float:
     """Two-sided p-value of ``value / se`` against the standard normal (none when the standard error
-    is, e.g. from a single game)."""
+    is, e.g. from a single game); never below :data:`P_FLOOR`."""
     if math.isnan(se):
         return math.nan
     if not se > 0:
-        return math.nan if not math.isfinite(value) or value == 0 else 0.0
-    return math.erfc(abs(value / se) / math.sqrt(2))
+        return math.nan if not math.isfinite(value) or value == 0 else P_FLOOR
+    return floor_p(math.erfc(abs(value / se) / math.sqrt(2)))
 
 
 def t_p(value: float, se: float, df: int) -> float:
@@ -480,7 +490,7 @@ def t_p(value: float, se: float, df: int) -> float:
         return normal_p(value, se)
     from scipy.stats import t
 
-    return float(2 * t.sf(abs(value / se), max(df, 1)))
+    return floor_p(float(2 * t.sf(abs(value / se), max(df, 1))))
 
 
 def t_quantile(q: float, df: int) -> float:
@@ -710,12 +720,16 @@ def rate_query(frame: pl.DataFrame | pl.LazyFrame, by: list[str], success: str |
                cluster: str | None = "game") -> pl.LazyFrame:
     """:func:`rate_table`, not collected yet (to collect several at once with :func:`collect_all`)."""
     ok = pl.col(success) if isinstance(success, str) else success
+    # successes of a yes/no (or whole-number) column are a count: an integer column, not 975.0
+    whole = frame.lazy().select(ok).collect_schema().dtypes()[0]
+    count = whole == pl.Boolean or whole.is_integer()
     g = _clustered(frame, by, ok, cluster).with_columns(
         deff=pl.when(pl.col("m") * (1 - pl.col("m")) > 0)
         .then(pl.col("_var") / (pl.col("m") * (1 - pl.col("m")) / pl.col("n"))).otherwise(1.0))
     g = g.with_columns(neff=pl.col("n") / pl.max_horizontal(pl.col("deff"), pl.lit(1.0)))
     g = g.with_columns(wilson_exprs(pl.col("m") * pl.col("neff"), pl.col("neff"))).sort(by)
-    return g.select(*by, pl.col("n").cast(pl.Int64), "k", "rate", "lo", "hi", "deff")
+    return g.select(*by, pl.col("n").cast(pl.Int64), pl.col("k").cast(pl.Int64) if count else pl.col("k"), "rate",
+                    "lo", "hi", "deff")
 
 
 def rate_table(frame: pl.DataFrame | pl.LazyFrame, by: list[str], success: str | pl.Expr,
@@ -772,12 +786,16 @@ def collect_all(queries: list[pl.LazyFrame]) -> list[pl.DataFrame]:
 
 def seat_table(outcomes: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     """Win rate by seat from an outcome table (``game``, ``seat``, ``win``): n finished games,
-    wins (shared wins count 1/k), rate, Wilson interval, and ``fair``: the rate every seat would
-    have if seats did not matter (the mean over seats: 1/players alone, 1/2 in two teams).
+    wins (shared wins count 1/k; an integer column when no win was shared, as in a team game), rate,
+    Wilson interval, and ``fair``: the rate every seat would have if seats did not matter (the mean over
+    seats: 1/players alone, 1/2 in two teams).
     A LazyFrame is aggregated on the streaming engine (memory: the seats, not the games)."""
     fin = outcomes.lazy().drop_nulls("win")
-    g, fair = collect_all([fin.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("k")).sort("seat"),
-                           fin.select(pl.col("win").mean())])
+    g, fair = collect_all([fin.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("k"),
+                                                    ((pl.col("win") > 0) & (pl.col("win") < 1)).any().alias("_shared"))
+                           .sort("seat"), fin.select(pl.col("win").mean())])
     fair = fair.item()
     fair = float("nan") if fair is None else float(fair)
-    return g.with_columns(wilson_exprs(pl.col("k"), pl.col("n"))).with_columns(fair=pl.lit(fair))
+    if g.height and not g["_shared"].any():  # every win whole: k counts games
+        g = g.with_columns(pl.col("k").cast(pl.Int64))
+    return g.drop("_shared").with_columns(wilson_exprs(pl.col("k"), pl.col("n"))).with_columns(fair=pl.lit(fair))

@@ -136,6 +136,23 @@ def test_bench_ratio_is_the_median_of_the_pairs():
     assert r.tables_vs_full == 0.85 and BenchResult("g", "v", "hand", 2.0, 1.0, 0.01, 4.0).tables_vs_full == 0.5
 
 
+def test_bench_gives_every_paired_ratio_its_range_and_says_the_interpreted_one_is_one_timing():
+    # full/interpreted (1,030x) and tables/kernel (0.83) were printed without a range; only full/minimal had one
+    from cardsim.bench import MARKDOWN_HEADER, BenchResult, bench_line, markdown_row
+
+    r = BenchResult("fubnub", "traditional", "hand", full=6e6, tables=5e6, interpreted=6e3, minimal=6.2e6,
+                    ratios=(0.91, 0.98, 1.0), table_ratios=(0.8, 0.83, 0.85))
+    line = bench_line(r)
+    assert "full/interpreted = 1,000x (one interpreted timing against the full kernel's median: not paired" in line
+    assert "tables/kernel = 0.83 (0.80-0.85)" in line and "full/minimal = 0.98 (0.91-1.00)" in line
+    assert "median of 3 back-to-back pairs, with the pairs' range" in line
+    row, head = markdown_row(r).split(" | "), MARKDOWN_HEADER.splitlines()[0].split(" | ")
+    assert len(row) == len(head) and row[head.index("tables' range")] == "0.80-0.85"
+    assert "full / interpreted (one timing)" in head
+    one = bench_line(BenchResult("g", "v", "game", 2.0, 1.0, 0.01, 4.0))
+    assert "tables/kernel = 0.50 (one pair)" in one and "each from one pair" in one
+
+
 BAD = [
     ("unknown game", GOOD.replace('game = "fubnub"', 'game = "fubnb"'), "fubnub"),
     ("unknown variant", GOOD.replace('"traditional"', '"tradition"'), "traditional"),

@@ -451,6 +451,39 @@ def test_sweep_answer_uses_fresh_deals(tmp_path):
     assert "fresh deals" in sw.headline(res)
 
 
+def _sweep_result(values: np.ndarray, metric: str = "winrate_s0", best: str = "max") -> sw.SweepResult:
+    """A sweep's result from a deals x points matrix, its contrasts computed as the sweep does."""
+    k = values.shape[1]
+    plan = sw.Plan(None, ["x"], [{"x": i} for i in range(k)], [], metric, best)
+    c = sw.contrasts(values, best, bounds=(-1.0, 1.0) if metric != "length" else stats.UNBOUNDED)
+    mean = values.mean(axis=0)
+    table = pl.DataFrame({"x": list(range(k)), "winrate_s0": mean, "lo_s0": mean - 0.01, "hi_s0": mean + 0.01,
+                          "vs_best": c["diff"], "vs_best_lo": c["lo"], "vs_best_hi": c["hi"],
+                          "p_adj": c["p_adj"], "p_best": c["p_best"]})
+    return sw.SweepResult(plan, table, None, int(c["best"]), float(c["critical"]))
+
+
+@pytest.mark.parametrize("k", [3, 6])
+def test_sweep_answer_gives_the_gaps_simultaneous_intervals(k):
+    # "the other 2 are 11.5-23.8 points behind" came without an interval, though the table had them
+    rng = np.random.default_rng(4)
+    values = (rng.random((2000, k)) < np.linspace(0.6, 0.3, k)).astype(float)
+    res = _sweep_result(values)
+    t = res.table.filter(pl.col("x") != res.best_index)
+    assert (t["vs_best_hi"] < 0).all()  # every other point detectably behind
+    words = sw.headline(res)
+    assert "simultaneous 95% intervals of every pair of points at once" in words
+    ends = [(-r["vs_best_hi"], -r["vs_best_lo"]) for r in t.iter_rows(named=True)]
+    if k <= 3:
+        for lo, hi in sorted(ends):
+            assert f"{100 * lo:.1f}-{100 * hi:.1f}" in words
+    else:
+        assert (f"each between {100 * min(e[0] for e in ends):.1f} and {100 * max(e[1] for e in ends):.1f})"
+                in words)
+    one = sw.headline(_sweep_result(values[:, :2]))
+    assert "the other 1 is " in one and "(simultaneous 95% intervals" in one
+
+
 # -- card effects ------------------------------------------------------------------------------
 def test_card_effects_on_the_same_seeds(tmp_path):
     s = from_dict({"scenario": {"name": "tc", "game": "turtle", "variant": "full", "players": 4, "games": 300,
@@ -545,3 +578,44 @@ def test_gubs_drew_and_not_rates_are_clustered_by_game():
     assert _neff(n, together) == pytest.approx(1000, rel=0.01)  # 3,000 seats, deff 3
     one_each = np.ones(1000)  # one winner of three in every game: less spread than binomial
     assert _neff(n, one_each) == 3000.0
+
+
+def test_ratings_reference_is_exactly_zero_and_the_share_has_the_strengths_interval():
+    """The reference's interval read -1e-09 to +1e-09 in JSON (the fit's tolerance); the answer's
+    "beats one of partner's in 65.3% of contests" came without the interval its strength has."""
+    p = R.Plan(None, ["ref", "b", "c"], [(0, 1), (0, 2), (1, 2)], {}, 0)
+    res = R.analyse(p, _obs([35, 45, 60], p.pairs), 100)
+    r = {row["policy"]: row for row in res.ratings.iter_rows(named=True)}
+    assert (r["ref"]["theta"], r["ref"]["lo"], r["ref"]["hi"]) == (0.0, 0.0, 0.0)
+    assert r["b"]["lo"] < r["b"]["theta"] < r["b"]["hi"]
+    top = res.ratings.row(0, named=True)
+    assert top["policy"] == "b"  # b beats the reference in 65 of 100, c in 60
+
+    def share(x: float) -> str:
+        return f"{100 / (1 + math.exp(-x)):.1f}%"
+
+    words = R.headline(res)
+    assert (f"beats one of ref's in {share(top['theta'])} of contests (95% CI {share(top['lo'])}-{share(top['hi'])}, "
+            "the strength's interval transformed)") in words
+    # the reference on top: the next policy's share of its contests with the reference, likewise
+    res = R.analyse(p, _obs([65, 55, 50], p.pairs), 100)
+    nxt = res.ratings.row(1, named=True)
+    assert res.ratings["policy"][0] == "ref"
+    assert f"contests with ref (95% CI {share(nxt['lo'])}-{share(nxt['hi'])}, the strength's" in R.headline(res)
+    doc = R.output(res).to_dict()["tables"]["Ratings"]
+    assert next(row for row in doc if row["policy"] == "ref")["hi"] == 0.0
+
+
+def test_counts_are_integers_in_the_tables():
+    """`k` came out as 975.0 in JSON: successes of a yes/no column, and wins where no win was shared,
+    are counts (integer columns); a mean's sum, or wins shared 1/k, stay floats."""
+    f = pl.DataFrame({"game": [0, 0, 1, 2], "x": [0, 0, 0, 0], "y": [True, False, True, True], "v": [0.5, 1, 2, 0]})
+    assert rate_table(f, ["x"], "y")["k"].dtype == pl.Int64 and rate_table(f, ["x"], "y")["k"][0] == 3
+    assert rate_table(f, ["x"], pl.col("v") > 0)["k"].dtype == pl.Int64
+    assert rate_table(f, ["x"], "v")["k"].dtype == pl.Float64
+    team = pl.DataFrame({"game": [0, 0, 1, 1], "seat": [0, 1, 0, 1], "win": [1.0, 0.0, 0.0, 1.0]})
+    seats = stats.seat_table(team)
+    assert seats["k"].dtype == pl.Int64 and seats["k"].to_list() == [1, 1] and "_shared" not in seats.columns
+    assert json.dumps(seats.to_dicts()[0]["k"]) == "1"
+    shared = team.with_columns(win=pl.Series([0.5, 0.5, 0.0, 1.0]))
+    assert stats.seat_table(shared)["k"].to_list() == [0.5, 1.5]

@@ -314,3 +314,26 @@ def test_search_report_is_the_same_when_written_twice(tmp_path):
              for i in range(2)]
     assert pages[0].read_text() == pages[1].read_text()
     assert " s;" not in pages[0].read_text() and "leaves them out" in pages[0].read_text()
+
+
+@pytest.mark.parametrize("ref", [None, 0.25])
+def test_rate_dots_without_any_interval_draws_without_a_warning(ref):
+    """`cardsim report turtle.toml --games 1` printed numpy's "RuntimeWarning: All-NaN slice encountered":
+    a seat chart whose every row has no interval (no finished game)."""
+    import warnings
+
+    from cardsim.report import figures as F
+
+    nan = float("nan")
+    frame = pl.DataFrame({"seat": [0, 1], "rate": [nan, nan], "lo": [nan, nan], "hi": [nan, nan]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = F.rate_dots(frame, "seat", "Win rate by seat", "seat", ref=ref)
+        lo, hi = fig.axes[0].get_ylim()
+        F.png_bytes(fig)
+    assert math.isfinite(lo) and math.isfinite(hi) and lo < (ref if ref is not None else 0.5) < hi
+    some = pl.DataFrame({"seat": [0, 1], "rate": [0.4, nan], "lo": [0.3, nan], "hi": [0.5, nan]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lo, hi = F.rate_dots(some, "seat", "t", "seat").axes[0].get_ylim()
+    assert lo < 0.3 and hi > 0.5

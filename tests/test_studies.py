@@ -63,6 +63,31 @@ def test_paired_interval_matches_a_hand_calculation():
     assert row["variance_saved"] == pytest.approx(1 - se**2 / se_u**2)
 
 
+def test_compare_p_values_that_underflow_are_never_zero_in_json():
+    """`cardsim compare -f json` printed "p": 0.0 and "p_holm": 0.0 where the table read "< 0.001": a
+    p-value too small to compute is the smallest positive normal double (P_FLOOR), never 0."""
+    from cardsim.output import render
+    from cardsim.stats import P_FLOOR, normal_p, t_p
+
+    rng = np.random.default_rng(1)
+    p = paired.Plan(base=None, arms=["a", "b", "d"], runs={k: [None] for k in "abd"}, focus=0, metric="win",
+                    decide=False, alpha=0.05)
+    a = (rng.random(20_000) < 0.2).astype(float)
+    values = {"a": a, "b": (rng.random(20_000) < 0.8).astype(float),  # far apart: below 1e-15
+              "d": np.ones(20_000)}  # +1 wherever a lost, 0 elsewhere
+    _, diffs = paired.summarize(p, values)
+    assert (diffs["p"] == P_FLOOR).all() and (diffs["p_holm"] > 0).all()
+    res = paired.CompareResult(p, 20_000, *paired.summarize(p, values))
+    rows = json.loads(render(paired.output(res), "json"))["tables"]
+    for row in next(v for k, v in rows.items() if k.startswith("Differences")):
+        assert 0 < row["p"] <= row["p_holm"] < 1e-300
+    assert normal_p(50.0, 1.0) == t_p(1e20, 1.0, 30) == P_FLOOR and normal_p(1.0, 0.0) == P_FLOOR
+    assert normal_p(0.0, 1.0) == 1.0 and math.isnan(t_p(1.0, math.nan, 0))
+    from cardsim.stats import _alike_p
+
+    assert _alike_p(1.0, 5000, (-1.0, 1.0)) == P_FLOOR  # 5,000 deals of +1: 0.5^4999 underflows
+
+
 def test_compare_pairs_deals_rotates_seats_and_beats_unpaired(tmp_path):
     s = scen(compare={"focus": 0, "arms": [
         {"name": "tactician", "policies": ["tactician", "partner", "tactician", "partner"]},

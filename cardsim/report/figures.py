@@ -66,8 +66,13 @@ def rate_dots(frame: pl.DataFrame, label: str, title: str, xlabel: str, ref: flo
     long = sum(map(len, labels)) > 48  # labels that would run into each other
     ax.set_xticks(x, labels, rotation=25 if long else 0, ha="right" if long else "center")
     ax.set_xlim(-0.6, len(labels) - 0.4)
-    lo = min(float(np.nanmin(frame["lo"].to_numpy())), ref if ref is not None else 1.0)
-    hi = max(float(np.nanmax(frame["hi"].to_numpy())), ref if ref is not None else 0.0)
+    # rows without an interval (no finished game: NaN) take no part; with none at all the axis spans
+    # the reference, or all of 0-100% (np.nanmin of only NaN warned "All-NaN slice encountered")
+    los = frame["lo"].cast(pl.Float64).to_numpy()
+    his = frame["hi"].cast(pl.Float64).to_numpy()
+    los, his = los[np.isfinite(los)], his[np.isfinite(his)]
+    lo = min(float(los.min()) if los.size else (ref if ref is not None else 0.0), ref if ref is not None else 1.0)
+    hi = max(float(his.max()) if his.size else (ref if ref is not None else 1.0), ref if ref is not None else 0.0)
     pad = max(0.01, 0.15 * (hi - lo))
     ax.set_ylim(max(0.0, lo - pad) if lo > 0.02 else -pad / 3, min(1.0, hi + pad) if hi < 0.98 else 1 + pad / 3)
     _percent_axis(ax.yaxis, ax.get_ylim())

@@ -43,7 +43,7 @@ from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
 from cardsim.output import Output
 from cardsim.report.numbers import pct
-from cardsim.stats import share_ci, t95
+from cardsim.stats import floor_p, share_ci, t95
 from cardsim.studies import derive
 
 #: the fitted strengths are exact to this (Newton steps stop below 1e-12)
@@ -382,7 +382,7 @@ def _goodness(res: Fit, obs: Observations, sub: np.ndarray, pairs: np.ndarray, p
         ok = w > 1e-12 * max(1.0, w.max(initial=0.0))
         z = v[:, ok].T @ r
         res.wald = float((z * z / w[ok]).sum()) if ok.any() else 0.0
-        res.p = float(chi2.sf(res.wald, df)) if ok.any() else 1.0
+        res.p = floor_p(float(chi2.sf(res.wald, df))) if ok.any() else 1.0
     for (a, b), i in kidx.items():
         res.pair_rows.append({"a": a, "b": b, "predicted": e_k[i] / n_k[i] if n_k[i] else math.nan})
 
@@ -427,6 +427,10 @@ def analyse(p: Plan, obs: Observations, games: int) -> RatingResult:
         played[b] += c
     lo = f.theta - f.half()
     hi = f.theta + f.half()
+    # the reference's strength is 0 by definition, not an estimate: its interval is exactly 0 (the TOL
+    # margin of the fitted strengths printed it as -1e-09 to +1e-09)
+    if f.theta[p.reference] == 0:  # (a reference without games has no strength: NaN, kept)
+        lo[p.reference] = hi[p.reference] = 0.0
     ratings = pl.DataFrame({
         "policy": p.names, "theta": f.theta, "lo": lo, "hi": hi, "se": f.se,
         "se_unclustered": f.se_model, "games": played.astype(np.int64), "status": f.status,
@@ -548,6 +552,13 @@ def _odds(d: float) -> str:
     return f"{100 / (1 + math.exp(-d)):.1f}%"
 
 
+def _share_ci(row: dict) -> str:
+    """The interval of a share of contests against the reference: the model's share is a function of the
+    strength difference (the logistic of it), and the reference's strength is 0 by definition, so the
+    interval of the difference is the policy's strength interval; its ends, transformed, bound the share."""
+    return f"95% CI {_odds(row['lo'])}-{_odds(row['hi'])}, the strength's interval transformed"
+
+
 def ranking(ratings: pl.DataFrame) -> str:
     """The policies in order of strength; policies unbounded alike (each never beat, or never lost to,
     the others) are tied, as the model cannot order them; those without a strength are named apart."""
@@ -577,12 +588,13 @@ def headline(res: RatingResult) -> str:
         nxt = finite.row(1, named=True)
         lead = (f"{ref} (the reference) rates highest; next is {nxt['policy']} at {nxt['theta']:+.2f} log-odds "
                 f"(95% CI {nxt['lo']:+.2f} to {nxt['hi']:+.2f}), winning {_odds(nxt['theta'])} of seat-against-seat "
-                f"contests with {ref}")
+                f"contests with {ref} ({_share_ci(nxt)})")
     elif top["policy"] == ref:  # it was read against itself: "+0.00 log-odds over partner"
         lead = f"{ref} (the reference) rates highest; no other policy has a finite strength (see the ratings)"
     else:
         lead = (f"{top['policy']} rates highest: {top['theta']:+.2f} log-odds over {ref} (95% CI {top['lo']:+.2f} to "
-                f"{top['hi']:+.2f}), so one of its seats beats one of {ref}'s in {_odds(top['theta'])} of contests")
+                f"{top['hi']:+.2f}), so one of its seats beats one of {ref}'s in {_odds(top['theta'])} of contests "
+                f"({_share_ci(top)})")
     warn = ""  # a poor fit is told once, in the notes (with its p-value and the worst pair)
     if any("transitive" in w for w in res.warnings):
         warn = " The results are not transitive, so no ranking describes them: read the pairwise table."

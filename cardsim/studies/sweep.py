@@ -352,10 +352,31 @@ def headline(res: SweepResult) -> str:
                      f"difference contain 0: {names})")
     worse = [r for i, r in enumerate(t.iter_rows(named=True)) if i != res.best_index and i not in tied]
     if worse:
-        gaps = [abs(r["vs_best"]) for r in worse]
-        lo_gap, hi_gap = (f"{g:.1f}" if length else f"{100 * g:.1f}" for g in (min(gaps), max(gaps)))
-        parts.append(f"the other {len(worse)} are {lo_gap}-{hi_gap} {unit} {gap}")
+        parts.append(_gaps(worse, length, unit, gap))
     return "; ".join(parts) + "."
+
+
+def _gaps(worse: list[dict[str, Any]], length: bool, unit: str, gap: str) -> str:
+    """How far the points detectably worse than the best are behind (or ahead): the range of their
+    differences, with the simultaneous (max-T) intervals of the table (each point's, up to three;
+    beyond, from the smallest lower end to the largest upper end: every interval holds at once, so
+    every gap lies in that range with 95% confidence)."""
+    def num(x: float) -> str:
+        return f"{x:.1f}" if length else f"{100 * x:.1f}"
+
+    # each interval excludes 0 (else the point is tied), so its ends' sizes order the gap's interval
+    spans = sorted((abs(r["vs_best"]), min(abs(r["vs_best_lo"]), abs(r["vs_best_hi"])),
+                    max(abs(r["vs_best_lo"]), abs(r["vs_best_hi"]))) for r in worse)
+    sim = "simultaneous 95% intervals of every pair of points at once"
+    if len(spans) == 1:
+        g, lo, hi = spans[0]
+        return f"the other 1 is {num(g)} {unit} {gap} ({sim}: {num(lo)}-{num(hi)})"
+    gaps = f"{num(spans[0][0])}-{num(spans[-1][0])} {unit} {gap}"
+    if len(spans) <= 3:
+        each = ", ".join(f"{num(lo)}-{num(hi)}" for _, lo, hi in spans)
+        return f"the other {len(spans)} are {gaps} ({sim}: {each})"
+    lo, hi = min(s[1] for s in spans), max(s[2] for s in spans)
+    return f"the other {len(spans)} are {gaps} ({sim}: each between {num(lo)} and {num(hi)})"
 
 
 def output(res: SweepResult) -> Output:

@@ -847,7 +847,7 @@ def summarize_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tu
     k = 1 + len(outcomes) + len(per_hand)
     means = res[k:k + len(quantities)]
     wins = pl.DataFrame([{"seat": s, "role": "ghost" if ghosts[s] else "player", "n": int(seats["n"]),
-                          "k": float(seats[f"sole{s}"] or 0.0), "tied_top": float(seats[f"shared{s}"] or 0.0)}
+                          "k": int(seats[f"sole{s}"] or 0), "tied_top": int(seats[f"shared{s}"] or 0)}
                          for s in range(nseat)]).with_columns(wilson_exprs(pl.col("k"), pl.col("n")))
     tie_rule = setup.knobs.get("tie_rule", "limbo")
     out = [
