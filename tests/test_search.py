@@ -321,6 +321,9 @@ def test_three_player_hawk_dove_mix():
     # a key without its seat (a traceback once): the forms a key takes
     ({**SMALL, "params": {"first_at": [4, 7]}}, "search.params.first_at: unknown key 'first_at'; use tuned.<param>"),
     ({**SMALL, "params": {"x": {"keys": ["tuned"], "low": 4, "high": 7}}}, "unknown key 'tuned'"),
+    # length_in without its band once searched the share of games of length 0-0 (every game out)
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "objective": "length_in"},
+     'search.band is required for objective = "length_in": the game lengths that count, band = [low, high]'),
 ])
 def test_bad_search_sections_name_the_key(search, needle):
     with pytest.raises(ScenarioError) as e:

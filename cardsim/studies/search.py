@@ -179,6 +179,9 @@ def plan(base: sc.Scenario) -> Plan:
         raise ScenarioError(f"search.goal = {goal!r}; allowed: max, min, zero or a target number")
     band = cfg.get("band", [0, 0])
     if objective == "length_in":
+        if "band" not in cfg:
+            raise ScenarioError("search.band is required for objective = \"length_in\": the game lengths that "
+                                "count, band = [low, high] (e.g. band = [10, 30], in hands or turns)")
         if (not isinstance(band, list) or len(band) != 2 or not all(isinstance(x, int | float) for x in band)
                 or band[0] > band[1]):
             raise ScenarioError(f"search.band = {band!r} must be [low, high] (game lengths, low <= high) for "
