@@ -124,9 +124,14 @@ def load(path: str | Path) -> Scenario:
     return from_dict(raw, name=path.stem, base_dir=path.parent, path=path)
 
 
+#: the sections of a study: a scenario holds at most one (each command plays its own)
+STUDY_SECTIONS = ("compare", "sweep", "ratings", "cards", "search", "meta")
+
+
 def from_dict(raw: Mapping[str, Any], name: str = "scenario", base_dir: Path | None = None,
-              path: Path | None = None) -> Scenario:
-    """Validate a parsed scenario (the TOML as nested dicts)."""
+              path: Path | None = None, one_study: bool = True) -> Scenario:
+    """Validate a parsed scenario (the TOML as nested dicts). ``one_study=False`` lets two study
+    sections through (a run directory's manifest written before they were refused)."""
     for section, body in raw.items():
         if section not in SECTIONS:
             raise ScenarioError(f"unknown section [{section}]{did_you_mean(section, SECTIONS)}; "
@@ -139,6 +144,11 @@ def from_dict(raw: Mapping[str, Any], name: str = "scenario", base_dir: Path | N
             if key not in SECTIONS[section]:
                 raise ScenarioError(f"unknown key {section}.{key}{did_you_mean(key, SECTIONS[section])}; "
                                     f"allowed: {allowed_list(SECTIONS[section])}")
+    studies = [f"[{k}]" for k in raw if k in STUDY_SECTIONS]
+    if one_study and len(studies) > 1:
+        raise ScenarioError(f"the scenario has {len(studies)} study sections, {allowed_list(studies)}, but a scenario "
+                            f"holds one study (each command plays its own, `cardsim report` only the first): keep one, "
+                            f"and put the other in a scenario file of its own")
     sc = raw.get("scenario")
     if sc is None:
         raise ScenarioError("missing section [scenario] (with at least game = ... and games = ...)")

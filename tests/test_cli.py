@@ -157,6 +157,10 @@ BAD = [
     ("until not a string", GOOD.replace("seed = 1", "seed = 1\nuntil = 5"), "until"),
     ("backend unknown", GOOD.replace("seed = 1", "seed = 1\nbackend = \"spark\""), "local, dask"),
     ("garbage bytes", b"\x00\xff\xfe\x81garbage", "not a UTF-8 text file"),
+    # each command played its own section and ignored the other without a word
+    ("two studies", GOOD + '\n[compare]\narms = [{name = "a"}, {name = "b", rules = {point_cards = 3}}]\n'
+                           '\n[sweep]\ngrid = { "rules.point_cards" = [1, 3] }\n',
+     "the scenario has 2 study sections, [compare], [sweep], but a scenario holds one study"),
 ]
 
 
