@@ -198,8 +198,11 @@ def _absolute_plugins(raw: Mapping[str, Any], setup: Setup) -> Mapping[str, Any]
 
 def build_setup(game: Game | str, variant: str | None = None, players: int | None = None,
                 policies: str | Sequence[Any] | None = None, rules: Mapping[str, Any] | None = None,
-                base_dir: Path | None = None, both: bool = False) -> Setup:
-    """Validate and resolve a game set-up (also the entry point for tests and the API)."""
+                base_dir: Path | None = None, both: bool = False, players_key: str = "scenario.players",
+                policies_key: str = "seats.policies") -> Setup:
+    """Validate and resolve a game set-up (also the entry point for tests and the API). ``players_key`` and
+    ``policies_key`` name where the player count and the seat policies came from (``cardsim trace``'s
+    ``--players`` and ``--policy``)."""
     if isinstance(game, str):
         game = get_game(game)
     if both:
@@ -223,12 +226,13 @@ def build_setup(game: Game | str, variant: str | None = None, players: int | Non
         raise ScenarioError(f"seats.policies = {policies!r} must be a list of policy names")
     if players is None:
         players = var.default_players
-    players = _check_int("scenario.players", players, var.min_players, var.max_players,
+    players = _check_int(players_key, players, var.min_players, var.max_players,
                          f"{game.name} {var.name} takes {var.min_players}-{var.max_players} players")
     if entries is None:
         entries = [policies if policies is not None else game.default_policy] * players
     if len(entries) != players:
-        raise ScenarioError(f"seats.policies has {len(entries)} entries but players = {players}; give one per seat")
+        raise ScenarioError(f"{policies_key} has {len(entries)} entries but {players_key} = {players}; give one "
+                            f"per seat")
     plugins: list[str] = []
     seats = tuple(resolve_seat(game, e, i, base_dir, plugins) for i, e in enumerate(entries))
     rules = dict(rules or {})
