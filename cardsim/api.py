@@ -113,7 +113,8 @@ def played_scenario(path: str | Path) -> tuple[RunDir, dict, sc.Scenario]:
     if not isinstance(m["scenario"], dict):
         raise RunDirError(f"{rd.manifest_path} is corrupt: 'scenario' must be the scenario's tables")
     try:
-        s = sc.from_dict(m["scenario"], name=m.get("name", "run"))
+        # one_study=False: a run played before two study sections were refused still opens (it played the base)
+        s = sc.from_dict(m["scenario"], name=m.get("name", "run"), one_study=False)
     except sc.ScenarioError as exc:
         raise RunDirError(f"{rd.manifest_path}: its scenario no longer validates: {exc}") from None
     # the manifest's identity and chunk are what was played: a run with --seed, a sweep's best point

@@ -450,7 +450,8 @@ def trace(
     if policy:
         parsed = [_policy_arg(p) for p in policy]
         pols = parsed[0] if len(parsed) == 1 else parsed
-    setup = build_setup(g, variant, players, pols, _parse_rules(rule), base_dir=Path.cwd())
+    setup = build_setup(g, variant, players, pols, _parse_rules(rule), base_dir=Path.cwd(), players_key="--players",
+                        policies_key="--policy")
     out = sys.stdout
     try:
         for e in g.traced(setup, seed, start, games):

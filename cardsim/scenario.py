@@ -123,9 +123,14 @@ def load(path: str | Path) -> Scenario:
     return from_dict(raw, name=path.stem, base_dir=path.parent, path=path)
 
 
+#: the sections of a study: a scenario holds at most one (each command plays its own)
+STUDY_SECTIONS = ("compare", "sweep", "ratings", "cards", "search", "meta")
+
+
 def from_dict(raw: Mapping[str, Any], name: str = "scenario", base_dir: Path | None = None,
-              path: Path | None = None) -> Scenario:
-    """Validate a parsed scenario (the TOML as nested dicts)."""
+              path: Path | None = None, one_study: bool = True) -> Scenario:
+    """Validate a parsed scenario (the TOML as nested dicts). ``one_study=False`` lets two study
+    sections through (a run directory's manifest written before they were refused)."""
     for section, body in raw.items():
         if section not in SECTIONS:
             raise ScenarioError(f"unknown section [{section}]{did_you_mean(section, SECTIONS)}; "
@@ -138,6 +143,11 @@ def from_dict(raw: Mapping[str, Any], name: str = "scenario", base_dir: Path | N
             if key not in SECTIONS[section]:
                 raise ScenarioError(f"unknown key {section}.{key}{did_you_mean(key, SECTIONS[section])}; "
                                     f"allowed: {allowed_list(SECTIONS[section])}")
+    studies = [f"[{k}]" for k in raw if k in STUDY_SECTIONS]
+    if one_study and len(studies) > 1:
+        raise ScenarioError(f"the scenario has {len(studies)} study sections, {allowed_list(studies)}, but a scenario "
+                            f"holds one study (each command plays its own, `cardsim report` only the first): keep one, "
+                            f"and put the other in a scenario file of its own")
     sc = raw.get("scenario")
     if sc is None:
         raise ScenarioError("missing section [scenario] (with at least game = ... and games = ...)")
@@ -187,8 +197,11 @@ def _absolute_plugins(raw: Mapping[str, Any], setup: Setup) -> Mapping[str, Any]
 
 def build_setup(game: Game | str, variant: str | None = None, players: int | None = None,
                 policies: str | Sequence[Any] | None = None, rules: Mapping[str, Any] | None = None,
-                base_dir: Path | None = None, both: bool = False) -> Setup:
-    """Validate and resolve a game set-up (also the entry point for tests and the API)."""
+                base_dir: Path | None = None, both: bool = False, players_key: str = "scenario.players",
+                policies_key: str = "seats.policies") -> Setup:
+    """Validate and resolve a game set-up (also the entry point for tests and the API). ``players_key`` and
+    ``policies_key`` name where the player count and the seat policies came from (``cardsim trace``'s
+    ``--players`` and ``--policy``)."""
     if isinstance(game, str):
         game = get_game(game)
     if both:
@@ -212,12 +225,13 @@ def build_setup(game: Game | str, variant: str | None = None, players: int | Non
         raise ScenarioError(f"seats.policies = {policies!r} must be a list of policy names")
     if players is None:
         players = var.default_players
-    players = _check_int("scenario.players", players, var.min_players, var.max_players,
+    players = _check_int(players_key, players, var.min_players, var.max_players,
                          f"{game.name} {var.name} takes {var.min_players}-{var.max_players} players")
     if entries is None:
         entries = [policies if policies is not None else game.default_policy] * players
     if len(entries) != players:
-        raise ScenarioError(f"seats.policies has {len(entries)} entries but players = {players}; give one per seat")
+        raise ScenarioError(f"{policies_key} has {len(entries)} entries but {players_key} = {players}; give one "
+                            f"per seat")
     plugins: list[str] = []
     seats = tuple(resolve_seat(game, e, i, base_dir, plugins) for i, e in enumerate(entries))
     rules = dict(rules or {})

@@ -174,6 +174,10 @@ BAD = [
     ("until not a string", GOOD.replace("seed = 1", "seed = 1\nuntil = 5"), "until"),
     ("backend unknown", GOOD.replace("seed = 1", "seed = 1\nbackend = \"spark\""), "local, dask"),
     ("garbage bytes", b"\x00\xff\xfe\x81garbage", "not a UTF-8 text file"),
+    # each command played its own section and ignored the other without a word
+    ("two studies", GOOD + '\n[compare]\narms = [{name = "a"}, {name = "b", rules = {point_cards = 3}}]\n'
+                           '\n[sweep]\ngrid = { "rules.point_cards" = [1, 3] }\n',
+     "the scenario has 2 study sections, [compare], [sweep], but a scenario holds one study"),
 ]
 
 
@@ -195,8 +199,10 @@ def test_missing_file_and_bad_trace_args(tmp_path):
     assert r.exit_code == 2 and "unknown policy" in r.output
     r = invoke("trace", "fubnub", "--rule", "point_cards")
     assert r.exit_code == 2 and "name=value" in r.output
-    r = invoke("trace", "fubnub", "--players", "3")
-    assert r.exit_code == 2
+    r = invoke("trace", "fubnub", "--players", "3")  # named as typed, not as a scenario's key
+    assert r.exit_code == 2 and "error: --players = 3 is out of range; allowed: 4-4" in r.output
+    r = invoke("trace", "fubnub", "-p", "partner", "-p", "partner", "--players", "4")
+    assert r.exit_code == 2 and "--policy has 2 entries but --players = 4" in r.output
 
 
 def test_run_dir_of_another_scenario_refused_and_kept(tmp_path):

@@ -321,6 +321,14 @@ def test_three_player_hawk_dove_mix():
     # a key without its seat (a traceback once): the forms a key takes
     ({**SMALL, "params": {"first_at": [4, 7]}}, "search.params.first_at: unknown key 'first_at'; use tuned.<param>"),
     ({**SMALL, "params": {"x": {"keys": ["tuned"], "low": 4, "high": 7}}}, "unknown key 'tuned'"),
+    # float ends on an integer parameter: refused at load naming the range, not a drawn 3.6066 mid-search
+    ({**SMALL, "params": {"seat0.first_at": [3.0, 7.0]}},
+     "search.params.seat0.first_at = [3.0, 7.0] draws any number from 3 to 7, but seat0.first_at (policy 'bidder' "
+     "parameter first_at) takes an integer >= 0; write the ends as integers: [3, 7]"),
+    ({**SMALL, "params": {"seat0.first_at": {"low": 0.5, "high": 7, "step": 0.5}}}, "write the ends as integers"),
+    # length_in without its band once searched the share of games of length 0-0 (every game out)
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "objective": "length_in"},
+     'search.band is required for objective = "length_in": the game lengths that count, band = [low, high]'),
 ])
 def test_bad_search_sections_name_the_key(search, needle):
     with pytest.raises(ScenarioError) as e:
@@ -333,13 +341,13 @@ def test_bad_search_sections_name_the_key(search, needle):
 @pytest.mark.parametrize(("meta", "needle"), [
     ({"strategies": ["collector"]}, "at least two strategies"),
     ({"strategies": ["collector", "colector"]}, "colector"),
-    ({"strategies": ["collector", "collector"]}, "same label"),
+    ({"strategies": ["collector", "collector"]}, "have the same label 'collector'"),
     # a bare name and its defaults written out play the same games: one strategy under two labels
     ({"strategies": ["collector", {"label": "c2", "policy": {"name": "collector"}}]},
      "collector and c2 play the same"),
     ({"strategies": ["collector", "random"], "rounds": 1}, "needs a [meta.search] table"),
     ({"strategies": ["collector", "random"], "deals": 0}, "meta.deals"),
-    ({"strategies": ["collector", "random"], "deals": 799}, "[800, "),
+    ({"strategies": ["collector", "random"], "deals": 799}, "[800, 100,000,000]"),
     ({"strategies": ["collector", "random"], "heldout": 50}, "meta.heldout"),
     # [meta.search]'s space is checked with the plan, before a payoff cell is played
     ({"strategies": ["collector", "random"], "search": {"policy": "bidder", "budget": 2000,
@@ -356,6 +364,72 @@ def test_bad_meta_sections_name_the_key(meta, needle):
     with pytest.raises(ScenarioError) as e:
         mt.plan(scenario(meta=meta))
     assert needle in str(e.value)
+
+
+FUB = {"scenario": {"name": "fsrch", "game": "fubnub", "games": 1, "seed": 3},
+       "search": {**SMALL, "tuned": [0, 2], "field": "partner"}}
+
+
+@pytest.mark.parametrize(("seats", "params", "needle"), [
+    # an odd-only knob: every integer of [1, 15] was drawn, and 2 stopped the search mid-way
+    (True, {"rules.point_cards": [1, 15]}, "search.params.rules.point_cards = [1, 15] draws rules.point_cards = 2, "
+     "but it takes odd values only (int in [1, 15], odd); step through the odd values: { low = 1, high = 15, step = 2 }"),
+    (True, {"rules.point_cards": {"low": 2, "high": 15, "step": 2}}, "{ low = 3, high = 15, step = 2 }"),
+    (True, {"rules.point_cards": {"low": 1, "high": 15, "log": True}}, "rules.point_cards = 2"),
+    # a switch (0 or 1): every value of the range, not only its ends
+    (True, {"tuned.cheap": [0, 2]}, "search.params.tuned.cheap = [0, 2] draws seat0.cheap (policy 'tactician' "
+     "parameter cheap) = 2, which is not allowed; allowed: 0 or 1; list the values to try instead: { values = [0, 1] }"),
+    (True, {"tuned.cheap": [0.0, 1.0]}, "write the ends as integers: [0, 1]"),
+    (True, {"c": {"keys": ["seat2.cheap"], "low": 0, "high": 2}}, "search.params.c = [0, 2] draws seat2.cheap"),
+    (True, {"seats.cheap": [0, 2]}, "draws seat0.cheap (policy 'tactician' parameter cheap) = 2"),
+    (True, {"rules.fub_dealer": [0, 1]}, "search.params.rules.fub_dealer = [0, 1] is a range of numbers, but "
+     "rules.fub_dealer takes"),
+    # no [seats]: the typo ('None must be a policy name' once), or the seats the search needs
+    (False, {"tuned.call_nede": [0, 5]}, "search.params.tuned.call_nede: no fubnub policy has a parameter "
+     "'call_nede' (did you mean 'call_need'?), and the scenario has no [seats] section"),
+    (False, {"seats.call_need": [0, 5]}, "search.params.seats.call_need: the scenario has no [seats] section"),
+    (False, {"tuned.call_need": [0, 5]}, "search.params.tuned.call_need: the scenario has no [seats] section, so "
+     "seat 0 plays the default 'partner' and the search has no policy to set 'call_need' on; name the tuned seats' "
+     "policy in [seats], e.g. policy = \"tactician\""),
+])
+def test_search_space_is_checked_whole_at_load(seats, params, needle):
+    raw = json.loads(json.dumps(FUB))
+    raw["search"]["params"] = params
+    if seats:
+        raw["seats"] = {"policies": ["tactician", "partner", "tactician", "partner"]}
+    with pytest.raises(ScenarioError) as e:
+        from cardsim.studies import search as srch
+
+        srch.plan(from_dict(raw))
+    assert needle in str(e.value) and "\n" not in str(e.value) and "None" not in str(e.value)
+
+
+def test_search_field_typo_and_rules_search_without_seats():
+    from cardsim.studies import search as srch
+
+    for seats in ({}, {"seats": {"policy": "tactician"}}):  # 'None must be a policy name' without [seats]
+        raw = {**json.loads(json.dumps(FUB)), **seats}
+        raw["search"].update(field="partnr", params={"tuned.call_need": [0, 5]} if seats else
+                             {"rules.point_cards": {"low": 1, "high": 15, "step": 2}})
+        with pytest.raises(ScenarioError, match=r"^search\.field: unknown policy 'partnr' for fubnub \(did you mean"):
+            srch.plan(from_dict(raw))
+    raw = json.loads(json.dumps(FUB))  # rules searched, no [seats]: the tuned seats play the default policy
+    raw["search"].update(budget=10**6, params={"rules.point_cards": {"low": 1, "high": 15, "step": 2}})
+    p = srch.plan(from_dict(raw))
+    assert [s.name for s in p.lineup({}).seatings[0].setup.seats] == ["partner"] * 4
+
+
+def test_cli_search_space_refused_before_any_journal(tmp_path):
+    raw = json.loads(json.dumps(FUB))
+    raw["search"]["params"] = {"rules.point_cards": [1, 15]}
+    raw["seats"] = {"policy": "partner"}
+    p = tmp_path / "s.toml"
+    p.write_text(to_toml(raw))
+    runs = tmp_path / "runs"
+    r = CliRunner().invoke(app, ["search", str(p), "--runs", str(runs)])
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: search.params.rules.point_cards = [1, 15]")
+    assert not runs.exists() or not any(runs.iterdir())
 
 
 def test_cli_search_error_is_one_line(tmp_path):

@@ -156,6 +156,25 @@ def test_compare_validation():
         paired.plan(scen(compare={"arms": [{"name": "a"}, {"name": "a"}]}))
 
 
+def test_study_errors_name_the_item_at_fault():
+    """An arm's knob typo, a card listed twice, a label given twice and a bound once printed as 1e+08:
+    each message names the arm, card or label (the audit's findings)."""
+    from cardsim.studies import cards as card_study
+    from cardsim.studies import meta
+
+    with pytest.raises(ScenarioError) as e:
+        paired.plan(scen(compare={"arms": [{"name": "a"}, {"name": "b", "rules": {"point_card": 3}}]}))
+    assert str(e.value).startswith("compare.arms[1] ('b'): unknown knob rules.point_card (did you mean 'point_cards'?)")
+    turtle = {"scenario": {"name": "x", "game": "turtle", "variant": "full", "games": 10}}
+    with pytest.raises(ScenarioError, match=r"cards\.cards names 'Shield' twice; list each card once"):
+        card_study.plan(from_dict({**turtle, "cards": {"cards": ["Shield", "Shield"]}}))
+    strategies = ["partner", {"label": "partner", "policy": {"name": "tactician", "call_need": 3}}]
+    with pytest.raises(ScenarioError, match=r"meta.strategies\[0\] and \[1\] have the same label 'partner'"):
+        meta.plan(scen(meta={"strategies": strategies}))
+    with pytest.raises(ScenarioError, match=r"meta.deals = 799 must be an integer in \[800, 100,000,000\]"):
+        meta.plan(scen(meta={"strategies": ["partner", "tactician"], "deals": 799}))
+
+
 def test_sweep_one_row_per_point(tmp_path):
     s = scen(sweep={"grid": {"rules.point_cards": [1, 3], "seats.call_need": [1, 2]}},
              seats={"policies": ["tactician"] * 4})

@@ -520,7 +520,9 @@ def test_a_search_space_reaching_outside_a_domain_is_refused(tmp_path):
     p.write_text('[scenario]\nname = "s"\ngame = "fubnub"\ngames = 10\n[seats]\npolicy = "tactician"\n'
                  '[search]\ntuned = [0]\nfield = "partner"\nbudget = 10000000\n[search.params]\n'
                  '"tuned.cheap" = [0, 3]\n')
-    one_error_line(invoke("search", p, "--runs", tmp_path / "runs"), "cheap = 3; allowed: 0 or 1")
+    one_error_line(invoke("search", p, "--runs", tmp_path / "runs"),  # the range named, and its first bad value
+                   "search.params.tuned.cheap = [0, 3] draws seat0.cheap (policy 'tactician' parameter cheap) = 2, "
+                   "which is not allowed; allowed: 0 or 1")
     p.write_text(p.read_text().replace('[0, 3]', '{ values = [0, 1, 4] }'))
     one_error_line(invoke("search", p, "--runs", tmp_path / "runs"), "cheap = 4; allowed: 0 or 1")
 

@@ -98,8 +98,9 @@ def plan(base: sc.Scenario) -> Plan:
     for c in cards:
         if c not in names:
             raise ScenarioError(f"cards.cards: unknown card {c!r}{did_you_mean(c, names)}; allowed: {allowed_list(names)}")
-    if len(set(cards)) != len(cards):
-        raise ScenarioError("cards.cards names a card twice")
+    twice = [c for i, c in enumerate(cards) if c in cards[:i]]
+    if twice:
+        raise ScenarioError(f"cards.cards names {twice[0]!r} twice; list each card once")
     players = base.setup.players
     focus = cfg.get("focus", 0)
     if isinstance(focus, bool) or not isinstance(focus, int) or not 0 <= focus < players:

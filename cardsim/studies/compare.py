@@ -97,7 +97,10 @@ def plan(base: sc.Scenario) -> Plan:
             rr = derive.base_raw(base)
             rr["rules"].update(rules)
             derive.set_policies(rr, derive.rotate(list(policies), r))
-            runs[name].append(derive.build(base, rr, f"{base.name}-{name}-r{r}"))
+            try:
+                runs[name].append(derive.build(base, rr, f"{base.name}-{name}-r{r}"))
+            except ScenarioError as exc:  # named by the arm that sets it: the base scenario validated
+                raise ScenarioError(f"{where} ({name!r}): {exc}") from None
         names.append(name)
     return Plan(base, names, runs, focus, metric, decide, float(alpha))
 

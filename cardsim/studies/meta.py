@@ -60,6 +60,11 @@ SEARCH_KEYS = ("policy", "params", "budget", "sampler", "rung", "eta", "rungs", 
                "heldout", "contrasts")
 
 
+def _num(x: float) -> str:
+    """A bound as a person reads it: ``100,000,000``, not ``1e+08``; ``0.5`` as is."""
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
 def sides_of(setup) -> list[list[int]]:
     """The sides of a table: FUBNUB's traditional game has two teams (seats 0+2, 1+3, F4);
     elsewhere every seat plays for itself."""
@@ -104,8 +109,11 @@ def plan(base: sc.Scenario) -> Plan:
         else:
             labels.append(space.policy_name(e))
             entries.append(e)
-    if len(set(labels)) != len(labels):
-        raise ScenarioError("meta.strategies: two strategies have the same label; give each a label = \"...\"")
+    twice = [(i, lab) for i, lab in enumerate(labels) if lab in labels[:i]]
+    if twice:
+        i, lab = twice[0]
+        raise ScenarioError(f"meta.strategies[{labels.index(lab)}] and [{i}] have the same label {lab!r}; give each "
+                            f"a label = \"...\"")
     same = [derive.played(base, e) for e in entries]
     for i, key in enumerate(same):
         if key in same[:i]:
@@ -121,7 +129,7 @@ def plan(base: sc.Scenario) -> Plan:
         ok = isinstance(v, int) if integer else isinstance(v, int | float)
         if isinstance(v, bool) or not ok or not lo <= v <= hi:
             kind = "an integer" if integer else "a number"
-            raise ScenarioError(f"meta.{key} = {v!r} must be {kind} in [{lo:g}, {hi:g}]")
+            raise ScenarioError(f"meta.{key} = {v!r} must be {kind} in [{_num(lo)}, {_num(hi)}]")
         return v
 
     # below MIN_DEALS deals the intervals of the payoff entries and of exploitability cover less than

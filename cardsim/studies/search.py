@@ -179,6 +179,9 @@ def plan(base: sc.Scenario) -> Plan:
         raise ScenarioError(f"search.goal = {goal!r}; allowed: max, min, zero or a target number")
     band = cfg.get("band", [0, 0])
     if objective == "length_in":
+        if "band" not in cfg:
+            raise ScenarioError("search.band is required for objective = \"length_in\": the game lengths that "
+                                "count, band = [low, high] (e.g. band = [10, 30], in hands or turns)")
         if (not isinstance(band, list) or len(band) != 2 or not all(isinstance(x, int | float) for x in band)
                 or band[0] > band[1]):
             raise ScenarioError(f"search.band = {band!r} must be [low, high] (game lengths, low <= high) for "
@@ -215,6 +218,8 @@ def plan(base: sc.Scenario) -> Plan:
     if storage is not None and not isinstance(storage, str):
         raise ScenarioError(f"search.storage = {storage!r} must be a journal file path or a database URL")
     batch = _int(cfg, "batch", 4, 1, 256)
+    space.check_field(base, fld, "search.field")  # a typo in the field, or seats to tune that have no policy,
+    space.check_seats(base, params, "search.params")  # before the baseline's seats are built from them
     p = Plan(base, params, objective, goal, (float(band[0]), float(band[1])), fld, list(tuned), focus, budget,
              heldout, sampler, rung, eta, rungs, chunk, float(prune_z), contrasts, startup, storage, batch, {})
     baseline = {}
@@ -223,6 +228,7 @@ def plan(base: sc.Scenario) -> Plan:
         baseline[prm.name] = v if v is not None and prm.contains(v) else None
     p = Plan(**{**p.__dict__, "baseline": baseline})
     p.lineup({}, "baseline")  # every seating of the baseline validates
+    space.check_ranges(base, params, "search.params")  # every value a range draws: its type, odd, a few values
     lows = {prm.name: (prm.values[0] if prm.values else prm.low) for prm in params}
     p.lineup(lows, "low end")  # and one corner of the space
     for prm in params:  # and every end and listed value of each parameter: a policy parameter's domain

@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -235,6 +236,26 @@ def parse_field(cfg: Any, where: str, others: int) -> Field:
                         f"[{{policy = ..., weight = ...}}, ...]")
 
 
+def check_field(base: sc.Scenario, field: Field, where: str) -> None:
+    """Each policy of the field resolves (a typo is named at its key, with a guess)."""
+    from cardsim.errors import CardsimError
+    from cardsim.games import get_game
+    from cardsim.policies import resolve_seat
+
+    if field.keep:
+        return
+    game = get_game(base.game)
+    entries = field.fixed if field.fixed is not None else field.options
+    mix = field.fixed is None and isinstance(base.raw.get("search", {}).get("field"), list)
+    for i, e in enumerate(entries):
+        at = f"{where}[{i}].policy" if mix else f"{where}[{i}]" if field.fixed is not None else where
+        try:
+            resolve_seat(game, e, 0, base.path.parent if base.path else None)
+        except CardsimError as exc:
+            why = str(exc).removeprefix("seats.policies[0]: ")
+            raise ScenarioError(f"{at}: {why}") from None
+
+
 def seatings(base: sc.Scenario, raw: dict[str, Any], tuned: list[int], field: Field
              ) -> list[tuple[list[Any], float]]:
     """The seat lists a candidate plays (before rotation), each with its weight."""
@@ -244,10 +265,12 @@ def seatings(base: sc.Scenario, raw: dict[str, Any], tuned: list[int], field: Fi
     if field.keep:
         return [(seats, 1.0)]
     if field.fixed is not None:
-        out = list(seats)
+        out = [e if e is not None else base.setup.seats[i].name for i, e in enumerate(seats)]
         for i, e in zip(others, field.fixed, strict=True):
             out[i] = e
         return [(out, 1.0)]
+    # a seat the scenario leaves to the default policy (no [seats]) plays it beside a field's seats
+    seats = [e if e is not None else base.setup.seats[i].name for i, e in enumerate(seats)]
     res = []
     k = len(field.options)
     groups = field.groups or tuple((i,) for i in others)
@@ -323,3 +346,134 @@ def current(base: sc.Scenario, p: Param) -> Any:
     if isinstance(v, float) and v.is_integer() and (p.integer or (p.values and int(v) in p.values)):
         v = int(v)
     return v
+
+
+# -- checks at load: a parameter's range against what its keys accept ----------------------------
+_SEAT_PARAM = re.compile(r"^seat(\d+)\.(\w+)$")
+
+
+def _range_text(p: Param) -> str:
+    """A range as the scenario writes it: ``[0, 5]``, ``[0.0, 5.0]``, ``{ low = 1, high = 15, step = 2 }``."""
+    if p.step is None and not p.log:
+        return f"[{p.low!r}, {p.high!r}]"
+    extra = f", step = {p.step!r}" if p.step is not None else ", log = true"
+    return f"{{ low = {p.low!r}, high = {p.high!r}{extra} }}"
+
+
+def _drawn(p: Param, limit: int) -> list[int]:
+    """The first ``limit`` integers an integer range can draw (Optuna: low, low + step, ... up to high)."""
+    step = 1 if p.log or p.step is None else int(p.step)
+    return list(itertools.islice(range(int(p.low), int(p.high) + 1, step), limit))
+
+
+def _seat_targets(key: str, players: int) -> list[tuple[int, str]]:
+    """The (seat, parameter) pairs a ``seat<k>.<param>`` or ``seats.<param>`` key sets (none for a policy)."""
+    m = _SEAT_PARAM.match(key)
+    if m and m.group(2) != "policy":
+        return [(int(m.group(1)), m.group(2))] if int(m.group(1)) < players else []
+    if key.startswith("seats.") and key != "seats.policy":
+        return [(s, key[6:]) for s in range(players)]
+    return []
+
+
+def check_seats(base: sc.Scenario, params: list[Param], where: str) -> None:
+    """A seat parameter searched on a seat whose policy the scenario does not name (no ``[seats]``):
+    say so, and what to write (with the parameter's typo, when no policy of the game has it)."""
+    from cardsim.games import get_game
+
+    if any(k == "policy" or k.endswith(".policy") for p in params for k in p.keys):
+        return
+    seats = derive.seat_list(derive.base_raw(base), base.setup.players)
+    game = get_game(base.game)
+    for p in params:
+        for seat, param in (t for k in p.keys for t in _seat_targets(k, len(seats))):
+            if seats[seat] is not None:
+                continue
+            having = [s.name for s in game.policies if param in s.param_names()]
+            every = sorted({n for s in game.policies for n in s.param_names()})
+            if not having:
+                close = did_you_mean(param, every)
+                guess = close[len(" (did you mean '"):-len("'?)")] if close else ""
+                having = [s.name for s in game.policies if guess in s.param_names()] if guess else []
+                typo = f"no {game.name} policy has a parameter {param!r}{close}, and "
+            else:
+                typo = ""
+            example = having[0] if having else game.default_policy
+            raise ScenarioError(
+                f"{where}.{p.name}: {typo}the scenario has no [seats] section, so seat {seat} plays the default "
+                f"{game.default_policy!r} and the search has no policy to set {param!r} on; name the tuned seats' "
+                f"policy in [seats], e.g. policy = \"{example}\" (every seat; search.field sets the others), or "
+                f"policies = [...] (one per seat)")
+
+
+def check_ranges(base: sc.Scenario, params: list[Param], where: str) -> None:
+    """Every value a range can draw must be one its keys accept: integer ends for an integer parameter
+    (or knob), and every integer in between for a parameter that takes a few values or an odd knob.
+    The ends and listed values are built as candidates by the caller; this names the range."""
+    from cardsim.games import get_game
+
+    game = get_game(base.game)
+    varies = {k for p in params for k in p.keys}
+    if "variant" in varies or "policy" in varies:
+        return
+    seats = derive.seat_list(derive.base_raw(base), base.setup.players)
+    knobs = {k.name: k for k in game.knobs_for(base.setup.variant)}
+    for p in params:
+        if p.values:
+            continue
+        for key in p.keys:
+            integer, values, odd, lo, hi, allowed, what = False, (), False, None, None, "", key
+            if key.startswith("rules.") and key[6:] in knobs:
+                kn = knobs[key[6:]]
+                if kn.kind in ("bool", "choice", "names"):
+                    raise ScenarioError(f"{where}.{p.name} = {_range_text(p)} is a range of numbers, but {key} takes "
+                                        f"{kn.allowed()}; list the values to try: {{ values = [...] }}")
+                integer, odd, lo, hi, allowed = kn.kind == "int", kn.odd, kn.lo, kn.hi, kn.allowed()
+            elif key == "players":
+                var = game.variant(base.setup.variant)
+                integer, lo, hi = True, var.min_players, var.max_players
+                allowed = f"an integer in [{lo}, {hi}] ({game.name} {var.name})"
+            else:
+                for seat, param in _seat_targets(key, len(seats)):
+                    if f"seat{seat}.policy" in varies or "seats.policy" in varies:
+                        continue
+                    entry = seats[seat]
+                    name = entry if isinstance(entry, str) else entry.get("name") if isinstance(entry, Mapping) else None
+                    if not isinstance(name, str) or ":" in name or name not in [s.name for s in game.policies]:
+                        continue  # no seat policy (check_seats), a plug-in (any number) or a typo (the baseline's)
+                    spec = game.policy(name)
+                    if param not in spec.param_names():
+                        continue  # a typo: the candidates' check names it with a guess
+                    d = spec.domain(param)
+                    _check_range(p, where, d.integer or bool(d.values), d.values, False, d.low, d.high, d.describe(),
+                                 f"seat{seat}.{param} (policy {name!r} parameter {param})")
+                continue
+            _check_range(p, where, integer, values, odd, lo, hi, allowed, what)
+
+
+def _check_range(p: Param, where: str, integer: bool, values: tuple[int, ...], odd: bool, lo: float | None,
+                 hi: float | None, allowed: str, what: str) -> None:
+    """Refuse a range ``p`` that draws a value the key ``what`` does not take (``allowed`` says what it takes)."""
+    head = f"{where}.{p.name} = {_range_text(p)}"
+    if integer and not p.integer:
+        ends = f"[{math.ceil(p.low)}, {math.floor(p.high)}]" if math.ceil(p.low) <= math.floor(p.high) else ""
+        raise ScenarioError(f"{head} draws any number from {p.low:g} to {p.high:g}, but {what} takes {allowed}; "
+                            f"write the ends as integers" + (f": {ends}" if ends else "") +
+                            " (or list the values: { values = [...] })")
+    if values:
+        drawn = _drawn(p, len(values) + 1)
+        bad = next((v for v in drawn if v not in values), None)
+        if bad is not None:
+            fit = [v for v in values if p.low <= v <= p.high]
+            raise ScenarioError(f"{head} draws {what} = {bad}, which is not allowed; allowed: {allowed}; "
+                                f"list the values to try instead: {{ values = {fit or list(values)} }}")
+    if odd and p.integer:
+        even = next((v for v in _drawn(p, 2) if v % 2 == 0), None)
+        if even is not None:
+            first = int(p.low) + (1 - int(p.low) % 2)
+            raise ScenarioError(f"{head} draws {what} = {even}, but it takes odd values only ({allowed}); "
+                                f"step through the odd values: {{ low = {first}, high = {int(p.high)}, "
+                                f"step = 2 }}")
+    for end in (p.low, p.high):
+        if (lo is not None and end < lo) or (hi is not None and end > hi):
+            raise ScenarioError(f"{head} reaches {what} = {end!r}, which is not allowed; allowed: {allowed}")
