@@ -459,6 +459,19 @@ def _neff(n: float, r: float, var: float) -> float:
     return n / max(1.0, var / binom) if binom > 0 else n
 
 
+def effective_size(n: np.ndarray, w: np.ndarray) -> float:
+    """The effective size of a rate from its per-cluster trials ``n`` and successes ``w`` (clusters
+    without a trial left out, as :func:`rate_table` groups them): ``n / max(1, deff)``, deff the
+    clustered (linearisation) variance of the ratio over the binomial one."""
+    keep = n > 0
+    big_n, c = float(n.sum()), int(keep.sum())
+    if big_n <= 0 or c < 2:
+        return big_n
+    m = float(w.sum()) / big_n
+    r = w[keep] - m * n[keep]
+    return _neff(big_n, m, c / (c - 1) * float((r * r).sum()) / big_n ** 2)
+
+
 def on_games(games: np.ndarray, frame: pl.DataFrame, *cols: str) -> list[np.ndarray]:
     """Columns ``cols`` of ``frame`` (one row per game, column ``game``) laid on ``games`` (sorted
     game numbers, a superset of the frame's), 0 where the frame has no row: the per-game arrays

@@ -571,13 +571,13 @@ def test_gubs_drew_and_not_rates_are_clustered_by_game():
     seat as independent; a game's seats are one cluster, so its Wilson interval is at the effective
     size n / max(1, deff). Seats of a game that win or lose together (deff 3 here) widen it; a game's
     one winner among its seats (deff below 1) leaves the binomial interval."""
-    from cardsim.games.gubs.game import _neff
+    from cardsim.stats import effective_size
 
     n = np.full(1000, 3.0)
     together = np.where(np.arange(1000) % 2 == 0, 3.0, 0.0)  # every seat of a game wins, or none
-    assert _neff(n, together) == pytest.approx(1000, rel=0.01)  # 3,000 seats, deff 3
+    assert effective_size(n, together) == pytest.approx(1000, rel=0.01)  # 3,000 seats, deff 3
     one_each = np.ones(1000)  # one winner of three in every game: less spread than binomial
-    assert _neff(n, one_each) == 3000.0
+    assert effective_size(n, one_each) == 3000.0
 
 
 def test_ratings_reference_is_exactly_zero_and_the_share_has_the_strengths_interval():

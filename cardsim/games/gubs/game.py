@@ -22,6 +22,7 @@ from cardsim.stats import (
     Estimate,
     cluster_layout,
     collect_all,
+    effective_size,
     mean_exprs,
     rate_difference,
     rate_table,
@@ -486,23 +487,6 @@ def impact_sums(tables: Mapping[str, pl.LazyFrame], n: int) -> ImpactSums:
     return ImpactSums(drawn, played, rows_of, n_all, w_all, n_in.reshape(nk, nc), w_in.reshape(nk, nc))
 
 
-def _neff(n: np.ndarray, w: np.ndarray) -> float:
-    """The effective size of a rate from its per-cluster trials ``n`` and wins ``w``: ``n / max(1,
-    deff)``, deff the clustered (linearisation) variance of the ratio over the binomial one, as
-    :func:`cardsim.stats.rate_table` takes it."""
-    keep = n > 0
-    big_n, c = n.sum(), int(keep.sum())
-    if big_n <= 0 or c < 2:
-        return float(big_n)
-    m = w.sum() / big_n
-    binom = m * (1 - m) / big_n
-    if binom <= 0:
-        return float(big_n)
-    r = w[keep] - m * n[keep]
-    var = c / (c - 1) * float((r * r).sum()) / big_n ** 2
-    return float(big_n / max(1.0, var / binom))
-
-
 def impact_table(sums: ImpactSums) -> pl.DataFrame:
     """:func:`card_impact`'s table from its sums: one row per card the run saw."""
     drawn, played, rows_of, n_all, w_all, n_in, w_in = (
@@ -510,8 +494,8 @@ def impact_table(sums: ImpactSums) -> pl.DataFrame:
     n_drew, wins_drew = n_in.sum(axis=1), w_in.sum(axis=1)
     big_n, big_w = n_all.sum(), w_all.sum()
     seen = rows_of > 0
-    neff_drew = np.array([_neff(n_in[k], w_in[k]) for k in np.flatnonzero(seen)])
-    neff_not = np.array([_neff(n_all - n_in[k], w_all - w_in[k]) for k in np.flatnonzero(seen)])
+    neff_drew = np.array([effective_size(n_in[k], w_in[k]) for k in np.flatnonzero(seen)])
+    neff_not = np.array([effective_size(n_all - n_in[k], w_all - w_in[k]) for k in np.flatnonzero(seen)])
     t = pl.DataFrame({"card": list(C.CARD_NAMES), "drawn": drawn, "played": played,
                       "n_drew": n_drew.astype(np.int64), "wins_drew": wins_drew}).filter(rows_of > 0).with_columns(
         (pl.lit(int(big_n)) - pl.col("n_drew")).alias("n_not"),
