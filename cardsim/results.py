@@ -199,8 +199,3 @@ class RunDir:
         if not files:
             raise RunDirError(f"{self.path} has no parts of table {table!r}")
         return pl.scan_parquet([str(f) for f in files])
-
-    def tables(self) -> dict[str, pl.LazyFrame]:
-        m = self.read_manifest()
-        done = sorted(m["done"])
-        return {t: self.scan(t, done) for t in m["tables"]}
