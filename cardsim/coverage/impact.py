@@ -9,7 +9,7 @@ from math import comb, exp
 import numpy as np
 
 from cardsim.coverage import Coverage, case
-from cardsim.stats import rate_difference
+from cardsim.stats import effective_size, rate_difference, wilson
 
 SEATS = 4
 
@@ -64,4 +64,26 @@ def rate_difference_coverage(replicates: int, seed: int) -> list[Coverage]:
             hit += e.lo <= truth <= e.hi
         out.append(Coverage("rate difference (lift)", f"simulated reveals, Poisson(0.8) of the card and Poisson(6) "
                             f"number cards a seat, {games:,} games", 0.95, replicates, hit))
+    return out
+
+
+@case("drew rate (clustered Wilson)", replicates=2000)
+def drew_rate_coverage(replicates: int, seed: int) -> list[Coverage]:
+    """Gubs' card table: the win rate of the seats that drew a card, Wilson at its effective size (the
+    seats of a game are one cluster: at most one of them wins), in the simulation above."""
+    rng = np.random.default_rng(seed)
+    delta, out = 0.5, []
+    for games in (500, 5000):
+        for q in (0.3, 0.05):
+            truth, hit = win_chance(1, q, delta), 0
+            for _ in range(replicates):
+                flags = (rng.random((games, SEATS)) < q).astype(np.int64)
+                won = _games(rng, games, flags, delta)
+                n_in, w_in = flags.sum(axis=1).astype(np.float64), flags[np.arange(games), won].astype(np.float64)
+                ne = effective_size(n_in, w_in)
+                lo, hi = wilson(w_in.sum() / n_in.sum() * ne, ne)
+                hit += lo <= truth <= hi
+            out.append(Coverage("drew rate (Wilson at the effective size, clustered by game)",
+                                f"simulated, holders win 1.5x as often, card held by {q:.0%} of seats, {games:,} games",
+                                0.95, replicates, hit))
     return out

@@ -79,3 +79,23 @@ def decide(replicates: int, seed: int) -> list[Coverage]:
         out.append(Coverage("decide mode: no wrong sign" if diff else "decide mode: undecided when the truth is 0",
                             f"simulated difference {diff:+.2f}", 0.975 if diff else 0.95, replicates, right))
     return out
+
+
+@case("decide, arms", replicates=1000)
+def decide_arms(replicates: int, seed: int) -> list[Coverage]:
+    """Decide mode's arms: each arm's win rate gets its own confidence sequence (compare after a
+    data-dependent stop); it must hold the arm's true rate at every look at once (looks every 500
+    deals up to 20,000; a deal's value is the mean of 4 rotations' wins, true rate 0.4 + diff)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    looks = np.arange(500, 20_001, 500)
+    for diff in (0.0, 0.05):
+        every = 0
+        for _ in range(replicates):
+            deal = rng.beta(2, 2, (int(looks[-1]), 1))
+            v = (rng.random((int(looks[-1]), 4)) < deal * 0.8 + diff).mean(axis=1)
+            center, half = eb_path(v, looks, lo=0.0, hi=1.0)
+            every += bool(np.all((center - half <= 0.4 + diff) & (0.4 + diff <= center + half)))
+        out.append(Coverage("anytime-valid sequence of an arm (decide mode), at every look",
+                            f"simulated arm, true win rate {0.4 + diff:.2f}", 0.95, replicates, every))
+    return out
