@@ -21,6 +21,7 @@ from cardsim.games.turtle import cards
 from cardsim.games.turtle.game import Table
 from cardsim.rng import root_key
 from cardsim.scenario import build_setup
+from cardsim.stats import wilson
 
 GAME = get_game("turtle")
 NUMBERS = [f"{c} {r}" for c in cards.COLOURS for r in cards.RANKS]
@@ -900,7 +901,12 @@ def test_tables_outcomes_and_summary():
 def test_headline_and_report_figures():
     s = setup(players=4)
     lazy = {k: v.lazy() for k, v in GAME.simulate_chunk(s, root_key(13), 0, 400).items()}
-    assert GAME.headline(lazy, s).startswith("Seat ")
+    head = GAME.headline(lazy, s)
+    assert head.startswith("Seat ")
+    # how games end: each share with its Wilson interval (games are independent)
+    k = int(lazy["games"].filter(pl.col("ended_by") == "turtle").select(pl.len()).collect().item())
+    lo, hi = wilson(k, 400)
+    assert f"{100 * k / 400:.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}%) end with the Turtle" in head
     sections = GAME.figures(lazy, s)
     # the game length is the report's own section (one section, not two)
     assert [title for title, _, _ in sections] == ["Action cards"]

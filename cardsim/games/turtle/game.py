@@ -26,6 +26,7 @@ from cardsim.stats import (
     on_games,
     rate_difference,
     rate_query,
+    wilson,
     wilson_at,
     wilson_exprs,
 )
@@ -736,10 +737,13 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         return "No games played."
     ends = {k: 0 for k in ENDED} | dict(zip(ended["ended_by"].to_list(), ended["k"].to_list(), strict=True))
     turns = turns.row(0, named=True)
+    def share(k: int) -> str:  # games are independent: each share's Wilson interval
+        return N.pct_ci(k / n, *wilson(k, n))
+
     cut = "none was cut at the turn cap" if ends["cap"] == 0 else \
-        f"{ends['cap']:,} ({N.pct(ends['cap'] / n)}) were cut at the turn cap (T9)"
+        f"{ends['cap']:,} ({share(ends['cap'])}) were cut at the turn cap (T9)"
     tail = (f"A game lasts {N.num_ci(turns['mean'], turns['lo'], turns['hi'], 'turns')}; "
-            f"{N.pct(ends['turtle'] / n)} end with the Turtle, {N.pct(ends['last_player'] / n)} with the last "
+            f"{share(ends['turtle'])} end with the Turtle, {share(ends['last_player'])} with the last "
             f"player standing, and {cut}.")
     if n_fin == 0:
         return tail
