@@ -617,9 +617,11 @@ def simultaneous_means(d: np.ndarray, draws: int = 200_000, seed: int = 0) -> di
 
 
 def maxt_pvalues(t: np.ndarray, null: np.ndarray) -> np.ndarray:
-    """Single-step max-T adjusted p-values of the statistics ``|t|`` against :func:`maxt_null` draws."""
+    """Single-step max-T adjusted p-values of the statistics ``|t|`` against :func:`maxt_null` draws
+    (sorted): the Monte Carlo p-value (1 + draws at or beyond ``|t|``) / (1 + draws), never 0; a
+    statistic beyond every draw reads 1 / (draws + 1), the least the draws can tell apart."""
     t = np.abs(np.asarray(t, dtype=np.float64))
-    return 1.0 - np.searchsorted(null, t, side="left") / null.size
+    return (null.size - np.searchsorted(null, t, side="left") + 1) / (null.size + 1)
 
 
 def mean_se(x: np.ndarray) -> tuple[float, float, int]:

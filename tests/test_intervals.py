@@ -338,6 +338,8 @@ def test_sweep_contrasts_with_the_best_point():
     c = sw.contrasts(v, seed=1, draws=20_000)
     assert int(c["best"]) == 1 and c["diff"][1] == 0 and c["p_best"][1] > 0.99
     assert (c["hi"][[0, 2]] < 0).all() and c["critical"] > 1.96
+    # both gaps lie beyond every max-T draw: the least p the draws resolve, never 0
+    assert c["p_adj"][1] == 1.0 and (c["p_adj"][[0, 2]] == 1 / 20_001).all()
     assert sw.heldout_seed(7) != 7 and sw.heldout_seed(7) == sw.heldout_seed(7)
 
 
