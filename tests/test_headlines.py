@@ -185,8 +185,26 @@ def test_action_card_answer_names_a_card_only_off_zero_against_the_other_cards()
     assert d.height == 30 and d["diff"][0] == pytest.approx(0.285 - 0.25)
     assert d["rest_rate"][0] == pytest.approx(0.25)
     clear = action_card_answer(_reveals(rates | {names[0]: 0.40, names[1]: 0.12}))
-    assert f"{names[0]} helps most, +15.4 percentage points"  # 40% against 7,120 of 29,000 in clear
+    assert f"{names[0]} helps most, +15.4 percentage points" in clear  # 40% against 7,120 of 29,000
     assert f"{names[1]} hurts most, -13.5 percentage points" in clear
+
+
+def test_full_deck_figure_shows_the_answers_simultaneous_differences():
+    """The report's figure and table read the answer's comparison (each card against the other cards'
+    reveals, Bonferroni over the cards), not pointwise intervals against the pooled rate."""
+    from cardsim.games.fubnub.game import action_card_differences, figures_full_deck
+    from cardsim.games.turtle.cards import ACTION_NAMES
+
+    names = [c for c in ACTION_NAMES if c != "Turtle"][:30]
+    tables = _reveals(dict.fromkeys(names, 0.25) | {names[0]: 0.285})
+    [(title, [(caption, fig)], [(what, diffs), _])] = figures_full_deck(tables)
+    assert title == "Action cards" and "all 30 cards at once" in caption and "simultaneous" in what
+    want = action_card_differences(tables).rename({"diff": "lift", "lo": "lo_simultaneous", "hi": "hi_simultaneous"})
+    assert diffs.equals(want)
+    ax = fig.axes[0]
+    assert "simultaneous 95% intervals over the 30 cards" in ax.get_xlabel()
+    # no card is off 0 here: every interval plotted crosses the zero line
+    assert (diffs["lo_simultaneous"] < 0).all() and (diffs["hi_simultaneous"] > 0).all()
 
 
 # -- B6: the extremes of a table carry their simultaneous intervals -------------------------------------

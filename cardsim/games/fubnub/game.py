@@ -1002,19 +1002,29 @@ def action_card_answer(tables: Mapping[str, pl.LazyFrame]) -> str:
 
 
 def figures_full_deck(tables: Mapping[str, pl.LazyFrame]) -> list[tuple[str, list, list]]:
-    """Full Deck (F15): each action card's effect on its revealer's chance to win the hand's point card."""
+    """Full Deck (F15): each action card's effect on its revealer's chance to win the hand's point card,
+    as the answer reads it: the card's rate minus the other cards' reveals, with intervals that hold for
+    every card at once (:func:`action_card_differences`; the figure showed pointwise intervals against the
+    pooled rate before, which single out some card in most runs where none does anything)."""
     from cardsim.report import figures as F
 
-    by_card, base = revealer_table(tables)
-    plot = by_card.filter(pl.col("action_card") != "Turtle").sort("rate")
+    by_card, _ = revealer_table(tables)
+    diffs = action_card_differences(tables)
+    plot = diffs.filter(pl.col("diff").is_not_nan() & pl.col("lo").is_finite()).sort("diff")
     if plot.height == 0:
         return []
-    b = base["rate"]
-    fig = F.forest([str(c) for c in plot["action_card"].to_list()], (plot["rate"] - b).to_list(),
-                   (plot["lo"] - b).to_list(), (plot["hi"] - b).to_list(),
-                   "Revealer's point-card win rate minus its rate after any card",
-                   "difference in the revealer's point-card win rate (95% Wilson interval)", percent=True)
+    k = diffs.height
+    fig = F.forest(plot["action_card"].to_list(), plot["diff"].to_list(), plot["lo"].to_list(),
+                   plot["hi"].to_list(), "Revealer's point-card win rate minus its rate after the other cards",
+                   f"difference in the revealer's point-card win rate (simultaneous 95% intervals over the {k} "
+                   f"cards, clustered by game)", percent=True)
     return [("Action cards",
              [(f"Which action cards help the player who reveals them win the hand's point card: each card's "
-               f"rate against the {N.pct(b)} after any card (the Turtle ends the game unplayed)", fig)],
-             [("The revealer's point-card win rate in the hand, by action card", by_card)])]
+               f"rate against the rate after every other card (the Turtle ends the game unplayed); the "
+               f"intervals hold for all {k} cards at once (Bonferroni), so a card whose interval misses 0 "
+               f"differs detectably", fig)],
+             [("Each card against the other cards: lift = rate minus rest_rate (the rate after every other "
+               "card), with its simultaneous 95% interval over the cards",
+               diffs.rename({"diff": "lift", "lo": "lo_simultaneous", "hi": "hi_simultaneous"})),
+              ("The revealer's point-card win rate in the hand, by action card (pointwise 95% Wilson)",
+               by_card)])]
