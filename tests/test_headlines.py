@@ -274,3 +274,25 @@ def test_gubs_headline_largest_lift_has_its_simultaneous_interval():
     assert (lo, hi) == pytest.approx((e.lo, e.hi), abs=6e-4)
     half = (hi - lo) / 2
     assert half / ((top["lift_hi"] - top["lift_lo"]) / 2) > bonferroni_z(k, n - 1) / bonferroni_z(1, n - 1) - 0.02
+
+
+def test_lucky_ghost_gains_of_two_players_have_simultaneous_intervals():
+    """Two players paired with ghosts: both gains are read at once ("more" where an interval leaves 0
+    out), so each interval is Bonferroni at 0.05 / 2; one player keeps the table's pointwise interval."""
+    from cardsim.games.fubnub.game import GAME, summarize_ghost
+    from cardsim.rng import root_key
+
+    for players, label in ((2, "simultaneous 95% CI over the 2 players"), (1, "95% CI")):
+        s = from_dict({"scenario": {"name": "x", "game": "fubnub", "variant": "lucky_ghost", "players": players,
+                                    "games": 1}, "seats": {"policy": "partner"}}).setup
+        lazy = {k: v.lazy() for k, v in GAME.simulate_chunk(s, root_key(4), 0, 300).items()}
+        words = GAME.headline(lazy, s)
+        gains = next(f for title, f in summarize_ghost(lazy, s) if title.startswith("Gain"))
+        assert gains.height == players
+        z = bonferroni_z(players, df=299)
+        for r in gains.iter_rows(named=True):
+            m, se = r["gain_mean"], r["gain_se"]
+            lo, hi = (m - z * se, m + z * se) if players == 2 else (r["gain_lo"], r["gain_hi"])
+            assert lo * hi > 0 and m > 0  # a player beats its blind ghost partner
+            assert (f"seat {r['seat']} takes {m:.2f} tricks ({label} {lo:.2f}-{hi:.2f}) more a hand than its "
+                    f"ghost partner") in words

@@ -20,6 +20,7 @@ from cardsim.games.fubnub.policies import GREEDY, POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.report import numbers as N
 from cardsim.stats import (
+    CLUSTERS,
     bonferroni_z,
     cluster_key,
     collect,
@@ -788,22 +789,29 @@ def summarize_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tu
 
 
 def headline_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
-    """Lucky Ghost (F12) in words: the team's win rate and what each player gains over its ghost partner."""
+    """Lucky Ghost (F12) in words: the team's win rate and what each player gains over its ghost partner.
+
+    With two players paired with ghosts (2 players: seats 0 and 1) the two gains are read together
+    ("more" or "fewer" where an interval leaves 0 out), so their intervals hold at once: Bonferroni, each
+    at level 0.05 / 2 (Student's t on the game clusters), as the seats' claims elsewhere."""
     parts = []
-    for title, frame in summarize_ghost(tables, setup):
-        if title.startswith("Gain"):
-            for r in frame.iter_rows(named=True):
-                m, lo, hi = r["gain_mean"], r["gain_lo"], r["gain_hi"]
-                if not N.finite(m):  # no hand was played to the end
-                    continue
-                more = "more" if m >= 0 else "fewer"
-                if not (N.finite(lo) and N.finite(hi)):  # one game (one cluster): no spread to measure
-                    gain = f"{N.num(abs(m), 2)} tricks (95% CI none: an interval needs at least 2 games)"
-                elif lo * hi > 0:
-                    gain = N.num_ci(abs(m), *sorted((abs(lo), abs(hi))), "tricks")
-                else:
-                    gain = N.num_ci(m, lo, hi, "tricks")
-                parts.append(f"seat {r['seat']} takes {gain} {more} a hand than its ghost partner")
+    n_games = int(collect(tables["games"].select(pl.len())).item())
+    gains = [r for title, frame in summarize_ghost(tables, setup) if title.startswith("Gain")
+             for r in frame.iter_rows(named=True) if N.finite(r["gain_mean"])]  # NaN: no hand played to the end
+    k = len(gains)
+    z = bonferroni_z(k, df=max(1, min(n_games, CLUSTERS) - 1))
+    label = "95% CI" if k == 1 else f"simultaneous 95% CI over the {k} players"
+    for r in gains:
+        m = r["gain_mean"]
+        lo, hi = (r["gain_lo"], r["gain_hi"]) if k == 1 else (m - z * r["gain_se"], m + z * r["gain_se"])
+        more = "more" if m >= 0 else "fewer"
+        if not (N.finite(lo) and N.finite(hi)):  # one game (one cluster): no spread to measure
+            gain = f"{N.num(abs(m), 2)} tricks (95% CI none: an interval needs at least 2 games)"
+        elif lo * hi > 0:
+            gain = N.num_ci(abs(m), *sorted((abs(lo), abs(hi))), "tricks", label=label)
+        else:
+            gain = N.num_ci(m, lo, hi, "tricks", label=label)
+        parts.append(f"seat {r['seat']} takes {gain} {more} a hand than its ghost partner")
     games = tables["games"].filter(pl.col("winner") >= 0).collect()
     t0 = rate_table(games.with_columns(x=pl.lit(0), win=pl.col("winner") == 0), ["x"], "win").row(0, named=True)
     who = f"{setup.players} player{'s' if setup.players > 1 else ''} and {4 - setup.players} ghost" + \
