@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 
 class CardsimError(Exception):
@@ -30,3 +30,14 @@ def did_you_mean(word: str, allowed: Iterable[str]) -> str:
 
 def allowed_list(allowed: Iterable[object]) -> str:
     return ", ".join(str(a) for a in allowed)
+
+
+def first_repeat(items: Sequence[object]) -> tuple[int, int] | None:
+    """``(i, j)``: the first item of ``items`` that repeats an earlier one (at ``j``) and that earlier
+    place (``i``), or None when every item is distinct; for a message that names the item twice."""
+    seen: dict[object, int] = {}
+    for j, x in enumerate(items):
+        if x in seen:
+            return seen[x], j
+        seen[x] = j
+    return None

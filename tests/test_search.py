@@ -384,6 +384,11 @@ FUB = {"scenario": {"name": "fsrch", "game": "fubnub", "games": 1, "seed": 3},
     (True, {"seats.cheap": [0, 2]}, "draws seat0.cheap (policy 'tactician' parameter cheap) = 2"),
     (True, {"rules.fub_dealer": [0, 1]}, "search.params.rules.fub_dealer = [0, 1] is a range of numbers, but "
      "rules.fub_dealer takes"),
+    # two parameters setting one key: the later silently overwrote the earlier
+    (True, {"tuned.cheap": {"values": [0, 1]}, "c": {"keys": ["seat2.cheap"], "values": [0, 1]}},
+     "search.params.tuned.cheap and search.params.c both set seat2.cheap; give each key to one parameter"),
+    (True, {"seats.cheap": {"values": [0, 1]}, "c": {"keys": ["seat1.cheap"], "values": [0, 1]}},
+     "search.params.seats.cheap and search.params.c both set seats.cheap"),
     # no [seats]: the typo ('None must be a policy name' once), or the seats the search needs
     (False, {"tuned.call_nede": [0, 5]}, "search.params.tuned.call_nede: no fubnub policy has a parameter "
      "'call_nede' (did you mean 'call_need'?), and the scenario has no [seats] section"),

@@ -925,3 +925,8 @@ def test_same_game_index_deals_the_same_cards_whatever_the_policies():
     deal = [e for e in a if e["event"] == "discard"][:2]
     assert deal == [e for e in b if e["event"] == "discard"][:2]
 
+
+
+def test_remove_naming_a_card_twice_names_the_card():
+    with pytest.raises(ScenarioError, match=r"^rules\.remove names 'Shuffle' twice; list each card once$"):
+        setup(remove=["Restart Game", "Shuffle", "Shuffle"])

@@ -44,7 +44,7 @@ import numpy as np
 import polars as pl
 
 from cardsim import scenario as sc
-from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean, first_repeat
 from cardsim.output import Output
 from cardsim.report.numbers import many
 from cardsim.stats import UNBOUNDED, holm, paired_difference, t_quantile, within
@@ -98,9 +98,8 @@ def plan(base: sc.Scenario) -> Plan:
     for c in cards:
         if c not in names:
             raise ScenarioError(f"cards.cards: unknown card {c!r}{did_you_mean(c, names)}; allowed: {allowed_list(names)}")
-    twice = [c for i, c in enumerate(cards) if c in cards[:i]]
-    if twice:
-        raise ScenarioError(f"cards.cards names {twice[0]!r} twice; list each card once")
+    if (twice := first_repeat(cards)) is not None:
+        raise ScenarioError(f"cards.cards names {cards[twice[1]]!r} twice; list each card once")
     players = base.setup.players
     focus = cfg.get("focus", 0)
     if isinstance(focus, bool) or not isinstance(focus, int) or not 0 <= focus < players:

@@ -39,7 +39,7 @@ import numpy as np
 import polars as pl
 
 from cardsim import scenario as sc
-from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean, first_repeat
 from cardsim.output import Output
 from cardsim.studies import derive, space
 from cardsim.studies.evaluate import (
@@ -109,10 +109,9 @@ def plan(base: sc.Scenario) -> Plan:
         else:
             labels.append(space.policy_name(e))
             entries.append(e)
-    twice = [(i, lab) for i, lab in enumerate(labels) if lab in labels[:i]]
-    if twice:
-        i, lab = twice[0]
-        raise ScenarioError(f"meta.strategies[{labels.index(lab)}] and [{i}] have the same label {lab!r}; give each "
+    if (twice := first_repeat(labels)) is not None:
+        i, j = twice
+        raise ScenarioError(f"meta.strategies[{i}] and [{j}] have the same label {labels[j]!r}; give each "
                             f"a label = \"...\"")
     same = [derive.played(base, e) for e in entries]
     for i, key in enumerate(same):

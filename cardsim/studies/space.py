@@ -137,10 +137,23 @@ def parse_params(cfg: Any, where: str, tuned: list[int]) -> list[Param]:
         integer = all(isinstance(x, int) for x in (lo, hi)) and (step is None or isinstance(step, int))
         out.append(Param(name, tuple(keys), float(lo) if not integer else lo, float(hi) if not integer else hi,
                          step, log, integer))
-    names = [p.name for p in out]
-    if len(set(names)) != len(names):
-        raise ScenarioError(f"{where} names a parameter twice")
+    for i, a in enumerate(out):  # two parameters setting one key: the later would overwrite the earlier
+        for b in out[i + 1:]:
+            both = [k for k in a.keys if any(_same_target(k, q) for q in b.keys)]
+            if both:
+                raise ScenarioError(f"{where}.{a.name} and {where}.{b.name} both set {both[0]}; give each key to "
+                                    f"one parameter (one parameter may set several keys: keys = [...])")
     return out
+
+
+def _same_target(a: str, b: str) -> bool:
+    """Whether addressed keys ``a`` and ``b`` set the same thing: equal, or ``seats.<param>`` (every
+    seat) and ``seat<k>.<param>``."""
+    if a == b:
+        return True
+    (sa, _, pa), (sb, _, pb) = a.partition("."), b.partition(".")
+    return pa == pb != "" and {sa, sb} != {sa} and "seats" in (sa, sb) and all(
+        x == "seats" or re.fullmatch(r"seat\d+", x) for x in (sa, sb))
 
 
 def _num(x: Any) -> bool:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from cardsim.errors import PolicyError, ScenarioError
+from cardsim.errors import PolicyError, ScenarioError, first_repeat
 from cardsim.frames import column, const, pick
 from cardsim.games.base import Game, Knob, Setup, Variant
 from cardsim.games.turtle import cards
@@ -151,9 +151,9 @@ class Turtle(Game):
 
     # -- set-up -----------------------------------------------------------------------
     def check_setup(self, setup: Setup) -> None:
-        removed = setup.knob("remove")
-        if len(set(removed)) != len(removed):
-            raise ScenarioError(f"rules.remove = {list(removed)!r} names a card twice")
+        removed = list(setup.knob("remove"))
+        if (twice := first_repeat(removed)) is not None:
+            raise ScenarioError(f"rules.remove names {removed[twice[1]]!r} twice; list each card once")
 
     def _state(self, setup: Setup, key: int, debug: bool, trace: bool,
                deck: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
