@@ -384,6 +384,13 @@ FUB = {"scenario": {"name": "fsrch", "game": "fubnub", "games": 1, "seed": 3},
     (True, {"seats.cheap": [0, 2]}, "draws seat0.cheap (policy 'tactician' parameter cheap) = 2"),
     (True, {"rules.fub_dealer": [0, 1]}, "search.params.rules.fub_dealer = [0, 1] is a range of numbers, but "
      "rules.fub_dealer takes"),
+    # a searched variant or policy: the ranges are checked against each listed variant and policy (the search
+    # stopped at the first even point_cards drawn, after compiling)
+    (True, {"variant": {"values": ["traditional", "battle_royal"]}, "rules.point_cards": [1, 15]},
+     "search.params.rules.point_cards = [1, 15] draws rules.point_cards (variant traditional) = 2, but it takes "
+     "odd values only"),
+    (True, {"tuned.policy": {"values": ["partner", "tactician"]}, "tuned.cheap": [0, 2]},
+     "search.params.tuned.cheap = [0, 2] draws seat0.cheap (policy 'tactician' parameter cheap) = 2"),
     # two parameters setting one key: the later silently overwrote the earlier
     (True, {"tuned.cheap": {"values": [0, 1]}, "c": {"keys": ["seat2.cheap"], "values": [0, 1]}},
      "search.params.tuned.cheap and search.params.c both set seat2.cheap; give each key to one parameter"),

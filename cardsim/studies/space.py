@@ -422,46 +422,57 @@ def check_seats(base: sc.Scenario, params: list[Param], where: str) -> None:
 def check_ranges(base: sc.Scenario, params: list[Param], where: str) -> None:
     """Every value a range can draw must be one its keys accept: integer ends for an integer parameter
     (or knob), and every integer in between for a parameter that takes a few values or an odd knob.
-    The ends and listed values are built as candidates by the caller; this names the range."""
+    The ends and listed values are built as candidates by the caller; this names the range.
+
+    Where the variant is searched too, a knob's range is checked against the knob in every variant
+    listed that has it (and ``players`` against each variant's seats); where a seat's policy is
+    searched, a parameter's range against every listed policy that has the parameter (a policy
+    without it is refused when its candidate is built, naming the parameter). Plug-in policies
+    declare no parameter domains: their values are theirs to check."""
     from cardsim.games import get_game
 
     game = get_game(base.game)
-    varies = {k for p in params for k in p.keys}
-    if "variant" in varies or "policy" in varies:
-        return
+    known = {v.name for v in game.variants}
+    variants = [v for v in _searched(params, ("variant",)) or [base.setup.variant] if v in known]  # typos: later
     seats = derive.seat_list(derive.base_raw(base), base.setup.players)
-    knobs = {k.name: k for k in game.knobs_for(base.setup.variant)}
     for p in params:
         if p.values:
             continue
         for key in p.keys:
-            integer, values, odd, lo, hi, allowed, what = False, (), False, None, None, "", key
-            if key.startswith("rules.") and key[6:] in knobs:
-                kn = knobs[key[6:]]
-                if kn.kind in ("bool", "choice", "names"):
-                    raise ScenarioError(f"{where}.{p.name} = {_range_text(p)} is a range of numbers, but {key} takes "
-                                        f"{kn.allowed()}; list the values to try: {{ values = [...] }}")
-                integer, odd, lo, hi, allowed = kn.kind == "int", kn.odd, kn.lo, kn.hi, kn.allowed()
+            if key.startswith("rules."):
+                for variant in variants:
+                    knobs = {k.name: k for k in game.knobs_for(variant)}
+                    if key[6:] not in knobs:
+                        continue  # a typo or a knob of another variant: the candidates' check names it
+                    kn = knobs[key[6:]]
+                    if kn.kind in ("bool", "choice", "names"):
+                        raise ScenarioError(f"{where}.{p.name} = {_range_text(p)} is a range of numbers, but {key} "
+                                            f"takes {kn.allowed()}; list the values to try: {{ values = [...] }}")
+                    _check_range(p, where, kn.kind == "int", (), kn.odd, kn.lo, kn.hi, kn.allowed(),
+                                 key + (f" (variant {variant})" if len(variants) > 1 else ""))
             elif key == "players":
-                var = game.variant(base.setup.variant)
-                integer, lo, hi = True, var.min_players, var.max_players
-                allowed = f"an integer in [{lo}, {hi}] ({game.name} {var.name})"
-            else:
-                for seat, param in _seat_targets(key, len(seats)):
-                    if f"seat{seat}.policy" in varies or "seats.policy" in varies:
-                        continue
-                    entry = seats[seat]
+                for variant in variants:
+                    var = game.variant(variant)
+                    lo, hi = var.min_players, var.max_players
+                    _check_range(p, where, True, (), False, lo, hi, f"an integer in [{lo}, {hi}] ({game.name} "
+                                 f"{var.name})", key)
+            for seat, param in _seat_targets(key, len(seats)):
+                searched = _searched(params, (f"seat{seat}.policy", "seats.policy", "policy"))
+                for entry in searched or [seats[seat]]:
                     name = entry if isinstance(entry, str) else entry.get("name") if isinstance(entry, Mapping) else None
                     if not isinstance(name, str) or ":" in name or name not in [s.name for s in game.policies]:
                         continue  # no seat policy (check_seats), a plug-in (any number) or a typo (the baseline's)
                     spec = game.policy(name)
                     if param not in spec.param_names():
-                        continue  # a typo: the candidates' check names it with a guess
+                        continue  # a typo, or a searched policy without it: the candidates' check names it
                     d = spec.domain(param)
                     _check_range(p, where, d.integer or bool(d.values), d.values, False, d.low, d.high, d.describe(),
                                  f"seat{seat}.{param} (policy {name!r} parameter {param})")
-                continue
-            _check_range(p, where, integer, values, odd, lo, hi, allowed, what)
+
+
+def _searched(params: list[Param], keys: tuple[str, ...]) -> list[Any]:
+    """The values listed for parameters that set one of ``keys`` (a searched variant or policy)."""
+    return [v for p in params if set(p.keys) & set(keys) for v in (p.values or ())]
 
 
 def _check_range(p: Param, where: str, integer: bool, values: tuple[int, ...], odd: bool, lo: float | None,
