@@ -22,20 +22,24 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Sequence:
-    """The confidence sequence after ``n`` observations: ``center +- half`` (on the original scale)."""
+    """The confidence sequence after ``n`` observations: ``center +- half`` (on the original scale), cut
+    to the range ``[floor, ceiling]`` the observations lie in (their mean cannot lie outside it: an
+    arm's win rate of 4.5% read -3.8 to 12.8% before)."""
 
     n: int
     center: float
     half: float
     alpha: float
+    floor: float = -math.inf
+    ceiling: float = math.inf
 
     @property
     def lo(self) -> float:
-        return self.center - self.half
+        return min(max(self.center - self.half, self.floor), self.ceiling)
 
     @property
     def hi(self) -> float:
-        return self.center + self.half
+        return max(min(self.center + self.half, self.ceiling), self.floor)
 
 
 def eb_path(x: np.ndarray, looks: np.ndarray | list[int], alpha: float = 0.05, lo: float = 0.0, hi: float = 1.0,
@@ -81,9 +85,9 @@ def eb_sequence(x: np.ndarray, alpha: float = 0.05, lo: float = 0.0, hi: float =
     """
     t = np.asarray(x).size
     if t == 0:
-        return Sequence(0, math.nan, math.inf, alpha)
+        return Sequence(0, math.nan, math.inf, alpha, lo, hi)
     center, half = eb_path(x, [t], alpha, lo, hi, c, target)
-    return Sequence(t, float(center[0]), float(half[0]), alpha)
+    return Sequence(t, float(center[0]), float(half[0]), alpha, lo, hi)
 
 
 def parse_target(text: str) -> tuple[str, float]:

@@ -54,6 +54,13 @@ def test_planted_policy_is_found_and_beats_the_baseline_held_out():
     assert res.gain["baseline"].lo > 0
     assert res.runner_up is not None
     assert res.runner_up.values in ({"seat0.policy": "random"}, {"seat0.policy": "collector"})
+    # the answer gives each held-out win rate with its interval, then the gain's
+    from cardsim.studies.search import headline
+
+    b, base, g = res.best.heldout, res.baseline.heldout, res.gain["baseline"]
+    assert (f"win rate {100 * b.mean:.1f}% ({100 * b.lo:.1f}-{100 * b.hi:.1f}%) against {100 * base.mean:.1f}% "
+            f"({100 * base.lo:.1f}-{100 * base.hi:.1f}%) for the baseline, 95% CI each: {100 * g.mean:+.1f} points "
+            f"(95% CI {100 * g.lo:+.1f} to {100 * g.hi:+.1f} points; the 95% interval is above 0)") in headline(res)
 
 
 def test_candidate_objective_of_a_share_is_never_zero_width():

@@ -118,6 +118,12 @@ def test_compare_decide_mode_stops_with_a_sign(tmp_path):
     assert list(res.arms.columns) == ["arm", "n", "mean", "se", "lo", "hi", "lo_fixed_n", "hi_fixed_n"]
     assert arm["lo"] < arm["lo_fixed_n"] < arm["mean"] < arm["hi_fixed_n"] < arm["hi"]
     assert "anytime-valid 95% CI" in paired.headline(res) and "decision rule stopped" in paired.headline(res)
+    # each arm's rate carries its own (here anytime-valid) interval, the difference its own
+    b = res.arms.row(1, named=True)
+    assert (res.arms["lo"] >= 0).all() and (res.arms["hi"] <= 1).all()  # a rate's sequence stays in [0, 1]
+    assert (f"({100 * arm['mean']:.1f}% ({100 * arm['lo']:.1f}-{100 * arm['hi']:.1f}%) -> {100 * b['mean']:.1f}% "
+            f"({100 * b['lo']:.1f}-{100 * b['hi']:.1f}%) of games for the focus seat; the difference's anytime-valid "
+            f"95% CI") in paired.headline(res)
     # on the terminal the difference and both intervals are percentages (diff and the fixed-n bounds
     # printed as raw fractions, -0.137 beside -14.7%, before)
     from cardsim.output import text_table

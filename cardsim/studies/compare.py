@@ -30,7 +30,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
-from cardsim.report.numbers import many
+from cardsim.report.numbers import finite, interval, many
 from cardsim.sequential import eb_sequence
 from cardsim.stats import UNBOUNDED, holm, mean_ci, paired_difference, t95, within
 from cardsim.studies import derive
@@ -250,12 +250,21 @@ def describe(res: CompareResult, row: dict) -> str:
     if res.plan.metric == "length":
         unit = LENGTH_UNITS.get(res.plan.base.game, "turns")
         verb = "shortens" if row["diff"] < 0 else "lengthens"
+        arms_ = f"{_arm(a, 1, '')} -> {_arm(b, 1, '')} {unit}"
         return (f"'{row['arm']}' {verb} games by {abs(row['diff']):.1f} {unit} against '{row['vs']}' "
-                f"({a['mean']:.1f} -> {b['mean']:.1f} {unit}; {kind} {span(row['lo'], row['hi'], 1, unit, n=row['n'])})")
+                f"({arms_}; the difference's {kind} {span(row['lo'], row['hi'], 1, unit, n=row['n'])})")
     more = "more" if row["diff"] >= 0 else "less"
     return (f"'{row['arm']}' wins {100 * abs(row['diff']):.1f} points {more} often than '{row['vs']}' "
-            f"({100 * a['mean']:.1f}% -> {100 * b['mean']:.1f}% of games for the focus seat; {kind} "
+            f"({_arm(a, 100, '%')} -> {_arm(b, 100, '%')} of games for the focus seat; the difference's {kind} "
             f"{span(row['lo'], row['hi'], 100, 'points', n=row['n'])})")
+
+
+def _arm(arm: dict, scale: float, unit: str) -> str:
+    """An arm's mean with its own interval in brackets: ``84.5% (84.1-84.9%)``, ``43.5 (43.2-43.8)``."""
+    if not (finite(arm["lo"]) and finite(arm["hi"])):
+        return f"{scale * arm['mean']:.1f}{unit}"
+    lo, hi = scale * arm["lo"], scale * arm["hi"]
+    return f"{scale * arm['mean']:.1f}{unit} ({interval(f'{lo:.1f}', f'{hi:.1f}')}{unit})"
 
 
 def span(lo: float, hi: float, scale: float, unit: str, signed: bool = False, n: int = 0, what: str = "deals") -> str:

@@ -854,8 +854,9 @@ def headline(res: SearchResult) -> str:
             if g.hi > 0 else "it is worse on held-out deals")
     against = f" against {p.field.label()}" if p.objective == "win" else ""
     if p.goal in ("max", "min"):
-        change = (f"{what} {_val(p, b.heldout.mean)} against {_val(p, base.heldout.mean)} for the baseline: "
-                  f"{_pts(p, g.mean)} (95% CI {_ci(p, g.lo, g.hi, diff=True)}; {sure})")
+        change = (f"{what} {_val(p, b.heldout.mean)} ({_ci(p, b.heldout.lo, b.heldout.hi)}) against "
+                  f"{_val(p, base.heldout.mean)} ({_ci(p, base.heldout.lo, base.heldout.hi)}) for the baseline, "
+                  f"95% CI each: {_pts(p, g.mean)} (95% CI {_ci(p, g.lo, g.hi, diff=True)}; {sure})")
     else:
         change = (f"{what} {_val(p, b.heldout.mean)} (95% CI {_ci(p, b.heldout.lo, b.heldout.hi)}) "
                   f"against {_val(p, base.heldout.mean)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}) "
