@@ -85,6 +85,14 @@ def test_fourbid_headline_gives_net_points_their_intervals():
     for r in net.iter_rows(named=True):
         assert f"seat {r['seat']} (collector) {G._net(r)}" in words
         assert "(" in G._net(r) and "n/a" not in G._net(r)
+    assert "no hand was cut at the turn cap" in words
+    # cut hands: their share with its interval, clustered by game (hands of a game share its table)
+    cut = {"hands": tables["hands"].with_columns(out=pl.when(pl.col("game") % 10 == 0).then(-1).otherwise(pl.col("out"))
+                                                 .cast(pl.Int8)), "games": tables["games"]}
+    r = rate_table(cut["hands"].with_columns(x=pl.lit(0), c=pl.col("out") < 0), ["x"], "c").row(0, named=True)
+    assert r["k"] == 400 and r["lo"] < 0.1 < r["hi"]
+    assert (f"400 of 4,000 hands were cut at the turn cap (B14), 10.0% (95% CI clustered by game "
+            f"{100 * r['lo']:.1f}-{100 * r['hi']:.1f}%)") in G.headline(cut, s)
 
 
 def _turtle_tables(counts: list[int]) -> dict[str, pl.LazyFrame]:

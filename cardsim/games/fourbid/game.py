@@ -720,12 +720,13 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     played = hands.filter(pl.col("out") >= 0)
     long = pl.concat([played.select("game", pl.lit(s, pl.Int8).alias("seat"), pl.col(f"net_s{s}").alias("net"))
                       for s in SEATS])
-    cut, net = collect_all([hands.select(pl.len().alias("n"), (pl.col("out") < 0).sum().alias("k")),
+    cut, net = collect_all([rate_query(hands.with_columns(x=pl.lit(0), cut=pl.col("out") < 0), ["x"], "cut"),
                             mean_query(long, "net", ["seat"])])
-    cut = cut.row(0, named=True)
+    cut = cut.row(0, named=True) if cut.height else {"k": 0}
     nets = ", ".join(f"seat {r['seat']} ({names[r['seat']]}) {_net(r)}" for r in net.sort("seat").iter_rows(named=True))
     cuts = "no hand was cut at the turn cap" if cut["k"] == 0 else \
-        f"{cut['k']:,} of {cut['n']:,} hands ({N.pct(cut['k'] / cut['n'])}) were cut at the turn cap (B14)"
+        (f"{cut['k']:,} of {cut['n']:,} hands were cut at the turn cap (B14), "
+         f"{N.pct_ci(cut['rate'], cut['lo'], cut['hi'], label='95% CI clustered by game')}")
     tail = (f"Net points per played hand (95% CI each, clustered by game): {nets}; {cuts}." if net.height else
             f"No hand was played to the end; {cuts}.")
     if setup.variant == "hand":
