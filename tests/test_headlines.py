@@ -304,3 +304,26 @@ def test_lucky_ghost_gains_of_two_players_have_simultaneous_intervals():
             assert lo * hi > 0 and m > 0  # a player beats its blind ghost partner
             assert (f"seat {r['seat']} takes {m:.2f} tricks ({label} {lo:.2f}-{hi:.2f}) more a hand than its "
                     f"ghost partner") in words
+
+
+@pytest.mark.parametrize("game", ["gubs", "turtle"])
+def test_card_figures_read_simultaneous_intervals(game):
+    """A forest of ~30 cards is read as a ranking: its intervals hold for every card at once (pointwise
+    ones put about one card in twenty off 0 by chance); the table beside it stays pointwise and says so."""
+    from cardsim.games import get_game
+    from cardsim.rng import root_key
+
+    g = get_game(game)
+    s = from_dict({"scenario": {"name": "x", "game": game, "players": 4, "games": 1},
+                   "seats": {"policy": "random"}}).setup
+    lazy = {k: v.lazy() for k, v in g.simulate_chunk(s, root_key(3), 0, 300).items()}
+    [(_title, [(caption, fig)], [(what, table)])] = g.figures(lazy, s)
+    label = fig.axes[0].get_xlabel()
+    k = int(label.split("over the ")[1].split(" cards")[0])
+    assert "simultaneous 95% intervals" in label and f"hold for all {k} cards at once" in caption
+    assert "pointwise" in what and k <= table.height
+    # the plotted bars are wider than the table's pointwise intervals
+    _, _caps, (bars,) = fig.axes[0].containers[0]
+    widths = [abs(seg[1][0] - seg[0][0]) for seg in bars.get_segments()]
+    pointwise = table.filter(pl.col("lift_lo").is_finite()).select((pl.col("lift_hi") - pl.col("lift_lo")).max()).item()
+    assert max(widths) > pointwise

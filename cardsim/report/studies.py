@@ -129,17 +129,20 @@ def cards_section(res: CardsResult) -> Section:
     e = res.effects
     unit = {"fubnub": "hands", "turtle": "turns", "gubs": "turns"}.get(res.plan.base.game, "turns")
     sec = Section("Card effects", text=" ".join(res.notes))
+    adjust = "Holm" if res.plan.correction == "holm" else "Benjamini-Hochberg"
     for measure, scale, xl in (("length", 1.0, f"change in game length ({unit})"),
                                ("first-player advantage", 100.0, "change in the first player's edge (points)"),
                                ("focus seat win rate", 100.0, "change in the focus seat's win rate (points)")):
         m = e.filter(pl.col("measure") == measure).sort("effect")
         if m.height:
-            fig = F.forest(m["card"].to_list(), (m["effect"] * scale).to_list(), (m["lo"] * scale).to_list(),
-                           (m["hi"] * scale).to_list(), f"Effect of the card on {measure} (changed minus full deck)",
-                           xl + ", 95% intervals")
-            sec.figures.append((f"Causal effect on {measure}: the same seeds with and without the card",
-                                F.png_bytes(fig)))
-    adjust = "Holm" if res.plan.correction == "holm" else "Benjamini-Hochberg"
+            # read as a ranking of the cards: the intervals that hold for all of them at once (Bonferroni)
+            fig = F.forest(m["card"].to_list(), (m["effect"] * scale).to_list(),
+                           (m["lo_simultaneous"] * scale).to_list(), (m["hi_simultaneous"] * scale).to_list(),
+                           f"Effect of the card on {measure} (changed minus full deck)",
+                           f"{xl}, simultaneous 95% intervals over the {m.height} cards")
+            sec.figures.append((f"Causal effect on {measure}: the same seeds with and without the card (the "
+                                f"intervals hold for all {m.height} cards at once, Bonferroni; the count of cards "
+                                f"that change it reads {adjust}-adjusted p-values)", F.png_bytes(fig)))
     # one table per measure: their units differ (a length in turns, an edge or a win rate in points)
     values = ["full_deck", "changed", "effect", "lo", "hi", "lo_simultaneous", "hi_simultaneous"]
     for measure, scale, what in (("length", 1.0, unit), ("first-player advantage", 100.0, "percentage points"),

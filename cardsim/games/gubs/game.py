@@ -290,14 +290,20 @@ class Gubs(Game):
     def figures(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
         from cardsim.report import figures as F
 
-        t = card_impact(tables, setup.players).filter(pl.col("n_drew") > 0).sort("lift")
-        fig = F.forest(t["card"].to_list(), t["lift"].to_list(), t["lift_lo"].to_list(), t["lift_hi"].to_list(),
+        sums = impact_sums(tables, setup.players)
+        t = impact_table(sums).filter(pl.col("n_drew") > 0).sort("lift")
+        # a figure of k cards is read as a ranking: intervals that hold for every card at once (Bonferroni,
+        # Wilson combined by MOVER as the answer's), so a card off 0 is not one of the k by chance
+        k = t.height
+        sim = [sums.lift(c, 0.05 / k, mover=True) for c in t["card"].to_list()]
+        fig = F.forest(t["card"].to_list(), t["lift"].to_list(), [e.lo for e in sim], [e.hi for e in sim],
                        "Card impact: win rate of seats that drew it minus the rest",
-                       "difference in win rate (95% interval, clustered by game)", percent=True)
+                       f"difference in win rate (simultaneous 95% intervals over the {k} cards, clustered by game)",
+                       percent=True)
         return [("Card power ranking",
                  [("Win rate of seats that drew each card minus seats that did not (a card's association "
-                   "with winning, not its isolated effect)", fig)],
-                 [("Card impact", t.sort("lift", descending=True))])]
+                   f"with winning, not its isolated effect); the intervals hold for all {k} cards at once", fig)],
+                 [("Card impact (pointwise 95% intervals: each for its own row)", t.sort("lift", descending=True))])]
 
 
 def raise_kernel_error(setup: Setup, err: np.ndarray) -> None:

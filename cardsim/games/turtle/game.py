@@ -778,25 +778,36 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
         plot = t.filter(~pl.col("card").is_in(["Turtle", "Eliminated"]))
         figs = []
         if plot.height:
+            # a figure of k cards is read as a ranking: intervals that hold for every card at once
+            # (Bonferroni, Wilson combined by MOVER), so a card off 0 is not one of the k by chance
+            k = plot.height
+            _, sim = card_lifts(tables["games"].filter(pl.col("winner") >= 0), tables["reveals"], setup.players,
+                                alpha=0.05 / k, mover=True)
+            plot = plot.select("card", "lift").join(sim.select("card", "lift_lo", "lift_hi"), on="card", how="left").sort(
+                "lift")
             fig = F.forest([str(c) for c in plot["card"].to_list()], plot["lift"].to_list(),
                            plot["lift_lo"].to_list(), plot["lift_hi"].to_list(),
                            "Revealer's win rate minus the win rate behind a number card",
-                           "difference in win rate (95% interval, clustered by game)", percent=True)
+                           f"difference in win rate (simultaneous 95% intervals over the {k} cards, clustered by "
+                           f"game)", percent=True)
             figs.append(("Which action cards help the player who reveals them: lift over the "
-                          f"{100 * base:.1f}% win rate behind a revealed number card (Turtle and gecko in the table)",
-                          fig))
-        out.append(("Action cards", figs, [("Per action card", t.sort("lift", descending=True))]))
+                          f"{100 * base:.1f}% win rate behind a revealed number card (Turtle and gecko in the "
+                          f"table); the intervals hold for all {k} cards at once", fig))
+        out.append(("Action cards", figs, [("Per action card (pointwise 95% intervals: each for its own row)",
+                                            t.sort("lift", descending=True))]))
     return out
 
 
 def card_lifts(finished: pl.DataFrame | pl.LazyFrame, reveals: pl.DataFrame | pl.LazyFrame,
-               players: int) -> tuple[float, pl.DataFrame]:
+               players: int, alpha: float = 0.05, mover: bool = False) -> tuple[float, pl.DataFrame]:
     """The baseline and each action card's lift: (the win rate of the seat behind a revealed number
     card, over finished games and weighted by reveals: number cards do nothing, so a seat that
     reveals more has simply stayed in the game longer; per card, the revealing seat's win rate
     minus that baseline, with the 95% interval of the difference clustered by game,
     :func:`cardsim.stats.rate_difference`: both rates are estimated, from the same games).
-    Beyond ``stats.CLUSTERS`` games a cluster is a block of consecutive games (``stats.cluster_block``)."""
+    Beyond ``stats.CLUSTERS`` games a cluster is a block of consecutive games (``stats.cluster_block``).
+    ``alpha`` and ``mover``: the intervals' level, and Wilson intervals combined by MOVER (for a level
+    as far out as Bonferroni's over the cards)."""
     schema = {"card": CARD_ENUM, "lift": pl.Float64, "lift_lo": pl.Float64, "lift_hi": pl.Float64}
     finished = finished.lazy()
     cluster = cluster_key(finished)
@@ -817,7 +828,7 @@ def card_lifts(finished: pl.DataFrame | pl.LazyFrame, reveals: pl.DataFrame | pl
     rows = []
     for (card,), g in per.partition_by("card", as_dict=True).items():
         n_in, w_in = on_games(games, g, "n", "w")
-        e = rate_difference(w_in, n_in, w_in + num_w, n_in + num_n)
+        e = rate_difference(w_in, n_in, w_in + num_w, n_in + num_n, alpha=alpha, mover=mover)
         rows.append({"card": card, "lift": e.value, "lift_lo": e.lo, "lift_hi": e.hi})
     return base, pl.DataFrame(rows, schema=schema)
 
