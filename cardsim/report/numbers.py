@@ -323,7 +323,8 @@ def _row_decimals(r: dict[str, Any]) -> int | None:
 
 
 #: the columns of a ``measure`` table (cardsim cards' effects) in the unit of their row's measure
-_MEASURE_VALUES = ("full_deck", "changed", "effect", "lo", "hi", "lo_simultaneous", "hi_simultaneous")
+_MEASURE_VALUES = ("full_deck", "full_deck_lo", "full_deck_hi", "changed", "changed_lo", "changed_hi", "effect", "lo",
+                   "hi", "lo_simultaneous", "hi_simultaneous")
 
 
 def _measure_rows(frame: pl.DataFrame) -> dict[str, list[str]]:

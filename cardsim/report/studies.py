@@ -144,7 +144,8 @@ def cards_section(res: CardsResult) -> Section:
                                 f"intervals hold for all {m.height} cards at once, Bonferroni; the count of cards "
                                 f"that change it reads {adjust}-adjusted p-values)", F.png_bytes(fig)))
     # one table per measure: their units differ (a length in turns, an edge or a win rate in points)
-    values = ["full_deck", "changed", "effect", "lo", "hi", "lo_simultaneous", "hi_simultaneous"]
+    values = ["full_deck", "full_deck_lo", "full_deck_hi", "changed", "changed_lo", "changed_hi", "effect", "lo", "hi",
+              "lo_simultaneous", "hi_simultaneous"]
     for measure, scale, what in (("length", 1.0, unit), ("first-player advantage", 100.0, "percentage points"),
                                  ("focus seat win rate", 100.0, "percentage points")):
         m = e.filter(pl.col("measure") == measure)

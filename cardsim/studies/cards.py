@@ -47,9 +47,9 @@ from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean, first_repeat
 from cardsim.output import Output
 from cardsim.report.numbers import many
-from cardsim.stats import UNBOUNDED, holm, paired_difference, t_quantile, within
+from cardsim.stats import UNBOUNDED, holm, mean_ci, paired_difference, t_quantile, within
 from cardsim.studies import derive
-from cardsim.studies.compare import span
+from cardsim.studies.compare import mean_text, span
 
 KEYS = ("cards", "change", "focus", "rotate", "correction")
 #: game (and variant) -> (knob that removes, knob that adds, changes allowed)
@@ -194,6 +194,7 @@ def effects_table(p: Plan, values: dict[str, dict[str, np.ndarray]]) -> pl.DataF
     for measure in values[""]:
         fam = []
         edge = bounds(p, measure)
+        arm = (0.0, 1.0) if measure == "focus seat win rate" else (edge[0] / 2, edge[1] / 2)  # one deck's mean
         for card in p.cards:
             a, b = values[""][measure], values[card][measure]
             e = paired_difference(a, b, bounds=edge)
@@ -211,9 +212,14 @@ def effects_table(p: Plan, values: dict[str, dict[str, np.ndarray]]) -> pl.DataF
             else:
                 lo_s = hi_s = math.nan
             ok = np.isfinite(a) & np.isfinite(b)
+            # each deck's mean with its own 95% interval (the same seeds in both: for the effect read
+            # the paired interval, not these two)
+            fa, fb = (mean_ci(x[ok], bounds=arm) if ok.sum() > 1 else None for x in (a, b))
             fam.append({"measure": measure, "card": card, "full_deck": float(a[ok].mean()) if ok.any() else math.nan,
-                        "changed": float(b[ok].mean()) if ok.any() else math.nan, "effect": e.value, "lo": e.lo,
-                        "hi": e.hi, "lo_simultaneous": lo_s, "hi_simultaneous": hi_s,
+                        "full_deck_lo": fa.lo if fa else math.nan, "full_deck_hi": fa.hi if fa else math.nan,
+                        "changed": float(b[ok].mean()) if ok.any() else math.nan,
+                        "changed_lo": fb.lo if fb else math.nan, "changed_hi": fb.hi if fb else math.nan,
+                        "effect": e.value, "lo": e.lo, "hi": e.hi, "lo_simultaneous": lo_s, "hi_simultaneous": hi_s,
                         "p": e.p, "games": e.n})
         adj = holm([r["p"] for r in fam], "holm" if p.correction == "holm" else "fdr_bh")
         for r, q in zip(fam, adj, strict=True):
@@ -318,9 +324,11 @@ def headline(res: CardsResult) -> str:
     if "length" in chosen:
         r = chosen["length"]
         verb = "shortens" if r["effect"] < 0 else "lengthens"
+        decks = (f"{mean_text({'mean': r['full_deck'], 'lo': r['full_deck_lo'], 'hi': r['full_deck_hi']}, 1, '')} -> "
+                 f"{mean_text({'mean': r['changed'], 'lo': r['changed_lo'], 'hi': r['changed_hi']}, 1, '')} {unit}")
         parts.append(f"{_verb(p)} {r['card']} {verb} games most, by {abs(r['effect']):.1f} {unit} "
-                     f"({r['full_deck']:.1f} -> {r['changed']:.1f}; 95% CI {span(r['lo'], r['hi'], 1, unit, n=r['games'], what='games')})"
-                     + _again(again.get("length"), 1, unit))
+                     f"({decks}; the difference's 95% CI "
+                     f"{span(r['lo'], r['hi'], 1, unit, n=r['games'], what='games')})" + _again(again.get("length"), 1, unit))
         sig = length.filter(pl.col("p_adjusted") < 0.05)
         parts.append(f"{sig.height} of {length.height} cards change the length beyond chance "
                      f"({'Holm' if p.correction == 'holm' else 'BH'}-adjusted p < 0.05)")

@@ -250,16 +250,16 @@ def describe(res: CompareResult, row: dict) -> str:
     if res.plan.metric == "length":
         unit = LENGTH_UNITS.get(res.plan.base.game, "turns")
         verb = "shortens" if row["diff"] < 0 else "lengthens"
-        arms_ = f"{_arm(a, 1, '')} -> {_arm(b, 1, '')} {unit}"
+        arms_ = f"{mean_text(a, 1, '')} -> {mean_text(b, 1, '')} {unit}"
         return (f"'{row['arm']}' {verb} games by {abs(row['diff']):.1f} {unit} against '{row['vs']}' "
                 f"({arms_}; the difference's {kind} {span(row['lo'], row['hi'], 1, unit, n=row['n'])})")
     more = "more" if row["diff"] >= 0 else "less"
     return (f"'{row['arm']}' wins {100 * abs(row['diff']):.1f} points {more} often than '{row['vs']}' "
-            f"({_arm(a, 100, '%')} -> {_arm(b, 100, '%')} of games for the focus seat; the difference's {kind} "
+            f"({mean_text(a, 100, '%')} -> {mean_text(b, 100, '%')} of games for the focus seat; the difference's {kind} "
             f"{span(row['lo'], row['hi'], 100, 'points', n=row['n'])})")
 
 
-def _arm(arm: dict, scale: float, unit: str) -> str:
+def mean_text(arm: dict, scale: float, unit: str) -> str:
     """An arm's mean with its own interval in brackets: ``84.5% (84.1-84.9%)``, ``43.5 (43.2-43.8)``."""
     if not (finite(arm["lo"]) and finite(arm["hi"])):
         return f"{scale * arm['mean']:.1f}{unit}"
