@@ -451,6 +451,7 @@ def test_sweep_answer_uses_fresh_deals(tmp_path):
     h = res.heldout.row(0, named=True)
     assert h["seed"] == sw.heldout_seed(3) and h["lo"] <= h["winrate_s0"] <= h["hi"]
     assert "fresh deals" in sw.headline(res)
+    assert "in the sweep (the best of 2 points, so it reads high), " in sw.headline(res)  # a selected figure
 
 
 def _sweep_result(values: np.ndarray, metric: str = "winrate_s0", best: str = "max") -> sw.SweepResult:
