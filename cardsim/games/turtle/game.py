@@ -737,6 +737,7 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         return "No games played."
     ends = {k: 0 for k in ENDED} | dict(zip(ended["ended_by"].to_list(), ended["k"].to_list(), strict=True))
     turns = turns.row(0, named=True)
+
     def share(k: int) -> str:  # games are independent: each share's Wilson interval
         return N.pct_ci(k / n, *wilson(k, n))
 
