@@ -199,21 +199,23 @@ class Gubs(Game):
             ev = np.zeros((evcap, 8), np.int64)
             evn = np.zeros(1, np.int64)
             gout = np.zeros((count, C.NG), np.int32)
-            cout = np.zeros((max(1, count * n * C.NK), R.NC), np.int32)
+            cap = max(1, count * n * C.NK)  # the card table's columns (rules.card_rows)
+            cb = (np.empty(cap, np.int64), np.empty(cap, np.int8), np.empty(cap, np.uint8), np.empty(cap, np.int16),
+                  np.empty(cap, np.int16))
             err = np.zeros(6, np.int64)
             args = (np.uint64(key), start, count, n, setup.pids(), setup.params(), cnt, kn, stack)
             try:
                 if debug or trace:
-                    rows = ns["simulate"](*args, debug, trace, ev, evn, gout, cout, err)
+                    rows = ns["simulate"](*args, debug, trace, ev, evn, gout, cb, err)
                 else:
-                    rows = ns["LEAN"][self._one(setup)](*args, ev, evn, gout, cout, err)
+                    rows = ns["LEAN"][self._one(setup)](*args, ev, evn, gout, cb, err)
             except (ValueError, AssertionError):
                 raise_kernel_error(setup, err)
                 raise
             if trace and evn[0] > evcap:
                 evcap = int(evn[0])
                 continue
-            return gout, cout[:rows], ev[: evn[0]]
+            return gout, tuple(c[:rows] for c in cb), ev[: evn[0]]
 
     @staticmethod
     def _one(setup: Setup) -> int:
@@ -233,8 +235,8 @@ class Gubs(Game):
 
     def simulate_chunk(self, setup: Setup, key: int, start: int, count: int,
                        debug: bool = False) -> dict[str, pl.DataFrame]:
-        gout, cout, _ = self._run(setup, key, start, count, debug, False)
-        return {"games": games_frame(start, setup.players, gout), "cards": cards_frame(start, cout)}
+        gout, cb, _ = self._run(setup, key, start, count, debug, False)
+        return {"games": games_frame(start, setup.players, gout), "cards": cards_frame(cb)}
 
     def bench_chunk(self, setup: Setup, key: int, start: int, count: int) -> int:
         self._run(setup, key, start, count, False, False)
@@ -362,13 +364,15 @@ _NAMES = pl.Series("card", C.CARD_NAMES, dtype=pl.Enum(list(C.CARD_NAMES)))
 _TIE_BREAKS = pl.Series("tie_break", C.TB_NAMES, dtype=pl.String)
 
 
-def cards_frame(start: int, c: np.ndarray) -> pl.DataFrame:
+def cards_frame(cb: tuple[np.ndarray, ...]) -> pl.DataFrame:
+    """The card table from the kernel's columns (``rules.card_rows``: already in the columns' dtypes)."""
+    game, seat, card, drawn, played = cb
     return pl.DataFrame({
-        "game": pl.Series(c[:, R.C_G].astype(np.int64) + start, dtype=pl.Int64),
-        "seat": column(c[:, R.C_SEAT], pl.Int8),
-        "card": pick(_NAMES, c[:, R.C_CARD]),
-        "drawn": column(c[:, R.C_DRAWN], pl.Int16),
-        "played": column(c[:, R.C_PLAYED], pl.Int16),
+        "game": pl.Series(game),
+        "seat": pl.Series(seat),
+        "card": pick(_NAMES, card),
+        "drawn": pl.Series(drawn),
+        "played": pl.Series(played),
     })
 
 

@@ -167,9 +167,6 @@ from cardsim.games.gubs.policies import (
 from cardsim.jit import DISABLED, njit
 from cardsim.rng import DEAL, EFFECT, POLICY, seed_stream
 
-#: card-table columns (int32 matrix ``cout``): game offset in the chunk, seat, card, drawn, played
-C_G, C_SEAT, C_CARD, C_DRAWN, C_PLAYED = 0, 1, 2, 3, 4
-NC = 5
 #: ``one`` for a table that mixes policies or plays a plug-in: each decision dispatches on its seat's id
 ANY = -1
 
@@ -637,17 +634,23 @@ def finish(i, sb, ob, gout, tbo):
 
 
 @njit(_nrt=False)
-def card_rows(i, n, st, cout, row):
+def card_rows(g, n, st, cb, row):
+    """Append game ``g``'s card-table rows from ``row`` on: one per seat and card the seat drew or
+    played. ``cb`` = (game, seat, card, drawn, played) is the table's columns, each in its column's
+    dtype (int64, int8, uint8: the card's Enum code, int16, int16), so the frame takes them as
+    they are (written as rows of an int32 matrix, its strided columns cost more to convert than
+    the kernel takes to write them). Returns the next free row."""
+    cg, cs, cc, cd, cp = cb
     for s in range(n):
         for k in range(NK):
             # written either way, kept when the seat drew or played the card (no branch)
             dr = st[U(s), U(k), 0]
             pl = st[U(s), U(k), 1]
-            cout[row, C_G] = i
-            cout[row, C_SEAT] = s
-            cout[row, C_CARD] = k
-            cout[row, C_DRAWN] = dr
-            cout[row, C_PLAYED] = pl
+            cg[row] = g
+            cs[row] = s
+            cc[row] = k
+            cd[row] = dr
+            cp[row] = pl
             row += 1 if (dr | pl) != 0 else 0
     return row
 
@@ -675,7 +678,7 @@ def seed_game(key, g, n, prng, drng, erng):
 
 
 @njit(_nrt=False)
-def play_games(key, start, count, n, stack, sb, rb, pb, wb, ob, drng, tbo, gout, cout, one):
+def play_games(key, start, count, n, stack, sb, rb, pb, wb, ob, drng, tbo, gout, cb, one):
     """The game loop of :func:`simulate` (no allocation, so no reference counting)."""
     pub, hand, deck, priv, st = sb
     kn, cnt = rb
@@ -691,25 +694,25 @@ def play_games(key, start, count, n, stack, sb, rb, pb, wb, ob, drng, tbo, gout,
         debug_check(sb, rb, wb, ob)
         play_turns(cap, sb, rb, pb, wb, ob, one)
         finish(i, sb, ob, gout, tbo)
-        row = card_rows(i, n, st, cout, row)
+        row = card_rows(g, n, st, cb, row)
     return row
 
 
 @njit
-def simulate(key, start, count, n, pids, params, cnt, kn, stack, debug, trace, ev, evn, gout, cout, err):
+def simulate(key, start, count, n, pids, params, cnt, kn, stack, debug, trace, ev, evn, gout, cb, err):
     """Play games ``start .. start+count-1`` with ``n`` players.
 
     Writes one row per game into ``gout`` (int32[count, NG]) and one row per (game, seat,
-    card) drawn or played into ``cout`` (int32[count * n * NK, NC], game as the offset in
-    the chunk); returns the number of card rows. An illegal policy answer or (debug) a
+    card) drawn or played into the columns ``cb`` (:func:`card_rows`, count * n * NK places
+    each); returns the number of card rows. An illegal policy answer or (debug) a
     broken card count raises with ``err`` filled in. ``stack`` (int32, top first) replaces
     every game's shuffled deck when non-empty."""
-    return simulate_games(key, start, count, n, pids, params, cnt, kn, stack, debug, trace, ev, evn, gout, cout,
+    return simulate_games(key, start, count, n, pids, params, cnt, kn, stack, debug, trace, ev, evn, gout, cb,
                           err, ANY)
 
 
 @njit
-def simulate_games(key, start, count, n, pids, params, cnt, kn, stack, debug, trace, ev, evn, gout, cout, err, one):
+def simulate_games(key, start, count, n, pids, params, cnt, kn, stack, debug, trace, ev, evn, gout, cb, err, one):
     """:func:`simulate` for a table whose every seat plays built-in policy ``one`` (or ANY)."""
     sb = (np.zeros(P_SIZE, np.int32), np.zeros((MAXS + 1, NK), np.int32), np.zeros(DECK_MAX, np.int32),
           np.zeros(V_SIZE, np.int32), np.zeros((MAXS, NK, 2), np.int32))
@@ -719,7 +722,7 @@ def simulate_games(key, start, count, n, pids, params, cnt, kn, stack, debug, tr
     ctl[C_TRACE] = 1 if trace else 0
     ctl[C_DEBUG] = 1 if debug else 0
     return play_games(key, start, count, n, stack, sb, (kn, cnt), (pids, params, prng, erng), scratch(),
-                      (ctl, ev, evn, err), np.empty(1, np.uint64), np.zeros(3, np.int64), gout, cout, one)
+                      (ctl, ev, evn, err), np.empty(1, np.uint64), np.zeros(3, np.int64), gout, cb, one)
 
 
 def lean(one):
@@ -730,9 +733,9 @@ def lean(one):
     :func:`debug_check` compile to nothing and the kernel carries no trace or check code.
     Each entry is compiled on first use and cached like any kernel."""
     @njit
-    def games(key, start, count, n, pids, params, cnt, kn, stack, ev, evn, gout, cout, err):
+    def games(key, start, count, n, pids, params, cnt, kn, stack, ev, evn, gout, cb, err):
         return simulate_games(key, start, count, n, pids, params, cnt, kn, stack, False, False, ev[0], evn, gout,
-                              cout, err, one)
+                              cb, err, one)
 
     return games
 
