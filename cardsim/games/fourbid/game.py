@@ -724,9 +724,11 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
                             mean_query(long, "net", ["seat"])])
     cut = cut.row(0, named=True) if cut.height else {"k": 0}
     nets = ", ".join(f"seat {r['seat']} ({names[r['seat']]}) {_net(r)}" for r in net.sort("seat").iter_rows(named=True))
-    cuts = "no hand was cut at the turn cap" if cut["k"] == 0 else \
-        (f"{cut['k']:,} of {cut['n']:,} hands were cut at the turn cap (B14), "
-         f"{N.pct_ci(cut['rate'], cut['lo'], cut['hi'], label='95% CI clustered by game')}")
+    cuts = "no hand was cut at the turn cap"
+    if cut["k"]:  # to the decimals its interval shows (0.43%, 95% CI 0.41-0.44%, not 0.4-0.4%)
+        digits = max(1, N.decimals_for(50 * (cut["hi"] - cut["lo"])))
+        cuts = (f"{cut['k']:,} of {cut['n']:,} hands were cut at the turn cap (B14), "
+                f"{N.pct_ci(cut['rate'], cut['lo'], cut['hi'], digits, label='95% CI clustered by game')}")
     tail = (f"Net points per played hand (95% CI each, clustered by game): {nets}; {cuts}." if net.height else
             f"No hand was played to the end; {cuts}.")
     if setup.variant == "hand":
