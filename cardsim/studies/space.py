@@ -152,8 +152,9 @@ def _same_target(a: str, b: str) -> bool:
     if a == b:
         return True
     (sa, _, pa), (sb, _, pb) = a.partition("."), b.partition(".")
-    return pa == pb != "" and {sa, sb} != {sa} and "seats" in (sa, sb) and all(
-        x == "seats" or re.fullmatch(r"seat\d+", x) for x in (sa, sb))
+    seats = {sa, sb}
+    return pa != "" and pa == pb and len(seats) == 2 and "seats" in seats and all(
+        re.fullmatch(r"seats|seat\d+", x) for x in seats)
 
 
 def _num(x: Any) -> bool:
