@@ -324,8 +324,8 @@ def headline(res: CardsResult) -> str:
     if "length" in chosen:
         r = chosen["length"]
         verb = "shortens" if r["effect"] < 0 else "lengthens"
-        decks = (f"{mean_text({'mean': r['full_deck'], 'lo': r['full_deck_lo'], 'hi': r['full_deck_hi']}, 1, '')} -> "
-                 f"{mean_text({'mean': r['changed'], 'lo': r['changed_lo'], 'hi': r['changed_hi']}, 1, '')} {unit}")
+        decks = (f"{mean_text(r['full_deck'], r['full_deck_lo'], r['full_deck_hi'])} -> "
+                 f"{mean_text(r['changed'], r['changed_lo'], r['changed_hi'])} {unit}")
         parts.append(f"{_verb(p)} {r['card']} {verb} games most, by {abs(r['effect']):.1f} {unit} "
                      f"({decks}; the difference's 95% CI "
                      f"{span(r['lo'], r['hi'], 1, unit, n=r['games'], what='games')})" + _again(again.get("length"), 1, unit))

@@ -30,7 +30,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
-from cardsim.report.numbers import finite, interval, many
+from cardsim.report.numbers import finite, many, num, num_ci, pct, pct_ci
 from cardsim.sequential import eb_sequence
 from cardsim.stats import UNBOUNDED, holm, mean_ci, paired_difference, t95, within
 from cardsim.studies import derive
@@ -250,21 +250,22 @@ def describe(res: CompareResult, row: dict) -> str:
     if res.plan.metric == "length":
         unit = LENGTH_UNITS.get(res.plan.base.game, "turns")
         verb = "shortens" if row["diff"] < 0 else "lengthens"
-        arms_ = f"{mean_text(a, 1, '')} -> {mean_text(b, 1, '')} {unit}"
+        arms_ = f"{mean_text(a['mean'], a['lo'], a['hi'])} -> {mean_text(b['mean'], b['lo'], b['hi'])} {unit}"
         return (f"'{row['arm']}' {verb} games by {abs(row['diff']):.1f} {unit} against '{row['vs']}' "
                 f"({arms_}; the difference's {kind} {span(row['lo'], row['hi'], 1, unit, n=row['n'])})")
     more = "more" if row["diff"] >= 0 else "less"
     return (f"'{row['arm']}' wins {100 * abs(row['diff']):.1f} points {more} often than '{row['vs']}' "
-            f"({mean_text(a, 100, '%')} -> {mean_text(b, 100, '%')} of games for the focus seat; the difference's {kind} "
+            f"({mean_text(a['mean'], a['lo'], a['hi'], share=True)} -> {mean_text(b['mean'], b['lo'], b['hi'], share=True)} "
+            f"of games for the focus seat; the difference's {kind} "
             f"{span(row['lo'], row['hi'], 100, 'points', n=row['n'])})")
 
 
-def mean_text(arm: dict, scale: float, unit: str) -> str:
-    """An arm's mean with its own interval in brackets: ``84.5% (84.1-84.9%)``, ``43.5 (43.2-43.8)``."""
-    if not (finite(arm["lo"]) and finite(arm["hi"])):
-        return f"{scale * arm['mean']:.1f}{unit}"
-    lo, hi = scale * arm["lo"], scale * arm["hi"]
-    return f"{scale * arm['mean']:.1f}{unit} ({interval(f'{lo:.1f}', f'{hi:.1f}')}{unit})"
+def mean_text(mean: float, lo: float, hi: float, share: bool = False) -> str:
+    """An arm's mean with its own interval in brackets, to one decimal: ``84.5% (84.1-84.9%)`` for a
+    ``share``, ``43.5 (43.2-43.8)`` otherwise; the mean alone where it has no interval."""
+    if not (finite(lo) and finite(hi)):
+        return pct(mean) if share else num(mean, 1)
+    return pct_ci(mean, lo, hi, label="") if share else num_ci(mean, lo, hi, decimals=1, label="")
 
 
 def span(lo: float, hi: float, scale: float, unit: str, signed: bool = False, n: int = 0, what: str = "deals") -> str:
