@@ -1,10 +1,11 @@
 """The manual stands alone (issue 17): no file points outside the repository, every rule id cited
 anywhere resolves to a heading of docs/rules/, every relative link in a Markdown file resolves, and
-the README's Python API examples run as written."""
+the README's Python API examples run as written; every command line the manual shows parses."""
 
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -141,3 +142,84 @@ def test_readme_python_api_examples_run(tmp_path, monkeypatch):
     namespace: dict = {"__name__": "readme"}
     for block in blocks:
         exec(compile(block, "README.md (Python API)", "exec"), namespace)
+
+
+# -- the command lines the manual shows ----------------------------------------------------------------
+SHELL = {"", "sh", "bash", "console", "shell"}
+
+
+def fenced_lines(body: str) -> list[str]:
+    """The lines of a Markdown text's shell code blocks (```sh, ```bash, ``` ...)."""
+    out, lang = [], None
+    for line in body.splitlines():
+        fence = re.match(r"\s*```(\w*)", line)
+        if fence:
+            lang = None if lang is not None else fence.group(1)
+        elif lang in SHELL:
+            out.append(line.strip().removeprefix("$ "))
+    return out
+
+
+def manual_files() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+            *sorted((ROOT / "cardsim").rglob("*.md"))]
+
+
+def test_every_command_line_in_the_manual_parses():
+    """A ``cardsim ...`` line of a shell block in the README or docs/ runs with the command and
+    options it names: each is parsed by the CLI itself (nothing runs), so a renamed option, a value
+    outside a choice or a scenario file that is gone fails here, not in a user's terminal."""
+    import typer
+
+    from cardsim.cli import app
+
+    group = typer.main.get_command(app)
+    seen, bad = 0, []
+    for p in manual_files():
+        for line in fenced_lines(text(p)):
+            if not line.startswith("cardsim "):
+                continue
+            # the shell's part of the line: a comment, a pipe, a redirection
+            words = re.split(r"\s+#\s|\s\|\s|\s>\s", line)[0]
+            args = shlex.split(words)[1:]
+            seen += 1
+            try:
+                ctx = group.make_context("cardsim", list(args))
+                rest = ctx._protected_args + ctx.args
+                cmd = group.get_command(ctx, rest[0]) if rest else None
+                if cmd is None:
+                    bad.append(f"{p.relative_to(ROOT)}: {line!r}: no such command")
+                    continue
+                cmd.make_context(rest[0], rest[1:], parent=ctx)
+            except typer.Exit:
+                pass
+            except Exception as e:  # click's usage errors, reported by line
+                why = e.format_message() if hasattr(e, "format_message") else str(e)
+                bad.append(f"{p.relative_to(ROOT)}: {line!r}: {why}")
+            for path in re.findall(r"\bscenarios/[\w.]+\.toml\b", words):
+                if not (ROOT / path).is_file():
+                    bad.append(f"{p.relative_to(ROOT)}: {line!r}: no file {path}")
+    assert seen >= 25, f"only {seen} command lines found: did the README's code blocks change fence?"
+    assert not bad, "\n".join(bad)
+
+
+def test_every_option_the_manual_names_exists():
+    """An inline ``cardsim CMD ... --option`` (a synopsis or a sentence) names options the command
+    has."""
+    import typer
+
+    from cardsim.cli import app
+
+    group = typer.main.get_command(app)
+    commands = {name: group.get_command(None, name) for name in group.list_commands(None)}
+    top = {o for prm in group.params for o in prm.opts + prm.secondary_opts}
+    bad = []
+    for p in manual_files():
+        for span in re.findall(r"`(cardsim [^`]+)`", text(p)):
+            words = span.split()
+            cmd = commands.get(words[1]) if len(words) > 1 else None
+            have = top | ({o for prm in cmd.params for o in prm.opts + prm.secondary_opts} if cmd else set())
+            for opt in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", span):
+                if opt not in have:
+                    bad.append(f"{p.relative_to(ROOT)}: `{span}`: {opt}")
+    assert not bad, "options the CLI does not have:\n" + "\n".join(bad)
