@@ -48,7 +48,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "cards": ("cards", "change", "focus", "rotate", "correction"),
     "search": (),  # checked by cardsim.studies.search
     "meta": (),  # checked by cardsim.studies.meta
-    "report": ("title", "figures"),
+    "report": ("title",),
 }
 MAX_GAMES = 10**10
 

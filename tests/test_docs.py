@@ -223,3 +223,37 @@ def test_every_option_the_manual_names_exists():
                 if opt not in have:
                     bad.append(f"{p.relative_to(ROOT)}: `{span}`: {opt}")
     assert not bad, "options the CLI does not have:\n" + "\n".join(bad)
+
+
+def test_readme_scenario_blocks_are_toml_with_keys_cardsim_reads():
+    """Every ```toml block of the README parses (a user copies them) and uses only keys its section
+    takes, and the README names every key a scenario section takes (one left out is a key a user
+    cannot find)."""
+    import tomllib
+
+    from cardsim.scenario import SECTIONS
+    from cardsim.studies import meta, search
+
+    keys = {s: set(k) for s, k in SECTIONS.items() if s != "rules"} | {
+        "search": set(search.KEYS), "meta": set(meta.KEYS), "meta.search": set(meta.SEARCH_KEYS)}
+    shown: dict[str, set[str]] = {s: set() for s in keys}
+    blocks = re.findall(r"```toml\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert len(blocks) >= 7
+    bad = []
+    for block in blocks:
+        try:
+            doc = tomllib.loads(block)
+        except tomllib.TOMLDecodeError as e:
+            bad.append(f"not TOML ({e}):\n{block}")
+            continue
+        for section, body in doc.items():
+            if section == "rules":
+                continue
+            parts = {section: body} | ({"meta.search": body["search"]} if section == "meta" and "search" in body else {})
+            for name, table in parts.items():
+                shown[name] |= set(table)
+                bad += [f"[{name}] {k}: not a key cardsim reads" for k in set(table) - keys[name]]
+    readme = (ROOT / "README.md").read_text()
+    bad += [f"[{s}] {k}: the README never names it" for s in keys for k in sorted(keys[s] - shown[s])
+            if not re.search(rf"`{k}`|\b{k} =|# .*\b{k}\b", readme)]
+    assert not bad, "\n".join(bad)
