@@ -257,3 +257,18 @@ def test_readme_scenario_blocks_are_toml_with_keys_cardsim_reads():
     bad += [f"[{s}] {k}: the README never names it" for s in keys for k in sorted(keys[s] - shown[s])
             if not re.search(rf"`{k}`|\b{k} =|# .*\b{k}\b", readme)]
     assert not bad, "\n".join(bad)
+
+
+def test_readme_plugin_example_plays(tmp_path, monkeypatch):
+    """The README's plug-in (its ``mine.py`` block and the ``[seats]`` block after it), copied as
+    written into a folder with a scenario around them, plays a FUBNUB run: the page users copy from."""
+    from cardsim import api
+
+    section = readme_section("Policies and plug-ins")
+    code = next(b for b in python_blocks(section) if b.startswith("# mine.py"))
+    seats = re.search(r"```toml\n(\[seats\].*?)```", section, re.S).group(1)
+    (tmp_path / "mine.py").write_text(code)
+    (tmp_path / "s.toml").write_text(f'[scenario]\ngame = "fubnub"\ngames = 200\n{seats}')
+    monkeypatch.chdir(tmp_path)
+    res = api.run(tmp_path / "s.toml", out=tmp_path / "run")
+    assert res.tables["games"].select("game").collect().height == 200
