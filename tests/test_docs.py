@@ -272,3 +272,26 @@ def test_readme_plugin_example_plays(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     res = api.run(tmp_path / "s.toml", out=tmp_path / "run")
     assert res.tables["games"].select("game").collect().height == 200
+
+
+def test_readme_names_every_stored_column():
+    """Every column of every stored table (each game, variant and player count at its ends) is named
+    in the README's "Output: tables and columns" section; a run of seat columns (``score_s0`` ..)
+    by its first member or a pattern (``earned_s*``, ``out_s<k>``)."""
+    from cardsim.games import game_names, get_game
+
+    body = (ROOT / "README.md").read_text()
+    section = body[body.index("## Output: tables and columns"):body.index("## Reports")]
+    words = set(re.findall(r"\w+", section))
+    missing = set()
+    for name in game_names():
+        g = get_game(name)
+        for v in g.variants:
+            for players in sorted({v.min_players, v.max_players}):
+                for table, cols in g.columns_for(v.name, players).items():
+                    for c in cols:
+                        run = re.match(r"(.*_[a-z])(\d+)$", c)
+                        if c in words or (run and re.search(rf"\b{re.escape(run.group(1))}(0|\*|<k>)", section)):
+                            continue
+                        missing.add(f"{name} {table}.{c}")
+    assert not missing, "columns the README does not name:\n" + "\n".join(sorted(missing))
