@@ -168,13 +168,14 @@ def manual_files() -> list[Path]:
 def test_every_command_line_in_the_manual_parses():
     """A ``cardsim ...`` line of a shell block in the README or docs/ runs with the command and
     options it names: each is parsed by the CLI itself (nothing runs), so a renamed option, a value
-    outside a choice or a scenario file that is gone fails here, not in a user's terminal."""
+    outside a choice or a scenario file that is gone fails here, not in a user's terminal. And the
+    README shows every command at least once."""
     import typer
 
     from cardsim.cli import app
 
     group = typer.main.get_command(app)
-    seen, bad = 0, []
+    seen, bad, shown = 0, [], set()
     for p in manual_files():
         for line in fenced_lines(text(p)):
             if not line.startswith("cardsim "):
@@ -191,6 +192,8 @@ def test_every_command_line_in_the_manual_parses():
                     bad.append(f"{p.relative_to(ROOT)}: {line!r}: no such command")
                     continue
                 cmd.make_context(rest[0], rest[1:], parent=ctx)
+                if p.name == "README.md":
+                    shown.add(rest[0])
             except typer.Exit:
                 pass
             except Exception as e:  # click's usage errors, reported by line
@@ -201,6 +204,8 @@ def test_every_command_line_in_the_manual_parses():
                     bad.append(f"{p.relative_to(ROOT)}: {line!r}: no file {path}")
     assert seen >= 25, f"only {seen} command lines found: did the README's code blocks change fence?"
     assert not bad, "\n".join(bad)
+    assert shown == set(group.list_commands(None)), f"commands with no example in the README: " \
+        f"{sorted(set(group.list_commands(None)) - shown)}"
 
 
 def test_every_option_the_manual_names_exists():
