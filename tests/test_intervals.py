@@ -622,3 +622,40 @@ def test_counts_are_integers_in_the_tables():
     assert json.dumps(seats.to_dicts()[0]["k"]) == "1"
     shared = team.with_columns(win=pl.Series([0.5, 0.5, 0.0, 1.0]))
     assert stats.seat_table(shared)["k"].to_list() == [0.5, 1.5]
+
+
+def test_card_table_lifts_stay_in_range_and_a_side_without_wins_keeps_its_width():
+    """The card tables' lifts (Gubs' drew minus not, Turtle's revealer minus the number cards' rate) had
+    t intervals: a 3-game Gubs run printed -254% to +194%, and a Turtle card whose revealers won 0 of 5
+    read -29.8% to -18.0% (a side without a win shows no spread), far from its true lift near 0. They are
+    the two rates' Wilson intervals combined by MOVER now, as the answers' (coverage case "rate difference")."""
+    from cardsim.games.gubs import cards as GC
+    from cardsim.games.gubs.game import ImpactSums, impact_table
+    from cardsim.games.turtle import game as TG
+
+    nk, nc = len(GC.CARD_NAMES), 3  # 3 games of 4 seats, one winner each
+    n_in, w_in = np.zeros((nk, nc)), np.zeros((nk, nc))
+    n_in[0], w_in[0] = [3, 1, 2], [1, 0, 1]  # Gub: drawn by some seats of each game
+    n_in[1], w_in[1] = [1, 1, 1], [0, 0, 0]  # Esteemed Elder: its holders never won
+    sums = ImpactSums(np.ones(nk, np.int64), np.ones(nk, np.int64), np.ones(nk, np.int64), np.full(nc, 4.0),
+                      np.ones(nc), n_in, w_in)
+    t = impact_table(sums)
+    assert ((t["lift_lo"] >= -1) & (t["lift_hi"] <= 1) & (t["lift_lo"] <= t["lift"]) & (t["lift"] <= t["lift_hi"])).all()
+    elder = t.filter(pl.col("card") == "Esteemed Elder").row(0, named=True)
+    e = sums.lift("Esteemed Elder", mover=True)
+    assert (elder["lift_lo"], elder["lift_hi"]) == (e.lo, e.hi) and elder["lift_hi"] > 0  # 0 of 3 is no finding
+    # the t interval, still there for a caller that asks for it, is cut to the range a difference has
+    t3 = sums.lift("Gub")
+    assert -1 <= t3.lo <= t3.hi <= 1
+
+    # Turtle: 40 games of 4 seats, seat 0 wins; each seat reveals 6 number cards; Rhyme 5 times by losers
+    g = 40
+    games = pl.DataFrame({"game": np.arange(g), "winner": np.zeros(g, np.int64),
+                          **{f"reveals_s{k}": np.full(g, 6 + (k == 1) * (np.arange(g) < 5)) for k in range(4)}})
+    rv = pl.DataFrame({"game": np.arange(5), "card": pl.Series(["Rhyme"] * 5, dtype=TG.CARD_ENUM),
+                       "seat": 1, "applied_to": 0, "won": False}, schema_overrides={"game": pl.Int64})
+    base, table = TG.card_section({"games": games.lazy(), "reveals": rv.lazy()}, 4)
+    rhyme = table.filter(pl.col("card") == "Rhyme").row(0, named=True)
+    assert base == pytest.approx(0.25) and rhyme["lift"] == pytest.approx(-0.25)
+    assert -1 <= rhyme["lift_lo"] < -0.25 and rhyme["lift_hi"] > 0  # 0 of 5 reveals won: no detectable harm
+

@@ -520,7 +520,7 @@ def impact_table(sums: ImpactSums) -> pl.DataFrame:
     ).drop("_neff_drew", "_neff_not").with_columns((pl.col("drew_rate") - pl.col("not_rate")).alias("lift"))
     rows = []
     for k in np.flatnonzero(n_drew > 0):
-        e = sums.lift(C.CARD_NAMES[k])
+        e = sums.lift(C.CARD_NAMES[k], mover=True)  # Wilson by MOVER: a t interval shrank where a side had no win
         rows.append({"card": C.CARD_NAMES[k], "lift_lo": e.lo, "lift_hi": e.hi, "lift_deff": e.deff})
     intervals = pl.DataFrame(rows, schema={"card": pl.String, "lift_lo": pl.Float64, "lift_hi": pl.Float64,
                                            "lift_deff": pl.Float64})

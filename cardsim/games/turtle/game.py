@@ -712,7 +712,8 @@ def card_section(tables: Mapping[str, pl.LazyFrame], players: int) -> tuple[floa
     its baseline, from a run's tables."""
     games = tables["games"]
     n_games = int(collect(games.select(pl.len())).item())
-    base, lifts = card_lifts(games.filter(pl.col("winner") >= 0), tables["reveals"], players)
+    # the lifts' intervals: Wilson by MOVER (a t interval shrank to the baseline's where a card's revealers never won)
+    base, lifts = card_lifts(games.filter(pl.col("winner") >= 0), tables["reveals"], players, mover=True)
     return base, card_table(tables["reveals"], n_games, lifts)
 
 
