@@ -659,3 +659,16 @@ def test_card_table_lifts_stay_in_range_and_a_side_without_wins_keeps_its_width(
     assert base == pytest.approx(0.25) and rhyme["lift"] == pytest.approx(-0.25)
     assert -1 <= rhyme["lift_lo"] < -0.25 and rhyme["lift_hi"] > 0  # 0 of 5 reveals won: no detectable harm
 
+
+def test_a_count_per_game_is_never_below_zero():
+    """Full Deck's Restart Game cards per game read 0.20, 95% CI -0.10 to 0.50 over 10 games: a mean of a
+    count is cut at 0 (mean_query's ``lower``), as mean_ci cuts a half-bounded value."""
+    from cardsim.games.fubnub.game import _means
+
+    games = pl.DataFrame({"game": np.arange(10), "restarts": [1, 0, 0, 0, 0, 0, 1, 0, 0, 0]})
+    free = mean_table(games, "restarts").row(0, named=True)
+    assert free["lo"] < 0  # Student's t at 9 degrees of freedom reaches below 0
+    (row,) = pl.collect_all(_means(games.lazy(), [("restarts", "Restart Game")]))
+    r = row.row(0, named=True)
+    assert r["lo"] == 0.0 and r["hi"] == free["hi"] and r["mean"] == pytest.approx(0.2)
+

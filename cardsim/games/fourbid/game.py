@@ -667,7 +667,7 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
     if paid.height:
         out.append(("Bid-Four Challenges that won or tied, by seat, 95% Wilson", paid))
     length = pl.concat([t.select(pl.lit(c).alias("per_hand"), pl.all()) for c, t in zip(
-        ("turns", "bids", "reshuffles"), collect_all([mean_query(hands, c) for c in ("turns", "bids", "reshuffles")]),
+        ("turns", "bids", "reshuffles"), collect_all([mean_query(hands, c, lower=0.0) for c in ("turns", "bids", "reshuffles")]),
         strict=True)])
     out.append(("Hand length: turns, bidding turns and reshuffles per hand (mean, se, 95% CI clustered by game)",
                 length))

@@ -750,8 +750,9 @@ def _rates(frame: pl.LazyFrame, label: str, cols: Mapping[str, pl.Expr]) -> list
 
 
 def _means(frame: pl.LazyFrame, quantities: list[tuple[str, str]]) -> list[pl.LazyFrame]:
-    """One query per (column, name): its n, mean, se, 95% interval and design effect."""
-    return [mean_query(frame, c) for c, _ in quantities]
+    """One query per (column, name): its n, mean, se, 95% interval and design effect. Every quantity is a
+    count (point cards, hands, cards revealed): its interval is cut at 0."""
+    return [mean_query(frame, c, lower=0.0) for c, _ in quantities]
 
 
 def _mean_rows(frames: list[pl.DataFrame], quantities: list[tuple[str, str]]) -> pl.DataFrame:
@@ -766,7 +767,7 @@ def summarize_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tu
     pairs = [(s, (s + 2) % 4) for s in range(4) if not ghosts[s] and ghosts[(s + 2) % 4]]
     called = played.filter(pl.col("caller") >= 0).with_columns(won=pl.col("winner") == pl.col("caller") % 2)
     res = collect_all([
-        *(mean_query(played, f"tricks_s{s}", prefix="tricks_") for s in range(4)),
+        *(mean_query(played, f"tricks_s{s}", prefix="tricks_", lower=0.0) for s in range(4)),
         *(mean_query(played, pl.col(f"tricks_s{s}").cast(pl.Int32) - pl.col(f"tricks_s{p}"), prefix="gain_")
           for s, p in pairs),
         rate_query(called, ["caller"], "won"),
