@@ -672,3 +672,20 @@ def test_a_count_per_game_is_never_below_zero():
     r = row.row(0, named=True)
     assert r["lo"] == 0.0 and r["hi"] == free["hi"] and r["mean"] == pytest.approx(0.2)
 
+
+def test_a_share_interval_never_prints_its_ends_alike():
+    """At 10 million hands a rate's Wilson interval is +-0.03 points: one decimal printed 60.5% (95% CI
+    60.5-60.5%) and a table row 60.5% 60.5% 60.5%, hiding a real width. Where the ends would print
+    alike, that row (or answer) gets the decimals its half-width justifies; other rows keep one."""
+    from cardsim.output import text_table
+    from cardsim.report.numbers import pct_ci
+    from cardsim.stats import wilson
+
+    lo, hi = wilson(6_050_000, 10_000_000)
+    assert pct_ci(0.605, lo, hi) == "60.500% (95% CI 60.470-60.530%)"
+    assert pct_ci(0.5, 0.48, 0.52) == "50.0% (95% CI 48.0-52.0%)"  # unchanged where one decimal shows it
+    f = pl.DataFrame({"event": ["a", "b"], "n": [10_000_000, 1_000], "rate": [0.605, 0.2], "lo": [lo, 0.176],
+                      "hi": [hi, 0.226]})
+    rows = text_table(f).splitlines()[2:]
+    assert rows[0].split()[-3:] == ["60.500%", "60.470%", "60.530%"]
+    assert rows[1].split()[-3:] == ["20.0%", "17.6%", "22.6%"]

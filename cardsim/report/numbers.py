@@ -57,8 +57,20 @@ def pct(x: Any, digits: int | None = None) -> str:
 
 
 def pct_ci(rate: Any, lo: Any, hi: Any, digits: int = 1, label: str = "95% CI") -> str:
-    """``50.3% (95% CI 49.3-51.3%)``; ``label`` names another interval (``simultaneous 95% CI``)."""
+    """``50.3% (95% CI 49.3-51.3%)``; ``label`` names another interval (``simultaneous 95% CI``). An
+    interval whose ends would print alike gets the decimals that show it (:func:`share_digits`)."""
+    digits = share_digits([lo], [hi], digits)
     return f"{pct(rate, digits)} ({_label(label)}{_range(lo, hi, lambda v: f'{100 * v:.{digits}f}')}%)"
+
+
+def share_digits(lo: Sequence[Any], hi: Sequence[Any], digits: int = 1) -> int:
+    """Decimals of percentages that show intervals of shares: ``digits``, or where the ends of an interval
+    with a real width would print alike at ``digits`` (or at :func:`pct`'s own decimals), the decimals its
+    half-width justifies (:func:`decimals_for`): 60.50% (60.47-60.53%), not 60.5% (60.5-60.5%), at 10
+    million hands."""
+    halves = [(b - a) / 2 for a, b in zip(lo, hi, strict=True) if finite(a) and finite(b) and b - a > 1e-12
+              and (f"{100 * a:.{digits}f}" == f"{100 * b:.{digits}f}" or pct(a) == pct(b))]
+    return max(digits, decimals_for(100 * min(halves))) if halves else digits
 
 
 def points(x: Any, digits: int = 1, sign: bool = True) -> str:
@@ -270,7 +282,13 @@ def cells(frame: pl.DataFrame, shares: Collection[str] = ()) -> dict[str, list[s
     out = {c: column(frame, c, shares) for c in frame.columns}
     groups: list[tuple[list[str], list[float]]] = []
     for lo, hi in interval_pairs(frame.columns).values():
-        if lo in shares:
+        if lo in shares:  # percentages: more decimals only in a row whose interval's ends would print alike
+            stem, suffix = (lo[:-2], "") if lo.endswith("lo") else ("", lo[2:])
+            for r, (a, b) in enumerate(zip(frame[lo].to_list(), frame[hi].to_list(), strict=True)):
+                d = share_digits([a], [b])
+                for c in [lo, hi, *[e for e in _estimates(frame, stem, suffix)[:1] if e in shares]] if d > 1 else []:
+                    v = frame[c][r]
+                    out[c][r] = pct(v, d) if v is not None else ""
             continue
         # an interval of width 0 (or a float's rounding above it: a fixed reference) sets no precision
         halves = [(b - a) / 2 for a, b in zip(frame[lo].to_list(), frame[hi].to_list(), strict=True)
