@@ -656,7 +656,9 @@ def test_card_table_lifts_stay_in_range_and_a_side_without_wins_keeps_its_width(
                        "seat": 1, "applied_to": 0, "won": False}, schema_overrides={"game": pl.Int64})
     base, table = TG.card_section({"games": games.lazy(), "reveals": rv.lazy()}, 4)
     rhyme = table.filter(pl.col("card") == "Rhyme").row(0, named=True)
-    assert base == pytest.approx(0.25) and rhyme["lift"] == pytest.approx(-0.25)
+    assert base.value == pytest.approx(0.25) and rhyme["lift"] == pytest.approx(-0.25)
+    assert base.lo < 0.25 < base.hi  # the baseline is estimated too: the captions give its interval
+    assert TG.baseline_text(base).startswith("25.0% (95% CI ")
     assert -1 <= rhyme["lift_lo"] < -0.25 and rhyme["lift_hi"] > 0  # 0 of 5 reveals won: no detectable harm
 
 

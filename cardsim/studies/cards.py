@@ -232,10 +232,10 @@ def association(base: sc.Scenario, result: Any) -> tuple[str, pl.DataFrame] | No
     """The base run's association table (what goes with winning), labelled as such."""
     tables, setup = result.tables, base.setup
     if base.game == "turtle" and setup.variant == "full":
-        from cardsim.games.turtle.game import card_section
+        from cardsim.games.turtle.game import baseline_text, card_section
 
         b, table = card_section(tables, setup.players)
-        return (f"Association, not a causal effect: the revealing seat's win rate by card (lift over {100 * b:.1f}%, "
+        return (f"Association, not a causal effect: the revealing seat's win rate by card (lift over {baseline_text(b)}, "
                 "the win rate behind a revealed number card, with the 95% interval of that difference clustered by game)",
                 table)
     if base.game == "gubs":

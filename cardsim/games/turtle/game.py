@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,11 +18,13 @@ from cardsim.games.turtle import rules as R
 from cardsim.games.turtle.policies import POLICIES
 from cardsim.policies import kernel_namespace
 from cardsim.stats import (
+    Estimate,
     bonferroni_z,
     cluster_key,
     collect,
     collect_all,
     count_rate_ci,
+    effective_size,
     mean_exprs,
     on_games,
     rate_difference,
@@ -701,13 +704,13 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
         base, table = card_section(tables, setup.players)
         out.append((f"Action cards: reveals per game and share of games with a reveal (over all games, 95% "
                     f"intervals), and the revealing seat's win rate (finished games; 95% Wilson clustered by game, "
-                    f"win_deff its design effect); lift = win_rate minus {100 * base:.1f}%, the win rate behind a "
+                    f"win_deff its design effect); lift = win_rate minus {baseline_text(base)}, the win rate behind a "
                     f"revealed number card (players who reveal more stay in longer), with the 95% interval of "
                     f"that difference clustered by game", table))
     return out
 
 
-def card_section(tables: Mapping[str, pl.LazyFrame], players: int) -> tuple[float, pl.DataFrame]:
+def card_section(tables: Mapping[str, pl.LazyFrame], players: int) -> tuple[Estimate, pl.DataFrame]:
     """The full variant's per-card table (:func:`card_table` with the lifts of :func:`card_lifts`) and
     its baseline, from a run's tables."""
     games = tables["games"]
@@ -715,6 +718,13 @@ def card_section(tables: Mapping[str, pl.LazyFrame], players: int) -> tuple[floa
     # the lifts' intervals: Wilson by MOVER (a t interval shrank to the baseline's where a card's revealers never won)
     base, lifts = card_lifts(games.filter(pl.col("winner") >= 0), tables["reveals"], players, mover=True)
     return base, card_table(tables["reveals"], n_games, lifts)
+
+
+def baseline_text(base: Estimate) -> str:
+    """The lifts' baseline as a caption gives it: ``29.8% (95% CI 29.1-30.5%)``."""
+    from cardsim.report import numbers as N
+
+    return N.pct_ci(base.value, base.lo, base.hi)
 
 
 def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
@@ -793,7 +803,7 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
                            f"difference in win rate (simultaneous 95% intervals over the {k} cards, clustered by "
                            f"game)", percent=True)
             figs.append(("Which action cards help the player who reveals them: lift over the "
-                          f"{100 * base:.1f}% win rate behind a revealed number card (Turtle and gecko in the "
+                          f"{baseline_text(base)} win rate behind a revealed number card (Turtle and gecko in the "
                           f"table); the intervals hold for all {k} cards at once", fig))
         out.append(("Action cards", figs, [("Per action card (pointwise 95% intervals: each for its own row)",
                                             t.sort("lift", descending=True))]))
@@ -801,12 +811,13 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
 
 
 def card_lifts(finished: pl.DataFrame | pl.LazyFrame, reveals: pl.DataFrame | pl.LazyFrame,
-               players: int, alpha: float = 0.05, mover: bool = False) -> tuple[float, pl.DataFrame]:
+               players: int, alpha: float = 0.05, mover: bool = False) -> tuple[Estimate, pl.DataFrame]:
     """The baseline and each action card's lift: (the win rate of the seat behind a revealed number
     card, over finished games and weighted by reveals: number cards do nothing, so a seat that
-    reveals more has simply stayed in the game longer; per card, the revealing seat's win rate
-    minus that baseline, with the 95% interval of the difference clustered by game,
-    :func:`cardsim.stats.rate_difference`: both rates are estimated, from the same games).
+    reveals more has simply stayed in the game longer; its 95% Wilson interval at the effective size,
+    clustered by game; per card, the revealing seat's win rate minus that baseline, with the 95%
+    interval of the difference clustered by game, :func:`cardsim.stats.rate_difference`: both rates
+    are estimated, from the same games).
     Beyond ``stats.CLUSTERS`` games a cluster is a block of consecutive games (``stats.cluster_block``).
     ``alpha`` and ``mover``: the intervals' level, and Wilson intervals combined by MOVER (for a level
     as far out as Bonferroni's over the cards)."""
@@ -821,18 +832,22 @@ def card_lifts(finished: pl.DataFrame | pl.LazyFrame, reveals: pl.DataFrame | pl
     per = act.group_by("card", cluster).agg(pl.len().alias("n"), pl.col("won").cast(pl.Float64).sum().alias("w"))
     fin, per = collect_all([fin, per])
     if fin.height == 0:
-        return float("nan"), pl.DataFrame(schema=schema)
+        return Estimate(math.nan, math.nan, math.nan, math.nan, 0, 0), pl.DataFrame(schema=schema)
     games = fin["game"].to_numpy()
     every, by_winner = fin["every"].to_numpy(), fin["by_winner"].to_numpy()
     act_n, act_w = on_games(games, per.group_by("game").agg(pl.col("n").sum(), pl.col("w").sum()), "n", "w")
     num_n, num_w = every - act_n, by_winner - act_w  # the number cards' reveals, by cluster
-    base = float(num_w.sum() / num_n.sum()) if num_n.sum() > 0 else float("nan")
+    base = float(num_w.sum() / num_n.sum()) if num_n.sum() > 0 else math.nan
+    neff = effective_size(num_n, num_w)
+    lo, hi = wilson(base * neff, neff) if num_n.sum() > 0 else (math.nan, math.nan)
+    baseline = Estimate(base, math.nan, lo, hi, int(num_n.sum()), int((num_n > 0).sum()),
+                        float(num_n.sum()) / neff if neff > 0 else 1.0)
     rows = []
     for (card,), g in per.partition_by("card", as_dict=True).items():
         n_in, w_in = on_games(games, g, "n", "w")
         e = rate_difference(w_in, n_in, w_in + num_w, n_in + num_n, alpha=alpha, mover=mover)
         rows.append({"card": card, "lift": e.value, "lift_lo": e.lo, "lift_hi": e.hi})
-    return base, pl.DataFrame(rows, schema=schema)
+    return baseline, pl.DataFrame(rows, schema=schema)
 
 
 def reveal_counts(rv: pl.DataFrame | pl.LazyFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
