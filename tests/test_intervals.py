@@ -672,7 +672,63 @@ def test_a_count_per_game_is_never_below_zero():
     assert free["lo"] < 0  # Student's t at 9 degrees of freedom reaches below 0
     (row,) = pl.collect_all(_means(games.lazy(), [("restarts", "Restart Game")]))
     r = row.row(0, named=True)
-    assert r["lo"] == 0.0 and r["hi"] == free["hi"] and r["mean"] == pytest.approx(0.2)
+    assert r["lo"] == 0.0 and r["hi"] >= free["hi"] and r["mean"] == pytest.approx(0.2)
+
+
+def test_a_count_no_game_showed_reads_0_to_a_positive_upper_end():
+    """A count that can happen but did not (Restart Game cards, discards, skipped draws, reshuffles) read
+    0.00 (0.00-0.00) at 10 games: the t interval of a sample without spread. A count's mean now reads
+    Garwood's interval there, 0 to 3.69 / 10 a game (per hand, 3.69 over the hands), as Turtle's reveals
+    of a card never seen; and it is never narrower than Garwood's at the effective count. A count the
+    rules make constant (every Battle Royal game has 15 hands) keeps its zero width."""
+    from scipy.stats import chi2
+
+    from cardsim.games.fubnub.game import _means
+    from cardsim.stats import mean_exprs
+
+    up = chi2.ppf(0.975, 2) / 2  # 3.69
+    games = pl.DataFrame({"game": np.arange(10), "restarts": 0, "hands": 15})
+    r = games.select(*mean_exprs("restarts", count=True)).row(0, named=True)
+    assert r["mean"] == r["lo"] == 0.0 and r["hi"] == pytest.approx(up / 10)
+    assert games.select(*mean_exprs("restarts")).row(0, named=True)["hi"] == 0.0  # what it was
+    hands = pl.DataFrame({"game": np.repeat(np.arange(10), 8), "reshuffles": 0})
+    h = mean_table(hands, "reshuffles", count=True).row(0, named=True)
+    assert h["lo"] == 0.0 and h["hi"] == pytest.approx(up / 80)
+    restarts, length = pl.collect_all(_means(games.lazy(), [("restarts", "Restart Game"), ("hands", "hands")],
+                                             exact={"hands"}))
+    assert restarts["lo"][0] == 0.0 and restarts["hi"][0] == pytest.approx(up / 10)
+    assert length["lo"][0] == length["hi"][0] == 15.0
+    # a count every game gave 2 of, where the rules do not fix it: Garwood's interval at 20 events
+    two = pl.DataFrame({"x": [2.0] * 10}).select(*mean_exprs("x", count=True)).row(0, named=True)
+    assert (two["lo"], two["hi"]) == pytest.approx((chi2.ppf(0.025, 40) / 20, chi2.ppf(0.975, 42) / 20))
+    # one event in 100 games: at least Garwood's interval at the effective count (here about 1 event)
+    one = pl.DataFrame({"x": [1.0] + [0.0] * 99}).select(*mean_exprs("x", count=True)).row(0, named=True)
+    assert one["lo"] == 0.0 and one["hi"] >= chi2.ppf(0.975, 4) / 2 / 100 - 1e-9
+    # a common count: Garwood's interval at its effective count is about the t interval, which stays
+    sym = pl.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0] * 20})
+    a, b = (sym.select(*mean_exprs("x", count=c)).row(0, named=True) for c in (True, False))
+    assert a["lo"] == pytest.approx(b["lo"]) and b["hi"] <= a["hi"] <= b["hi"] * 1.01
+
+
+def test_summaries_print_a_count_exact_only_where_the_rules_fix_it():
+    """Which counts the summaries print without an interval's width: those the setup makes constant."""
+    from cardsim.games.fubnub.game import GAME as FUBNUB
+    from cardsim.games.fubnub.game import _exact_counts as fubnub_exact
+    from cardsim.games.turtle.game import GAME as TURTLE
+    from cardsim.games.turtle.game import _exact_counts as turtle_exact
+    from cardsim.scenario import build_setup
+
+    def fub(variant, **rules):
+        return fubnub_exact(build_setup(FUBNUB, variant, 4, None, rules))
+
+    assert fub("battle_royal") == {"hands", "discarded"}
+    assert fub("battle_royal", tie_rule="discard") == {"hands", "limbo_left"}
+    assert fub("battle_royal", tie_rule="last_trick") == {"hands", "discarded", "limbo_left"}
+    assert fub("full_deck") == {"discarded"}
+    assert fub("full_deck", remove_actions=["Restart Game"]) == {"discarded", "restarts"}
+    assert turtle_exact(build_setup(TURTLE, "young", 4, None, {})) == {"restarts", "shuffles"}
+    assert turtle_exact(build_setup(TURTLE, "full", 4, None, {})) == set()
+    assert turtle_exact(build_setup(TURTLE, "full", 4, None, {"remove": ["Shuffle"]})) == {"shuffles"}
 
 
 def test_a_share_interval_never_prints_its_ends_alike():

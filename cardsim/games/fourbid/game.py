@@ -667,7 +667,7 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
     if paid.height:
         out.append(("Bid-Four Challenges that won or tied, by seat, 95% Wilson", paid))
     length = pl.concat([t.select(pl.lit(c).alias("per_hand"), pl.all()) for c, t in zip(
-        ("turns", "bids", "reshuffles"), collect_all([mean_query(hands, c, lower=0.0) for c in ("turns", "bids", "reshuffles")]),
+        ("turns", "bids", "reshuffles"), collect_all([mean_query(hands, c, count=True) for c in ("turns", "bids", "reshuffles")]),
         strict=True)])
     out.append(("Hand length: turns, bidding turns and reshuffles per hand (mean, se, 95% CI clustered by game)",
                 length))
@@ -685,7 +685,8 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
         fin = t.filter(pl.col("finished"))
         per = [f"{c}_" for c in (("games", "hands") if variant == "tournament" else ("hands",))]
         length, *wins = collect_all([
-            t.select(*(e for c in per for e in mean_exprs(c[:-1], c)), (~pl.col("finished")).sum().alias("unfinished")),
+            t.select(*(e for c in per for e in mean_exprs(c[:-1], c, count=True)),
+                     (~pl.col("finished")).sum().alias("unfinished")),
             *(rate_query(fin.with_columns(pl.lit(s, pl.Int8).alias(who), win=pl.col("winner") == s), [who], "win")
               for s in SEATS),
         ])

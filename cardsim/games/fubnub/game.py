@@ -4,7 +4,7 @@ decoding and summaries."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -717,7 +717,7 @@ def summarize(tables: Mapping[str, pl.LazyFrame]) -> list[tuple[str, pl.DataFram
           for t in (0, 1)),
         rate_query(finished.with_columns(win=pl.col("winner") == pl.col("first_dealer") % 2), ["first_dealer"], "win"),
         hands.select(pl.len().alias("deals")),
-        games.select(mean_exprs("hands", "hands_")),
+        games.select(mean_exprs("hands", "hands_", count=True)),
         games.select(pl.col("unfinished").sum().alias("unfinished_games"), pl.len().alias("games")),
         rate_query(hands.with_columns(event=pl.lit("misdeal")), ["event"], "misdeal"),
         *(rate_query(hands.filter(played).with_columns(event=pl.lit(e)), ["event"], c)
@@ -749,10 +749,34 @@ def _rates(frame: pl.LazyFrame, label: str, cols: Mapping[str, pl.Expr]) -> list
             for name, e in cols.items()]
 
 
-def _means(frame: pl.LazyFrame, quantities: list[tuple[str, str]]) -> list[pl.LazyFrame]:
+def _means(frame: pl.LazyFrame, quantities: list[tuple[str, str]], exact: Collection[str] = ()) -> list[pl.LazyFrame]:
     """One query per (column, name): its n, mean, se, 95% interval and design effect. Every quantity is a
-    count (point cards, hands, cards revealed): its interval is cut at 0."""
-    return [mean_query(frame, c, lower=0.0) for c, _ in quantities]
+    count (point cards, hands, cards revealed): its interval is cut at 0 and is never narrower than
+    Garwood's at the effective count, so a count no game showed reads 0 to 3.69 / games, not 0-0; the
+    columns in ``exact`` are constant by the scenario's rules (:func:`_exact_counts`) and keep the t
+    interval (zero width where every game gave the same)."""
+    return [mean_query(frame, c, lower=0.0, count=c not in exact) for c, _ in quantities]
+
+
+def _exact_counts(setup: Setup) -> set[str]:
+    """The games table's counts that the rules make constant in every game of ``setup`` (its summary's
+    means print them without an interval's width): without Full Deck's action cards every hand plays one
+    point card, so every game has as many hands (15, or max_hands); only the tie rule discard discards
+    (limbo puts a tied point card in limbo, last_trick gives it to a tied player); outside Full Deck
+    (whose Skip puts point cards in limbo) nothing is left in limbo unless the tie rule is limbo; Full
+    Deck without its Restart Game card has no restarts."""
+    full = setup.variant == "full_deck"
+    tie = setup.knobs.get("tie_rule", "limbo")
+    out = set()
+    if not full:
+        out.add("hands")
+    if tie != "discard":
+        out.add("discarded")
+    if not full and tie != "limbo":
+        out.add("limbo_left")
+    if full and "Restart Game" in tuple(setup.knobs.get("remove_actions", ())):
+        out.add("restarts")
+    return out
 
 
 def _mean_rows(frames: list[pl.DataFrame], quantities: list[tuple[str, str]]) -> pl.DataFrame:
@@ -767,7 +791,7 @@ def summarize_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tu
     pairs = [(s, (s + 2) % 4) for s in range(4) if not ghosts[s] and ghosts[(s + 2) % 4]]
     called = played.filter(pl.col("caller") >= 0).with_columns(won=pl.col("winner") == pl.col("caller") % 2)
     res = collect_all([
-        *(mean_query(played, f"tricks_s{s}", prefix="tricks_", lower=0.0) for s in range(4)),
+        *(mean_query(played, f"tricks_s{s}", prefix="tricks_", count=True) for s in range(4)),
         *(mean_query(played, pl.col(f"tricks_s{s}").cast(pl.Int32) - pl.col(f"tricks_s{p}"), prefix="gain_")
           for s, p in pairs),
         rate_query(called, ["caller"], "won"),
@@ -842,7 +866,8 @@ def summarize_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tu
                   ("hands", "hands per game"), ("limbo_left", "point cards left in limbo at the end"),
                   ("discarded", "point cards discarded")]
     fd_quantities = [("action_cards", "action cards revealed"), ("restarts", "Restart Game")]
-    queries = [seat_q, *outcomes, *per_hand, *_means(games, quantities)]
+    exact = _exact_counts(setup)
+    queries = [seat_q, *outcomes, *per_hand, *_means(games, quantities, exact)]
     if full:
         revealed = hands.filter(pl.col("action_card").is_not_null())
         kinds = revealed.select(pl.col("action_card").unique())
@@ -850,7 +875,7 @@ def summarize_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tu
         queries += [rate_query(share, ["action_card"], pl.col("revealed") == pl.col("action_card")),
                     rate_query(revealed.with_columns(revealer_won=pl.col("winner") == pl.col("revealer")),
                                ["action_card"], "revealer_won"),
-                    *_means(games, fd_quantities)]
+                    *_means(games, fd_quantities, exact)]
     res = collect_all(queries)
     seats = res[0].row(0, named=True)
     k = 1 + len(outcomes) + len(per_hand)

@@ -393,10 +393,13 @@ def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.
     games = tables["games"]
     oc = outcomes(games, n).filter(pl.col("win").is_not_null())
     fin = games.filter(pl.col("finished"))
-    lengths = [fin.select(pl.lit(name).alias("per_game"), *mean_exprs(expr)) for name, expr in (
-        ("turns", pl.col("turns")), ("rounds", pl.col("turns") / n), ("letters_flopped", pl.col("letters_flopped")),
-        ("interrupts", pl.col("interrupts")), ("skipped_draws", pl.col("skips")))]
-    scores = [fin.select(pl.lit(s).alias("seat").cast(pl.Int8), *mean_exprs(f"score_s{s}", "")) for s in range(n)]
+    # every one a count (rounds: turns / players): at least Garwood's interval at the effective count, never
+    # 0-0 where no game showed one (skipped draws under `simple` still count a draw from an empty deck)
+    lengths = [fin.select(pl.lit(name).alias("per_game"), *mean_exprs(col, count=True)) for name, col in (
+        ("turns", "turns"), ("letters_flopped", "letters_flopped"), ("interrupts", "interrupts"),
+        ("skipped_draws", "skips"))]
+    scores = [fin.select(pl.lit(s).alias("seat").cast(pl.Int8), *mean_exprs(f"score_s{s}", "", count=True))
+              for s in range(n)]
     # lazy queries collected at once on the streaming engine: the games table is not read whole
     seat, unfinished, tb, *rest = collect_all([
         oc.group_by("seat").agg(pl.len().alias("n"), pl.col("win").sum().alias("wins"))
@@ -407,8 +410,10 @@ def summarize(tables: Mapping[str, pl.LazyFrame], n: int) -> list[tuple[str, pl.
     ])
     out: list[tuple[str, pl.DataFrame]] = []
     out.append(("Win rate by seat (seat 0 starts; a win shared by k counts 1/k), 95% Wilson", seat))
+    per_game = rest[:len(lengths)]
+    rounds = per_game[0].with_columns(pl.lit("rounds").alias("per_game"), *(pl.col(c) / n for c in ("mean", "se", "lo", "hi")))
     out.append((f"Game length and events per finished game (mean, se, 95% CI; {int(unfinished['unfinished'][0]):,} "
-                "unfinished games left out)", pl.concat(rest[:len(lengths)])))
+                "unfinished games left out)", pl.concat([per_game[0], rounds, *per_game[1:]])))
     tb = (tb.with_columns(pl.lit(int(unfinished["n"][0])).alias("n"))
           .sort("tie_break").with_columns(wilson_exprs(pl.col("k"), pl.col("n"))))
     out.append(("How games were decided (G5 tie-breaks), 95% Wilson", tb))

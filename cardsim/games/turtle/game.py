@@ -674,6 +674,17 @@ def _games(tables: Mapping[str, pl.LazyFrame], players: int) -> pl.LazyFrame:
 _LENGTHS = ("turns", "eliminated", "restarts", "redeals", "shuffles")
 
 
+def _exact_counts(setup: Setup) -> set[str]:
+    """The per-game counts the rules make 0 in every game of ``setup``: in the young variant (T10) no
+    action card acts, so there are no restarts or shuffles; in the full one a card taken out (``remove``)
+    never acts. The summary prints these without an interval's width; every other count (turns,
+    eliminated, redeals, and the rest wherever they can happen) reads at least Garwood's interval at its
+    effective count, never 0-0 (:func:`cardsim.stats.mean_exprs` with ``count``)."""
+    removed = tuple(setup.knobs.get("remove", ()))
+    return {c for c, card in (("restarts", "Restart Game"), ("shuffles", "Shuffle"))
+            if setup.variant == "young" or card in removed}
+
+
 def _seat_rates(finished: pl.LazyFrame, players: int) -> list[pl.LazyFrame]:
     """Each seat's win rate over finished games (one row per game: Wilson, design effect 1)."""
     return [rate_query(finished.with_columns(seat=pl.lit(s, pl.Int8), win=pl.col("winner") == s), ["seat"], "win")
@@ -683,10 +694,11 @@ def _seat_rates(finished: pl.LazyFrame, players: int) -> list[pl.LazyFrame]:
 def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
     games = _games(tables, setup.players)
     finished = games.filter(pl.col("winner") >= 0)
+    exact = _exact_counts(setup)
     count, ends, *rest = collect_all([
         games.select(pl.len().alias("n"), (pl.col("winner") >= 0).sum().alias("finished")),
         games.group_by("ended_by").agg(pl.len().alias("k")),
-        *(games.select(pl.lit(c).alias("per_game"), *mean_exprs(c)) for c in _LENGTHS),
+        *(games.select(pl.lit(c).alias("per_game"), *mean_exprs(c, count=c not in exact)) for c in _LENGTHS),
         *_seat_rates(finished, setup.players),
     ])
     n_games, n_fin = int(count["n"][0]), int(count["finished"][0])
@@ -740,7 +752,7 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     count, ended, turns, *rates = collect_all([
         games.select(pl.len().alias("n"), (pl.col("winner") >= 0).sum().alias("finished")),
         games.group_by("ended_by").agg(pl.len().alias("k")).with_columns(pl.col("ended_by").cast(pl.String)),
-        games.select(mean_exprs("turns")),
+        games.select(mean_exprs("turns", count=True)),
         *_seat_rates(games.filter(pl.col("winner") >= 0), setup.players),
     ])
     n, n_fin = int(count["n"][0]), int(count["finished"][0])
