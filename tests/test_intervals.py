@@ -675,6 +675,27 @@ def test_a_count_per_game_is_never_below_zero():
     assert r["lo"] == 0.0 and r["hi"] >= free["hi"] and r["mean"] == pytest.approx(0.2)
 
 
+def test_full_deck_per_game_means_correct_for_skew_as_every_mean_over_games():
+    """Battle Royal, Solo and Full Deck's per-game means (point cards, hands, limbo, discards, action
+    cards, Restart Game: one value a game) took the plain clustered t of mean_query, while the README
+    says a mean over games has Hall's skewness correction (mean_exprs, mean_ci): 8.2 action cards over
+    10 skewed games read 0-17.2 where Hall reads 1.8-43.2. They are now mean_exprs' interval, the one
+    mean_ci gives one value a unit, with deff 1 and the same columns."""
+    from cardsim.games.fubnub.game import _means
+    from cardsim.stats import mean_ci
+
+    x = [1, 1, 1, 2, 2, 3, 4, 8, 20, 40]
+    games = pl.DataFrame({"game": np.arange(10), "action_cards": x})
+    (row,) = pl.collect_all(_means(games.lazy(), [("action_cards", "action cards revealed")]))
+    r = row.row(0, named=True)
+    e = mean_ci(np.array(x, dtype=np.float64), bounds=(0.0, math.inf))
+    assert (r["mean"], r["se"], r["lo"], r["hi"]) == pytest.approx((e.value, e.se, e.lo, e.hi))
+    plain = mean_table(games, "action_cards", lower=0.0).row(0, named=True)
+    assert r["lo"] > plain["lo"] and r["hi"] > 2 * plain["hi"]  # the right skew moves it up
+    assert row.columns == ["n", "mean", "se", "lo", "hi", "deff"] and r["deff"] == 1.0 and r["n"] == 10
+    assert row.schema["n"] == pl.Int64
+
+
 def test_a_count_no_game_showed_reads_0_to_a_positive_upper_end():
     """A count that can happen but did not (Restart Game cards, discards, skipped draws, reshuffles) read
     0.00 (0.00-0.00) at 10 games: the t interval of a sample without spread. A count's mean now reads

@@ -750,12 +750,15 @@ def _rates(frame: pl.LazyFrame, label: str, cols: Mapping[str, pl.Expr]) -> list
 
 
 def _means(frame: pl.LazyFrame, quantities: list[tuple[str, str]], exact: Collection[str] = ()) -> list[pl.LazyFrame]:
-    """One query per (column, name): its n, mean, se, 95% interval and design effect. Every quantity is a
-    count (point cards, hands, cards revealed): its interval is cut at 0 and is never narrower than
-    Garwood's at the effective count, so a count no game showed reads 0 to 3.69 / games, not 0-0; the
-    columns in ``exact`` are constant by the scenario's rules (:func:`_exact_counts`) and keep the t
-    interval (zero width where every game gave the same)."""
-    return [mean_query(frame, c, lower=0.0, count=c not in exact) for c, _ in quantities]
+    """One query per (column, name) of ``frame`` (the games table: one value a game): its n, mean, se and
+    95% interval (:func:`cardsim.stats.mean_exprs`: Student's t with Hall's skewness correction, as every
+    mean over games; it was the clustered t of :func:`cardsim.stats.mean_query`, without the correction),
+    and ``deff`` 1 (one value a game). Every quantity is a count (point cards, hands, cards revealed): its
+    interval is cut at 0 and is never narrower than Garwood's at the effective count, so a count no game
+    showed reads 0 to 3.69 / games, not 0-0; the columns in ``exact`` are constant by the scenario's rules
+    (:func:`_exact_counts`) and keep the t interval (zero width where every game gave the same)."""
+    return [frame.select(*mean_exprs(c, count=c not in exact)).with_columns(pl.col("n").cast(pl.Int64), deff=pl.lit(1.0))
+            for c, _ in quantities]
 
 
 def _exact_counts(setup: Setup) -> set[str]:
