@@ -63,6 +63,32 @@ def test_paired_interval_matches_a_hand_calculation():
     assert row["variance_saved"] == pytest.approx(1 - se**2 / se_u**2)
 
 
+def test_compare_prints_no_unpaired_interval_for_a_difference_on_the_same_deals():
+    """The differences table printed an "unpaired interval" (diff +- t se_unpaired) beside the paired one,
+    with no coverage row: on the same deals it ignores the arms' correlation, so where their results are
+    negatively correlated (variance_saved < 0) it was narrower than the paired interval, which holds. What
+    pairing saved stays as se_unpaired (a standard error, said not to be this difference's) and
+    variance_saved; no interval but the paired one is printed."""
+    from cardsim.output import render
+
+    rng = np.random.default_rng(3)
+    a = (rng.random(2000) < 0.5).astype(float)
+    b = np.where(rng.random(2000) < 0.6, 1 - a, (rng.random(2000) < 0.5).astype(float))  # mostly the opposite
+    for metric, scale in (("win", 1.0), ("length", 20.0)):
+        p = paired.Plan(base=SimpleNamespace(game="turtle"), arms=["a", "b"], runs={k: [None] for k in "ab"}, focus=0,
+                        metric=metric,
+                        decide=False, alpha=0.05)
+        res = paired.CompareResult(p, 2000, *paired.summarize(p, {"a": scale * a, "b": scale * b}))
+        row = res.diffs.row(0, named=True)
+        assert row["variance_saved"] < -0.5 and row["se_unpaired"] < row["se_paired"]
+        bounds = {c for c in res.diffs.columns if c.startswith(("lo", "hi")) or c.endswith(("_lo", "_hi"))}
+        assert bounds == {"lo", "hi"}, bounds  # lo_unpaired / hi_unpaired are gone
+        title = paired.output(res).tables[1][0]
+        assert "unpaired interval" not in title and "not an interval for this difference" in title
+        doc = json.loads(render(paired.output(res), "json"))
+        assert not any("unpaired" in c and c != "se_unpaired" for c in doc["tables"][title][0])
+
+
 def test_compare_p_values_that_underflow_are_never_zero_in_json():
     """`cardsim compare -f json` printed "p": 0.0 and "p_holm": 0.0 where the table read "< 0.001": a
     p-value too small to compute is the smallest positive normal double (P_FLOOR), never 0."""
@@ -112,8 +138,9 @@ def test_compare_decide_mode_stops_with_a_sign(tmp_path):
     assert res.decided and "decision rule stopped the run" in res.stopped and res.games < 2000
     row = res.diffs.row(0, named=True)
     assert row["hi"] < 0 and "lo_fixed_n" in row and "p" not in row  # the answer is the anytime-valid sequence
-    # the arms' and the unpaired intervals were fixed-n under the 95% label after the stop (92-94% coverage)
-    assert "lo_unpaired" not in row and "lo_unpaired_fixed_n" in row
+    # the arms' intervals were fixed-n under the 95% label after the stop (92-94% coverage); the unpaired
+    # interval is printed no more (no interval for a difference on the same deals)
+    assert not any("lo_unpaired" in c for c in row)
     arm = res.arms.row(0, named=True)
     assert list(res.arms.columns) == ["arm", "n", "mean", "se", "lo", "hi", "lo_fixed_n", "hi_fixed_n"]
     assert arm["lo"] < arm["lo_fixed_n"] < arm["mean"] < arm["hi_fixed_n"] < arm["hi"]

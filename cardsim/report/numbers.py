@@ -26,7 +26,7 @@ MISSING = "n/a"
 
 #: columns that hold a share in [0, 1] (shown as a percentage); ``lo`` / ``hi`` only beside a share
 _SHARE = re.compile(r"^(rate|share|fair|lift|lift_lo|lift_hi|variance_saved|winrate_s\d+|lo_s\d+|hi_s\d+|\w+_rate|\w+_rate_lo|\w+_rate_hi|\w+_share|share_\w+|rate_\w+)$")
-_BOUNDS = ("lo", "hi", "lo_unpaired", "hi_unpaired", "lo_simultaneous", "hi_simultaneous")
+_BOUNDS = ("lo", "hi", "lo_simultaneous", "hi_simultaneous")
 
 
 def finite(x: Any) -> bool:

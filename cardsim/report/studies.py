@@ -49,7 +49,9 @@ def compare_section(res: CompareResult) -> Section:
         diffs_t = _scaled(res.diffs, {"p", "p_holm", "variance_saved"})
         unit = " in percentage points"
     sec.tables += [("Arms" + (" (the focus seat's win rate, %)" if win else ""), arms_t),
-                   (f"Differences{unit} (paired vs unpaired intervals; p_holm: Holm-adjusted across the differences)",
+                   (f"Differences{unit} ({'anytime-valid 95% sequences' if res.plan.decide else 'paired 95% intervals'}; p_holm: Holm-adjusted across the differences; "
+                    "se_unpaired: the standard error separate deals would have given, not an interval for this "
+                    "difference; variance_saved: the share of it pairing removed)",
                     diffs_t)]
     return sec
 

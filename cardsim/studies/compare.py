@@ -32,7 +32,7 @@ from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
 from cardsim.report.numbers import finite, many, num, num_ci, pct, pct_ci
 from cardsim.sequential import eb_sequence
-from cardsim.stats import UNBOUNDED, holm, mean_ci, paired_difference, t95, within
+from cardsim.stats import UNBOUNDED, holm, mean_ci, paired_difference
 from cardsim.studies import derive
 
 ARM_KEYS = ("name", "policies", "rules")
@@ -125,14 +125,15 @@ class CompareResult:
     plan: Plan
     games: int
     arms: pl.DataFrame    # per arm: n, mean, se, lo, hi
-    diffs: pl.DataFrame   # per arm vs the first: diff, paired and unpaired intervals, variance saved
+    diffs: pl.DataFrame   # per arm vs the first: diff, paired interval, se_unpaired, variance saved
     stopped: str = ""
     decided: bool = False  # the decision rule (not the cap) stopped the run
 
 
 def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Per arm: the focus seat's mean with its interval; per arm against the first: the paired
-    difference (games as pairs), the unpaired interval on the same data, the variance pairing saved
+    difference (games as pairs), the standard error separate deals would have given (``se_unpaired``:
+    a measure of what pairing saved, not an interval for this difference), the variance pairing saved
     and a Holm-adjusted p-value across the differences. ``sequential`` adds the anytime-valid
     confidence sequence (``cs_lo``, ``cs_hi``) of each difference (win metric only)."""
     rows, drows = [], []
@@ -152,13 +153,13 @@ def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) 
         b = values[name][ok]
         e = paired_difference(a, b, bounds=diff_bounds)
         n = e.n
+        # the standard error n separate deals per arm would have given (each arm's own spread): what
+        # pairing is measured against, not an interval for this difference. An interval from it around
+        # this difference (printed until now as lo_unpaired / hi_unpaired) ignores the arms' correlation
+        # on the same deals: where it is negative (variance_saved < 0) it is narrower than the truth
         se_u = math.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n) if n > 1 else math.nan
-        # Student's t, as the paired interval beside it; none where neither arm varies (no spread to
-        # measure: a zero-width interval would claim more than the data show)
-        half_u = t95(max(n - 1, 1)) * se_u if se_u > 0 else math.nan
         row = {"arm": name, "vs": base_name, "n": n, "diff": e.value, "se_paired": e.se,
                "lo": e.lo, "hi": e.hi, "p": e.p, "se_unpaired": se_u,
-               "lo_unpaired": within(e.value - half_u, diff_bounds), "hi_unpaired": within(e.value + half_u, diff_bounds),
                "variance_saved": 1 - (e.se / se_u) ** 2 if se_u > 0 else math.nan}
         if sequential and p.metric == "win":
             cs = eb_sequence(b - a, alpha=p.alpha, lo=-1.0, hi=1.0)
@@ -199,12 +200,10 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         decided = ((diffs["cs_lo"] > 0) | (diffs["cs_hi"] < 0)).all()
         if decided or n >= total:
             # after a data-dependent stop only the anytime-valid sequences keep their coverage: they become
-            # the intervals (lo, hi) of the arms and the differences; the fixed-n intervals (paired and
-            # unpaired) are kept for reference under their own names, the fixed-n p-values dropped
+            # the intervals (lo, hi) of the arms and the differences; the fixed-n intervals are kept for
+            # reference under their own names, the fixed-n p-values dropped
             arms = _sequence_first(arms, {"lo": "lo_fixed_n", "hi": "hi_fixed_n"})
-            diffs = _sequence_first(diffs.drop("p", "p_holm"), {
-                "lo": "lo_fixed_n", "hi": "hi_fixed_n", "lo_unpaired": "lo_unpaired_fixed_n",
-                "hi_unpaired": "hi_unpaired_fixed_n"})
+            diffs = _sequence_first(diffs.drop("p", "p_holm"), {"lo": "lo_fixed_n", "hi": "hi_fixed_n"})
             ruled = bool(decided) and (n < total or n % step == 0)  # the rule, not the cap, ended the run
             why = (f"The decision rule stopped the run after {n:,} deals: every difference's anytime-valid "
                    f"{100 * (1 - p.alpha):.0f}% confidence sequence excludes 0 (looks every {step:,} deals; the "
@@ -303,11 +302,13 @@ def output(res: CompareResult) -> Output:
     kind = "anytime-valid" if res.plan.decide else "paired"
     holm_p = "" if res.plan.decide else ", Holm-adjusted p"
     arms = f"Arms (focus seat's mean, {'anytime-valid ' if res.plan.decide else ''}95% interval)"
-    diffs = f"Differences vs the first arm: {kind} and unpaired intervals{holm_p}"
+    diffs = (f"Differences vs the first arm: {kind} 95% intervals{holm_p}; se_unpaired: the standard error "
+             f"separate deals would have given (not an interval for this difference), variance_saved: the share of "
+             f"that variance pairing removed (negative: pairing cost precision)")
     shares = {}
     if res.plan.metric == "win":  # a win share and its differences: percentages on the terminal
         shares = {arms: ("mean", "se", "lo", "hi", "lo_fixed_n", "hi_fixed_n"),
-                  diffs: ("diff", "se_paired", "lo", "hi", "se_unpaired", "lo_unpaired", "hi_unpaired", "cs_lo",
-                          "cs_hi", "lo_fixed_n", "hi_fixed_n", "lo_unpaired_fixed_n", "hi_unpaired_fixed_n")}
+                  diffs: ("diff", "se_paired", "lo", "hi", "se_unpaired", "cs_lo", "cs_hi", "lo_fixed_n",
+                          "hi_fixed_n")}
     return Output(headline(res), [(arms, res.arms), (diffs, res.diffs)], notes=[res.stopped] if res.stopped else [],
                   shares=shares)
