@@ -441,6 +441,45 @@ def test_pairs_interval_has_width_at_zero_and_is_not_clipped():
     assert 0 < few["a_win_lo"] < 0.015 < few["a_win_hi"]
 
 
+def test_pairs_predicted_rate_has_the_transformed_interval_of_the_strengths_difference():
+    """The Pairs table printed the model's predicted win rate of a pair without an interval. It now has one:
+    the interval of theta_a - theta_b (both strengths' clustered variances and their covariance)
+    transformed by the prediction, the games-weighted mean of logistic(d + log(m_a / m_b)) over the
+    pair's tables (increasing in d). Against the reference it is the strength's own interval transformed."""
+    from cardsim.coverage.ratings import _simulate
+
+    obs = _simulate(np.random.default_rng(5), 3, 300)
+    p = ratings.Plan(None, ["x", "y", "z"], [(0, 1), (0, 2), (1, 2)], {}, 0)
+    res = ratings.analyse(p, obs, 300)
+    f = ratings.fit_model(obs, 3, 0)
+    theta, half = f.theta, f.half()
+    rows = {(r["a"], r["b"]): r for r in res.pairs.iter_rows(named=True)}
+    for (a, b), name in (((0, 1), ("x", "y")), ((0, 2), ("x", "z")), ((1, 2), ("y", "z"))):
+        r = rows[name]
+        assert r["predicted_lo"] < r["predicted_rate"] < r["predicted_hi"], r
+        m = obs.mult[[t for t, q in enumerate(obs.pairs) if q == (a, b)]]  # every table plays every deal
+
+        def pred(d, m=m):
+            return float(np.mean(1 / (1 + m[:, 1] / m[:, 0] * np.exp(-d))))
+
+        assert r["predicted_rate"] == pytest.approx(pred(theta[a] - theta[b]))
+        v = np.zeros(3)
+        v[a], v[b] = 1.0, -1.0
+        h = t95(299) * math.sqrt(v @ f.cov @ v) + ratings.TOL
+        assert r["predicted_lo"] == pytest.approx(pred(theta[a] - theta[b] - h))
+        assert r["predicted_hi"] == pytest.approx(pred(theta[a] - theta[b] + h))
+        if a == 0:  # against the reference: the other strength's own interval
+            assert h == pytest.approx(half[b])
+    # the y-z pair's interval uses the covariance: not the two strengths' variances added
+    assert f.cov[1, 2] != 0
+    # on the terminal: percentages, as the predicted rate
+    from cardsim.output import text_table
+
+    header, _rule, line = text_table(res.pairs, 400).splitlines()[:3]
+    cells = dict(zip(header.split(), line.split(), strict=True))
+    assert all(cells[c].endswith("%") for c in ("predicted_rate", "predicted_lo", "predicted_hi")), cells
+
+
 def test_poor_fit_is_told_once_with_the_tables_numbers():
     """Pairs the strengths cannot fit (a = b, b = c, yet a wins 0.05% against c): one warning, in the notes, its
     rates printed as the Pairs table prints them; the answer does not repeat it."""

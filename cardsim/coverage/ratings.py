@@ -50,6 +50,36 @@ def rating(replicates: int, seed: int) -> list[Coverage]:
     return out
 
 
+@case("rating predicted pair rate", replicates=1000)
+def predicted(replicates: int, seed: int) -> list[Coverage]:
+    """The Pairs table's predicted win rate of A against B (the games-weighted mean over the pair's tables
+    of A's modelled chance), with the interval of theta_A - theta_B (clustered covariance of the two
+    strengths) transformed: known strengths (0, +0.5, -0.7), every pair of the round robin (the pair
+    without the reference needs the strengths' covariance), 2, 3 and 4 seats on 1,000 deals, 3 seats on
+    10 and 3 deals. Truth: the same mean of the true strengths' chances (every table plays every deal)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for players, deals in ((2, 1000), (3, 1000), (4, 1000), (3, 10), (3, 3)):
+        hit: dict[tuple[int, int], int] = {}
+        truth: dict[tuple[int, int], float] = {}
+        for _ in range(replicates):
+            obs = _simulate(rng, players, deals)
+            if not truth:
+                for a, b in sorted(set(obs.pairs)):
+                    m = obs.mult[[t for t, q in enumerate(obs.pairs) if q == (a, b)]]
+                    truth[(a, b)] = float(np.mean(1 / (1 + m[:, 1] / m[:, 0] * np.exp(THETA[b] - THETA[a]))))
+            f = R.fit_model(obs, 3, 0)
+            for r in f.pair_rows:  # a pair with an unbounded strength has no row: a miss
+                key = (r["a"], r["b"])
+                hit[key] = hit.get(key, 0) + bool(r["predicted_lo"] <= truth[key] <= r["predicted_hi"])
+        few = "" if deals == 1000 else f", {deals} deals"
+        for (a, b), q in truth.items():
+            out.append(Coverage("rating predicted pair rate", f"simulated Luce model, {players} seats, theta "
+                                f"{THETA[a]:+.1f} vs {THETA[b]:+.1f} (A wins {q:.1%}){few}", 0.95, replicates,
+                                hit.get((a, b), 0)))
+    return out
+
+
 @case("rating strength, young Turtle", replicates=50)
 def rating_turtle(replicates: int, seed: int) -> list[Coverage]:
     """Young Turtle (no decisions): eager and random play the same games, so their strengths are equal

@@ -120,7 +120,7 @@ def rate_section(res: RatingResult) -> Section:
     sec = Section("Policy ratings", text=text)
     sec.figures.append(("Strength with 95% intervals (clustered by deal)", F.png_bytes(fig)))
     sec.tables += [("Ratings", r), ("Pairwise results (a's win rate against b, averaged over seatings; predicted: "
-                                    "by the strengths)", res.pairs), ("Fit of the model", res.fit)]
+                                    "by the strengths, with the 95% interval of their difference transformed)", res.pairs), ("Fit of the model", res.fit)]
     if res.heldout is not None:
         sec.tables.append(("The top policy against the runner-up on fresh deals (a seed the ratings never used; "
                            "log_odds: one top seat against one runner-up seat)", res.heldout))

@@ -24,7 +24,9 @@ maximum likelihood with the ``reference`` at 0; intervals use the sandwich
 variance clustered by deal (the same deal in every table and pair is one
 cluster) and Student's t with deals - 1 degrees of freedom; with fewer than
 10 deals, or where the clustered variance is 0, the larger of it and the
-model-based variance (``Fit.half``). The fit is checked pair by pair (deviance, and a Wald test of the
+model-based variance (``Fit.half``). A pair's predicted win rate (the Pairs
+table) takes the interval of its strength difference, its ends transformed
+(``Fit.diff_half``). The fit is checked pair by pair (deviance, and a Wald test of the
 pairs' win rates against the model's, clustered by deal), and a policy that
 never lost (or never won) against the others gets "unbounded", not a number.
 """
@@ -176,11 +178,30 @@ class Fit:
     p: float = math.nan
     pair_rows: list[dict] = field(default_factory=list)
     deals: int = 0             # the clusters
+    cov: np.ndarray | None = None        # [policies, policies]: the strengths' clustered covariance (0 off the free)
+    cov_model: np.ndarray | None = None  # the same from the observed information alone
 
     def half(self) -> np.ndarray:
         """Half-widths of the 95% intervals: Student's t with deals - 1 degrees of freedom times ``se``,
         plus TOL (the optimizer stops within it of the maximum, so no interval is narrower)."""
         return t95(max(self.deals - 1, 1)) * self.se + TOL
+
+    def diff_half(self, a: int, b: int) -> float:
+        """Half-width of the 95% interval of ``theta[a] - theta[b]`` (the log-odds that one ``a`` seat beats
+        one ``b`` seat), as :meth:`half` of one strength: the clustered variance of the difference (both
+        strengths' variances and their covariance), below FEW_DEALS deals or where it is 0 the larger of it
+        and the model-based one, times Student's t with deals - 1 degrees of freedom, plus TOL. Against the
+        reference (0 by definition) it is the other strength's :meth:`half`."""
+        if self.cov is None or self.cov_model is None or not (math.isfinite(self.theta[a])
+                                                             and math.isfinite(self.theta[b])):
+            return math.nan
+        v = np.zeros(len(self.theta))
+        v[a] += 1.0
+        v[b] -= 1.0
+        se = math.sqrt(max(float(v @ self.cov @ v), 0.0))
+        if self.deals < FEW_DEALS or se == 0:
+            se = max(se, math.sqrt(max(float(v @ self.cov_model @ v), 0.0)))
+        return t95(max(self.deals - 1, 1)) * se + TOL
 
 
 def _probs(theta: np.ndarray, pairs: np.ndarray, mult: np.ndarray) -> np.ndarray:
@@ -321,6 +342,9 @@ def fit_model(obs: Observations, n_pol: int, ref: int) -> Fit:
     bread = np.linalg.pinv(info)
     cov = bread @ meat @ bread
     res.deals = int(g)
+    idx = list(fidx)
+    res.cov, res.cov_model = np.zeros((n_pol, n_pol)), np.zeros((n_pol, n_pol))
+    res.cov[np.ix_(idx, idx)], res.cov_model[np.ix_(idx, idx)] = cov, bread
     for p, i in fidx.items():
         res.se[p] = math.sqrt(max(cov[i, i], 0.0))
         res.se_model[p] = math.sqrt(max(bread[i, i], 0.0))
@@ -338,6 +362,7 @@ def _goodness(res: Fit, obs: Observations, sub: np.ndarray, pairs: np.ndarray, p
               fidx: dict[int, int], t_obs: np.ndarray, resid: np.ndarray) -> None:
     """Pair by pair: observed and predicted win rate of A; the deviance over pairs and a Wald test
     of all pairs at once, its covariance clustered by deal and corrected for the fitted strengths."""
+    from scipy.special import expit
     from scipy.stats import chi2
 
     keys = sorted({obs.pairs[t] for t in sub})
@@ -384,7 +409,17 @@ def _goodness(res: Fit, obs: Observations, sub: np.ndarray, pairs: np.ndarray, p
         res.wald = float((z * z / w[ok]).sum()) if ok.any() else 0.0
         res.p = floor_p(float(chi2.sf(res.wald, df))) if ok.any() else 1.0
     for (a, b), i in kidx.items():
-        res.pair_rows.append({"a": a, "b": b, "predicted": e_k[i] / n_k[i] if n_k[i] else math.nan})
+        # the prediction is the games-weighted mean over the pair's tables of logistic(d + log(m_A / m_B)),
+        # d = theta_a - theta_b: increasing in d, so the ends of d's interval, transformed, bound it
+        ts = [t for t in sub if obs.pairs[t] == (a, b)]
+        w, off = nt[ts], np.log(obs.mult[ts, 0] / obs.mult[ts, 1])
+        d, half = float(res.theta[a] - res.theta[b]), res.diff_half(a, b)
+
+        def predicted(x: float, w: np.ndarray = w, off: np.ndarray = off) -> float:
+            return float((w * expit(x + off)).sum() / w.sum()) if w.sum() else math.nan
+
+        res.pair_rows.append({"a": a, "b": b, "predicted": e_k[i] / n_k[i] if n_k[i] else math.nan,
+                              "predicted_lo": predicted(d - half), "predicted_hi": predicted(d + half)})
 
 
 # -- the study ------------------------------------------------------------------------------
@@ -435,7 +470,7 @@ def analyse(p: Plan, obs: Observations, games: int) -> RatingResult:
         "policy": p.names, "theta": f.theta, "lo": lo, "hi": hi, "se": f.se,
         "se_unclustered": f.se_model, "games": played.astype(np.int64), "status": f.status,
     }).sort(pl.col("theta").fill_nan(None), descending=True, nulls_last=True)  # a NaN (not rated) last
-    pred = {(r["a"], r["b"]): r["predicted"] for r in f.pair_rows}
+    pred = {(r["a"], r["b"]): r for r in f.pair_rows}
     rows = []
     for pair in p.pairs:
         a, b = pair
@@ -445,7 +480,9 @@ def analyse(p: Plan, obs: Observations, games: int) -> RatingResult:
         rows.append({"a": p.names[a], "b": p.names[b], "tables": len(ts), "games": int(m.sum()),
                      "deals": int(np.unique(obs.deal[m]).size), "a_win_rate": est.value,
                      "a_win_lo": est.lo, "a_win_hi": est.hi,
-                     "predicted_rate": pred.get(pair, math.nan)})
+                     **{k: pred.get(pair, {}).get(c, math.nan) for k, c in (
+                         ("predicted_rate", "predicted"), ("predicted_lo", "predicted_lo"),
+                         ("predicted_hi", "predicted_hi"))}})
     pairs = pl.DataFrame(rows)
     fit_t = pl.DataFrame([{"model": _model_name(obs), "pairs": len(p.pairs), "free_strengths": int(
         sum(1 for i, s in enumerate(f.status) if s == "fitted" and i != p.reference)),
