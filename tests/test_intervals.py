@@ -752,6 +752,55 @@ def test_summaries_print_a_count_exact_only_where_the_rules_fix_it():
     assert turtle_exact(build_setup(TURTLE, "full", 4, None, {"remove": ["Shuffle"]})) == {"shuffles"}
 
 
+def test_a_difference_in_points_never_prints_its_ends_alike():
+    """At 10 million deals a difference of two win rates is known to +-0.03 points: one fixed decimal
+    printed "+0.3 points (95% CI +0.3 to +0.3)" (compare's answer, points_ci, the sweep's gaps, the card
+    study's, the search's and meta's gains). Where one decimal prints the ends alike they get the decimals
+    the half-width justifies (numbers.share_digits, as pct_ci); ordinary run sizes are unchanged."""
+    from types import SimpleNamespace
+
+    from cardsim.report.numbers import points_ci
+    from cardsim.studies import compare as cmp
+    from cardsim.studies import meta, search
+
+    assert points_ci(0.003, 0.0027, 0.0033) == "+0.300 percentage points (95% CI +0.270 to +0.330)"
+    assert points_ci(0.028, 0.018, 0.037) == "+2.8 percentage points (95% CI +1.8 to +3.7)"  # unchanged
+    assert points_ci(0.0, -0.0002, 0.0002) == "+0.000 percentage points (95% CI -0.020 to +0.020)"  # not -0.0 to +0.0
+    # compare's answer: the difference and its interval alike
+    plan = cmp.Plan(base=None, arms=["a", "b"], runs={"a": [None], "b": [None]}, focus=0, metric="win",
+                    decide=False, alpha=0.05)
+    arms = pl.DataFrame({"arm": ["a", "b"], "n": [10_000_000] * 2, "mean": [0.5, 0.503], "se": [1.6e-4] * 2,
+                         "lo": [0.4997, 0.5027], "hi": [0.5003, 0.5033]})
+
+    def said(diff, lo, hi):
+        row = {"arm": "b", "vs": "a", "n": 10_000_000, "diff": diff, "lo": lo, "hi": hi}
+        return cmp.describe(cmp.CompareResult(plan, 10_000_000, arms, pl.DataFrame([row])), row)
+
+    words = said(0.003, 0.0027, 0.0033)
+    assert "wins 0.300 points more often" in words and "the difference's 95% CI 0.270-0.330 points" in words
+    assert "50.000% (49.970-50.030%) -> 50.300% (50.270-50.330%)" in words  # the arms' own (pct_ci, as before)
+    words = said(0.03, 0.02, 0.04)
+    assert "wins 3.0 points more often" in words and "95% CI 2.0-4.0 points" in words
+    assert cmp.span(-0.0001, 0.0002, 100, "points") == "-0.010 to +0.020 points"  # not -0.0 to +0.0
+    assert cmp.span(-0.33, 0.02, 100, "points") == "-33.0 to +2.0 points"
+    assert cmp.span(7.999, 8.003, 1, "turns") == "7.9990-8.0030 turns"  # a length's the same way
+    # the sweep's gaps
+    worse = [{"vs_best": -0.003, "vs_best_lo": -0.0033, "vs_best_hi": -0.0027}]
+    assert sw._gaps(worse, False, "points", "behind").startswith("the other 1 is 0.300 points behind (")
+    assert sw._gaps(worse, False, "points", "behind").endswith(": 0.270-0.330)")
+    worse = [{"vs_best": -0.03, "vs_best_lo": -0.04, "vs_best_hi": -0.02}]
+    assert sw._gaps(worse, False, "points", "behind").endswith("3.0 points behind (simultaneous 95% intervals of "
+                                                                  "every pair of points at once: 2.0-4.0)")
+    # meta's and the search's gains in points
+    g = SimpleNamespace(mean=0.003, lo=0.0027, hi=0.0033)
+    assert meta._gain_ci(g) == "+0.300 points (95% CI +0.270 to +0.330 points)"
+    assert meta._gain_ci(SimpleNamespace(mean=0.03, lo=0.02, hi=0.04)) == "+3.0 points (95% CI +2.0 to +4.0 points)"
+    win = SimpleNamespace(objective="win")
+    assert search._ci(win, 0.0027, 0.0033, diff=True) == "+0.270 to +0.330 points"
+    assert search._pts(win, 0.003, lo=0.0027, hi=0.0033) == "+0.300 points"
+    assert search._ci(win, 0.02, 0.04, diff=True) == "+2.0 to +4.0 points" and search._pts(win, 0.03) == "+3.0 points"
+
+
 def test_a_share_interval_never_prints_its_ends_alike():
     """At 10 million hands a rate's Wilson interval is +-0.03 points: one decimal printed 60.5% (95% CI
     60.5-60.5%) and a table row 60.5% 60.5% 60.5%, hiding a real width. Where the ends would print

@@ -67,9 +67,15 @@ def share_digits(lo: Sequence[Any], hi: Sequence[Any], digits: int = 1) -> int:
     """Decimals of percentages that show intervals of shares: ``digits``, or where the ends of an interval
     with a real width would print alike at ``digits`` (or at :func:`pct`'s own decimals), the decimals its
     half-width justifies (:func:`decimals_for`): 60.50% (60.47-60.53%), not 60.5% (60.5-60.5%), at 10
-    million hands."""
+    million hands. The same for a difference of shares in points (:func:`points_ci`): +0.30 (+0.27 to
+    +0.33), not +0.3 (+0.3 to +0.3); ends either side of 0 that both round to 0 (-0.0 to +0.0) are alike."""
+    def alike(a: float, b: float) -> bool:
+        ta, tb = (f"{100 * v:.{digits}f}".removeprefix("-") if abs(100 * v) < 0.5 * 10 ** -digits else
+                  f"{100 * v:.{digits}f}" for v in (a, b))
+        return ta == tb or pct(a) == pct(b)
+
     halves = [(b - a) / 2 for a, b in zip(lo, hi, strict=True) if finite(a) and finite(b) and b - a > 1e-12
-              and (f"{100 * a:.{digits}f}" == f"{100 * b:.{digits}f}" or pct(a) == pct(b))]
+              and alike(a, b)]
     return max(digits, decimals_for(100 * min(halves))) if halves else digits
 
 
@@ -81,9 +87,12 @@ def points(x: Any, digits: int = 1, sign: bool = True) -> str:
 
 
 def points_ci(d: Any, lo: Any, hi: Any, digits: int = 1, label: str = "95% CI") -> str:
-    """``+2.8 percentage points (95% CI +1.8 to +3.7)``; ``label`` names another interval."""
+    """``+2.8 percentage points (95% CI +1.8 to +3.7)``; ``label`` names another interval. An interval
+    whose ends would print alike gets the decimals that show it (:func:`share_digits`): +0.30 percentage
+    points (95% CI +0.27 to +0.33) at 10 million games, not +0.3 (95% CI +0.3 to +0.3)."""
     if not (finite(lo) and finite(hi)):
         return points(d, digits)
+    digits = share_digits([lo], [hi], digits)
     return f"{points(d, digits)} ({_label(label)}{100 * lo:+.{digits}f} to {100 * hi:+.{digits}f})"
 
 

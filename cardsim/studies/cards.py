@@ -49,7 +49,7 @@ from cardsim.output import Output
 from cardsim.report.numbers import many
 from cardsim.stats import UNBOUNDED, holm, mean_ci, paired_difference, t_quantile, within
 from cardsim.studies import derive
-from cardsim.studies.compare import mean_text, span
+from cardsim.studies.compare import mean_text, span, span_digits
 
 KEYS = ("cards", "change", "focus", "rotate", "correction")
 #: game (and variant) -> (knob that removes, knob that adds, changes allowed)
@@ -326,7 +326,8 @@ def headline(res: CardsResult) -> str:
         verb = "shortens" if r["effect"] < 0 else "lengthens"
         decks = (f"{mean_text(r['full_deck'], r['full_deck_lo'], r['full_deck_hi'])} -> "
                  f"{mean_text(r['changed'], r['changed_lo'], r['changed_hi'])} {unit}")
-        parts.append(f"{_verb(p)} {r['card']} {verb} games most, by {abs(r['effect']):.1f} {unit} "
+        d = span_digits(r["lo"], r["hi"], 1)
+        parts.append(f"{_verb(p)} {r['card']} {verb} games most, by {abs(r['effect']):.{d}f} {unit} "
                      f"({decks}; the difference's 95% CI "
                      f"{span(r['lo'], r['hi'], 1, unit, n=r['games'], what='games')})" + _again(again.get("length"), 1, unit))
         sig = length.filter(pl.col("p_adjusted") < 0.05)
@@ -337,7 +338,8 @@ def headline(res: CardsResult) -> str:
         if e.filter(pl.col("measure") == measure).height:
             if measure in chosen:
                 r = chosen[measure]
-                parts.append(f"{_verb(p)} {r['card']} moves {label} most: {100 * r['effect']:+.1f} points "
+                d = span_digits(r["lo"], r["hi"], 100)
+                parts.append(f"{_verb(p)} {r['card']} moves {label} most: {100 * r['effect']:+.{d}f} points "
                              f"(95% CI {span(r['lo'], r['hi'], 100, 'points', signed=True, n=r['games'], what='games')})"
                              + _again(again.get(measure), 100, "points"))
             else:
@@ -350,8 +352,8 @@ def _again(r: dict | None, scale: float, unit: str) -> str:
     """A named card's held-out effect, in words."""
     if r is None:
         return ""
-    v = scale * r["effect"]
-    return (f"; re-played on {many(r['games'], 'fresh seed')}: {v:+.1f} {unit} "
+    v, d = scale * r["effect"], span_digits(r["lo"], r["hi"], scale)
+    return (f"; re-played on {many(r['games'], 'fresh seed')}: {v:+.{d}f} {unit} "
             f"(95% CI {span(r['lo'], r['hi'], scale, unit, signed=True, n=r['games'], what='games')})"
             if math.isfinite(v) else f"; re-played on {many(r['games'], 'fresh seed')}: no game finished in both decks")
 

@@ -30,7 +30,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
-from cardsim.report.numbers import finite, many, num, num_ci, pct, pct_ci
+from cardsim.report.numbers import finite, many, num, num_ci, pct, pct_ci, share_digits
 from cardsim.sequential import eb_sequence
 from cardsim.stats import UNBOUNDED, holm, mean_ci, paired_difference
 from cardsim.studies import derive
@@ -250,10 +250,12 @@ def describe(res: CompareResult, row: dict) -> str:
         unit = LENGTH_UNITS.get(res.plan.base.game, "turns")
         verb = "shortens" if row["diff"] < 0 else "lengthens"
         arms_ = f"{mean_text(a['mean'], a['lo'], a['hi'])} -> {mean_text(b['mean'], b['lo'], b['hi'])} {unit}"
-        return (f"'{row['arm']}' {verb} games by {abs(row['diff']):.1f} {unit} against '{row['vs']}' "
+        d = span_digits(row["lo"], row["hi"], 1)
+        return (f"'{row['arm']}' {verb} games by {abs(row['diff']):.{d}f} {unit} against '{row['vs']}' "
                 f"({arms_}; the difference's {kind} {span(row['lo'], row['hi'], 1, unit, n=row['n'])})")
     more = "more" if row["diff"] >= 0 else "less"
-    return (f"'{row['arm']}' wins {100 * abs(row['diff']):.1f} points {more} often than '{row['vs']}' "
+    d = span_digits(row["lo"], row["hi"], 100)
+    return (f"'{row['arm']}' wins {100 * abs(row['diff']):.{d}f} points {more} often than '{row['vs']}' "
             f"({mean_text(a['mean'], a['lo'], a['hi'], share=True)} -> {mean_text(b['mean'], b['lo'], b['hi'], share=True)} "
             f"of games for the focus seat; the difference's {kind} "
             f"{span(row['lo'], row['hi'], 100, 'points', n=row['n'])})")
@@ -261,18 +263,31 @@ def describe(res: CompareResult, row: dict) -> str:
 
 def mean_text(mean: float, lo: float, hi: float, share: bool = False) -> str:
     """An arm's mean with its own interval in brackets, to one decimal: ``84.5% (84.1-84.9%)`` for a
-    ``share``, ``43.5 (43.2-43.8)`` otherwise; the mean alone where it has no interval."""
+    ``share``, ``43.5 (43.2-43.8)`` otherwise (more where the ends would print alike: :func:`span_digits`);
+    the mean alone where it has no interval."""
     if not (finite(lo) and finite(hi)):
         return pct(mean) if share else num(mean, 1)
-    return pct_ci(mean, lo, hi, label="") if share else num_ci(mean, lo, hi, decimals=1, label="")
+    return pct_ci(mean, lo, hi, label="") if share else num_ci(mean, lo, hi, decimals=span_digits(lo, hi, 1),
+                                                               label="")
 
 
-def span(lo: float, hi: float, scale: float, unit: str, signed: bool = False, n: int = 0, what: str = "deals") -> str:
+def span_digits(lo: float, hi: float, scale: float) -> int:
+    """Decimals of an interval's ends ``scale * lo``, ``scale * hi`` (a difference of shares in points at
+    scale 100, a length at 1): one, or where one would print the ends alike at a very large number of
+    deals, the decimals the half-width justifies (:func:`cardsim.report.numbers.share_digits`): "+0.30
+    points (95% CI +0.27 to +0.33)", not "+0.3 points (95% CI +0.3 to +0.3)"."""
+    return share_digits([scale * lo / 100], [scale * hi / 100])
+
+
+def span(lo: float, hi: float, scale: float, unit: str, signed: bool = False, n: int = 0, what: str = "deals",
+         digits: int | None = None) -> str:
     """An interval of a difference as words read it: after a verb that carries the sign ("shortens
     by 8.0"), the size range when the sign is known ("7.4-8.6 turns"), signed ends when it is not
     ("-0.5 to +1.1 points"); after a signed number (``signed``), signed ends always. None is said
     with its reason: fewer than 2 of ``what``, or (``n`` of them) every one gave the same difference
-    of a value with no bound (:func:`cardsim.stats.mean_ci`)."""
+    of a value with no bound (:func:`cardsim.stats.mean_ci`). ``digits``: the decimals, by default one or
+    what the interval's width needs (:func:`span_digits`)."""
+    d = span_digits(lo, hi, scale) if digits is None else digits
     lo, hi = scale * lo, scale * hi
     if not (math.isfinite(lo) and math.isfinite(hi)):
         if n >= 2:
@@ -280,8 +295,8 @@ def span(lo: float, hi: float, scale: float, unit: str, signed: bool = False, n:
         return f"none: an interval needs at least 2 {what}"
     if not signed and (lo > 0 or hi < 0):
         a, b = sorted((abs(lo), abs(hi)))
-        return f"{a:.1f}-{b:.1f} {unit}"
-    return f"{lo:+.1f} to {hi:+.1f} {unit}"
+        return f"{a:.{d}f}-{b:.{d}f} {unit}"
+    return f"{lo:+.{d}f} to {hi:+.{d}f} {unit}"
 
 
 def headline(res: CompareResult) -> str:

@@ -41,6 +41,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean, first_repeat
 from cardsim.output import Output
+from cardsim.report.numbers import share_digits
 from cardsim.studies import derive, space
 from cardsim.studies.evaluate import (
     Estimate,
@@ -579,8 +580,15 @@ def rounds_table(res: MetaResult) -> pl.DataFrame:
                                 "lo": pl.Float64, "hi": pl.Float64, "added": pl.Boolean})
 
 
-def _pts(x: float) -> str:
-    return f"{100 * x:+.1f} points"
+def _pts(x: float, digits: int = 1) -> str:
+    return f"{100 * x:+.{digits}f} points"
+
+
+def _gain_ci(g: Any, where: str = "") -> str:
+    """A gain in points with its interval: ``+1.2 points{where} (95% CI +0.4 to +2.0 points)``, more decimals
+    where one would print the ends alike (:func:`cardsim.report.numbers.share_digits`)."""
+    d = share_digits([g.lo], [g.hi])
+    return f"{_pts(g.mean, d)}{where} (95% CI {100 * g.lo:+.{d}f} to {_pts(g.hi, d)})"
 
 
 def headline(res: MetaResult) -> str:
@@ -600,15 +608,14 @@ def headline(res: MetaResult) -> str:
         sure = "no strategy of the population gains against it"
     else:
         g = ex.gain
-        sure = (f"the best reply in the population ({ex.by}) gains {_pts(g.mean)} against it on held-out deals "
-                f"(95% CI {100 * g.lo:+.1f} to {_pts(g.hi)})")
+        sure = f"the best reply in the population ({ex.by}) gains {_gain_ci(g, ' against it on held-out deals')}"
     conv = ""
     if res.rounds:
         last = res.rounds[-1]
         g = last.gain
         if not last.added:
             conv = (f" Iterated best response stopped after {len(res.rounds)} round(s): the searched response gains "
-                    f"{_pts(g.mean)} (95% CI {100 * g.lo:+.1f} to {_pts(g.hi)}) against the mixture, "
+                    f"{_gain_ci(g)} against the mixture, "
                     + ("less than the margin with confidence." if g.hi < res.plan.margin else
                        f"not more than the {100 * res.plan.margin:.1f}-point margin with confidence."))
         else:

@@ -49,6 +49,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
+from cardsim.report.numbers import share_digits
 from cardsim.stats import simultaneous_means
 from cardsim.studies import derive, space
 from cardsim.studies.evaluate import (
@@ -791,24 +792,38 @@ UNITS = {"win": "win rate", "length": "game length", "length_in": "share of game
 SHARE_OBJECTIVES = ("win", "length_in", "first", "dealer")
 
 
-def _val(p: Plan, x: float) -> str:
+def _digits(p: Plan, lo: float | None, hi: float | None) -> int:
+    """Decimals of an interval (and its estimate) in the answer: one for a share or a difference of shares in
+    points, two otherwise, more where those print the ends alike (a very large number of deals: the decimals
+    the half-width justifies, :func:`cardsim.report.numbers.share_digits`)."""
     if p.objective in SHARE_OBJECTIVES:
-        return f"{100 * x:.1f}%"
-    return f"{x:.2f}"
+        return 1 if lo is None or hi is None else share_digits([lo], [hi])
+    return 2 if lo is None or hi is None else share_digits([lo / 100], [hi / 100], 2)
 
 
-def _pts(p: Plan, x: float, digits: int = 1) -> str:
+def _val(p: Plan, x: float, lo: float | None = None, hi: float | None = None) -> str:
+    """A value, to the decimals of its interval ``lo``-``hi`` when given (:func:`_digits`)."""
+    d = _digits(p, lo, hi)
     if p.objective in SHARE_OBJECTIVES:
-        return f"{100 * x:+.{digits}f} points"
-    return f"{x:+.2f}"
+        return f"{100 * x:.{d}f}%"
+    return f"{x:.{d}f}"
 
 
-def _ci(p: Plan, lo: float, hi: float, diff: bool = False, digits: int = 1) -> str:
+def _pts(p: Plan, x: float, digits: int | None = None, lo: float | None = None, hi: float | None = None) -> str:
+    """A difference, to ``digits`` (shares) or the decimals of its interval ``lo``-``hi`` (:func:`_digits`)."""
+    if p.objective in SHARE_OBJECTIVES:
+        return f"{100 * x:+.{_digits(p, lo, hi) if digits is None else digits}f} points"
+    return f"{x:+.{_digits(p, lo, hi)}f}"
+
+
+def _ci(p: Plan, lo: float, hi: float, diff: bool = False, digits: int | None = None) -> str:
     """An interval as the answer gives it: ``29.0-30.3%`` for a share, ``+3.6 to +4.1 points`` for a
-    difference of shares, ``12.30-12.95`` / ``+0.10 to +0.40`` otherwise."""
+    difference of shares, ``12.30-12.95`` / ``+0.10 to +0.40`` otherwise; ``digits`` (of a share; one more
+    otherwise), by default :func:`_digits` (more where the ends would print alike)."""
     share = p.objective in SHARE_OBJECTIVES
     sign = "+" if diff else ""
-    f = (lambda x: f"{100 * x:{sign}.{digits}f}") if share else (lambda x: f"{x:{sign}.{digits + 1}f}")
+    d = _digits(p, lo, hi) if digits is None else digits if share else digits + 1
+    f = (lambda x: f"{100 * x:{sign}.{d}f}") if share else (lambda x: f"{x:{sign}.{d}f}")
     a, b = f(lo), f(hi)
     text = f"{a} to {b}" if diff or a.startswith("-") or b.startswith("-") else f"{a}-{b}"
     return text + ((" points" if diff else "%") if share else "")
@@ -835,31 +850,31 @@ def headline(res: SearchResult) -> str:
     if not tried:
         return (f"No candidate was tried: the budget of {p.budget:,} games ended with the baseline's race "
                 f"({describe(p, base.values)}); on {p.heldout:,} held-out deals its {what} is "
-                f"{_val(p, base.heldout.mean)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}).")
+                f"{_val(p, base.heldout.mean, base.heldout.lo, base.heldout.hi)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}).")
     others = sum(1 for r in res.trials.iter_rows(named=True)
                  if any(r.get(prm.name) != base.values.get(prm.name) for prm in p.params))
     if not others and not res.best.label.startswith("best"):  # the first trial is the baseline's own values
         return (f"No candidate other than the baseline was tried: the budget of {p.budget:,} games allowed "
                 f"{tried:,} trial{'s' if tried != 1 else ''}, and the first trial is the baseline's own values "
                 f"({describe(p, base.values)}); raise the budget to try others. On {p.heldout:,} held-out deals "
-                f"its {what} is {_val(p, base.heldout.mean)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}).")
+                f"its {what} is {_val(p, base.heldout.mean, base.heldout.lo, base.heldout.hi)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}).")
     if not res.best.label.startswith("best"):
         distinct = res.trials.select([prm.name for prm in p.params]).unique().height
         again = f", {distinct:,} distinct" if distinct < tried else ""  # a small space: the sampler repeats itself
         return (f"Nothing beat the baseline ({describe(p, base.values)}) within {res.games:,} games ({tried:,} "
                 f"candidate{'s' if tried != 1 else ''} tried{again}); on "
-                f"{p.heldout:,} held-out deals its {what} is {_val(p, base.heldout.mean)} (95% CI "
+                f"{p.heldout:,} held-out deals its {what} is {_val(p, base.heldout.mean, base.heldout.lo, base.heldout.hi)} (95% CI "
                 f"{_ci(p, base.heldout.lo, base.heldout.hi)}).{_better_neighbour(res, 'But moving')}")
     sure = ("the 95% interval is above 0" if g.lo > 0 else "the 95% interval includes 0: not a sure gain"
             if g.hi > 0 else "it is worse on held-out deals")
     against = f" against {p.field.label()}" if p.objective == "win" else ""
     if p.goal in ("max", "min"):
-        change = (f"{what} {_val(p, b.heldout.mean)} ({_ci(p, b.heldout.lo, b.heldout.hi)}) against "
-                  f"{_val(p, base.heldout.mean)} ({_ci(p, base.heldout.lo, base.heldout.hi)}) for the baseline, "
-                  f"95% CI each: {_pts(p, g.mean)} (95% CI {_ci(p, g.lo, g.hi, diff=True)}; {sure})")
+        change = (f"{what} {_val(p, b.heldout.mean, b.heldout.lo, b.heldout.hi)} ({_ci(p, b.heldout.lo, b.heldout.hi)}) against "
+                  f"{_val(p, base.heldout.mean, base.heldout.lo, base.heldout.hi)} ({_ci(p, base.heldout.lo, base.heldout.hi)}) for the baseline, "
+                  f"95% CI each: {_pts(p, g.mean, lo=g.lo, hi=g.hi)} (95% CI {_ci(p, g.lo, g.hi, diff=True)}; {sure})")
     else:
-        change = (f"{what} {_val(p, b.heldout.mean)} (95% CI {_ci(p, b.heldout.lo, b.heldout.hi)}) "
-                  f"against {_val(p, base.heldout.mean)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}) "
+        change = (f"{what} {_val(p, b.heldout.mean, b.heldout.lo, b.heldout.hi)} (95% CI {_ci(p, b.heldout.lo, b.heldout.hi)}) "
+                  f"against {_val(p, base.heldout.mean, base.heldout.lo, base.heldout.hi)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}) "
                   f"for the baseline, target {_val(p, float(p.goal))}")
     matter = ""
     if res.contrasts.height:
@@ -890,6 +905,8 @@ def _better_neighbour(res: SearchResult, lead: str) -> str:
         return ""
     r = better.row(0, named=True)
     d = 2 if r["hi"] < 0.01 else 1  # a gain under a point keeps its second decimal
+    if p.objective in SHARE_OBJECTIVES:  # and more where those print the interval's ends alike
+        d = max(d, share_digits([r["lo"]], [r["hi"]], d))
     return (f" {lead} {short_names(p)[r['param']]} to {r['value']} gains {_pts(p, r['gain'], d)} more (95% CI "
             f"{_ci(p, r['lo'], r['hi'], diff=True, digits=d)}, simultaneous over the {res.contrasts.height} steps) on the "
             f"held-out deals: the best found is not a local optimum, "

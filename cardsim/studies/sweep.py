@@ -37,6 +37,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
 from cardsim.output import Output
+from cardsim.report.numbers import share_digits
 from cardsim.stats import (
     UNBOUNDED,
     maxt_pvalues,
@@ -299,10 +300,10 @@ def metric_columns(res: SweepResult) -> tuple[str, str, str]:
     return f"winrate_s{seat}", f"lo_s{seat}", f"hi_s{seat}"
 
 
-def _fmt(res: SweepResult, x: float, signed: bool = False) -> str:
+def _fmt(res: SweepResult, x: float, signed: bool = False, digits: int = 1) -> str:
     if res.plan.metric == "length":
-        return f"{x:+.1f}" if signed else f"{x:.1f}"
-    return f"{100 * x:+.1f}" if signed else f"{100 * x:.1f}%"
+        return f"{x:+.{digits}f}" if signed else f"{x:.{digits}f}"
+    return f"{100 * x:+.{digits}f}" if signed else f"{100 * x:.{digits}f}%"
 
 
 def metric_words(metric: str) -> str:
@@ -313,7 +314,7 @@ def metric_words(metric: str) -> str:
 def headline(res: SweepResult) -> str:
     est, a, b = metric_columns(res)
     t = res.table
-    from cardsim.studies.compare import LENGTH_UNITS
+    from cardsim.studies.compare import LENGTH_UNITS, span_digits
 
     length = res.plan.metric == "length"
     unit = LENGTH_UNITS.get(res.plan.base.game, "turns") if length else "points"
@@ -342,8 +343,9 @@ def headline(res: SweepResult) -> str:
              f"{'high' if word == 'highest' else 'low'})"]
     if res.heldout is not None:
         h = res.heldout.row(0, named=True)
-        lo, hi = _fmt(res, h["lo"]), _fmt(res, h["hi"])
-        parts[0] += (f", {_fmt(res, h[res.plan.metric])} on {h['games']:,} fresh deals (95% CI "
+        d = span_digits(h["lo"], h["hi"], 1 if length else 100)  # more decimals where one prints the ends alike
+        lo, hi = _fmt(res, h["lo"], digits=d), _fmt(res, h["hi"], digits=d)
+        parts[0] += (f", {_fmt(res, h[res.plan.metric], digits=d)} on {h['games']:,} fresh deals (95% CI "
                      f"{lo.rstrip('%')}-{hi})")
     pb = best["p_best"]
     chance = "above 99%" if pb > 0.99 else f"about {100 * pb:.0f}%"
@@ -362,13 +364,18 @@ def _gaps(worse: list[dict[str, Any]], length: bool, unit: str, gap: str) -> str
     """How far the points detectably worse than the best are behind (or ahead): the range of their
     differences, with the simultaneous (max-T) intervals of the table (each point's, up to three;
     beyond, from the smallest lower end to the largest upper end: every interval holds at once, so
-    every gap lies in that range with 95% confidence)."""
-    def num(x: float) -> str:
-        return f"{x:.1f}" if length else f"{100 * x:.1f}"
-
+    every gap lies in that range with 95% confidence). One decimal, or where one would print an
+    interval's ends alike (a very large number of deals), the decimals its half-width justifies
+    (:func:`cardsim.report.numbers.share_digits`), the same for every gap and interval quoted."""
     # each interval excludes 0 (else the point is tied), so its ends' sizes order the gap's interval
     spans = sorted((abs(r["vs_best"]), min(abs(r["vs_best_lo"]), abs(r["vs_best_hi"])),
                     max(abs(r["vs_best_lo"]), abs(r["vs_best_hi"]))) for r in worse)
+    scale = 1.0 if length else 100.0
+    digits = share_digits([scale * s[1] / 100 for s in spans], [scale * s[2] / 100 for s in spans])
+
+    def num(x: float) -> str:
+        return f"{scale * x:.{digits}f}"
+
     sim = "simultaneous 95% intervals of every pair of points at once"
     if len(spans) == 1:
         g, lo, hi = spans[0]
