@@ -7,8 +7,8 @@ rotation of its seat list, so the compared policy sits at every seat of
 every deal; the per-game value of an arm is the mean of the *focus* seat's
 result over the rotations. Differences are taken game by game, and their
 interval comes from the per-game differences (the paired interval); the
-unpaired interval on the same data is reported beside it, with the share
-of variance that pairing removed.
+standard error separate deals would have given (``se_unpaired``) is reported
+beside it, with the share of variance that pairing removed.
 
 ``[compare]`` keys: ``arms`` (a list of tables with ``name`` and optional
 ``policies``, ``rules``), ``focus`` (seat, default 0), ``rotate`` (default
