@@ -161,17 +161,36 @@ def from_dict(raw: Mapping[str, Any], name: str = "scenario", base_dir: Path | N
     games = _check_int("scenario.games", sc["games"], 1, MAX_GAMES)
     seed = _check_int("scenario.seed", sc.get("seed", 0), 0, 2**63 - 1)
     chunk = _check_int("scenario.chunk", sc.get("chunk", game.default_chunk), 1, 10**8)
-    nm = sc.get("name", name)
-    if not isinstance(nm, str) or not nm or any(c in nm for c in "/\\ \t\n"):
-        raise ScenarioError(f"scenario.name = {nm!r} must be a non-empty string without spaces or slashes")
+    nm = check_name(sc.get("name", name), "scenario.name" if "name" in sc else "scenario.name (default: the file name)")
     question = sc.get("question", "")
     if not isinstance(question, str):
         raise ScenarioError(f"scenario.question = {question!r} must be a string")
+    title = raw.get("report", {}).get("title", "")
+    if not isinstance(title, str):
+        raise ScenarioError(f"report.title = {title!r} must be a string (the report's heading)")
     seats = raw.get("seats", {})
     setup = build_setup(game, sc.get("variant"), sc.get("players"), seats.get("policies", seats.get("policy")),
                         raw.get("rules", {}), base_dir, both="policies" in seats and "policy" in seats)
     return Scenario(name=nm, game=game.name, setup=setup, games=games, seed=seed, chunk=chunk,
                     question=question, path=path, raw=_absolute_plugins(raw, setup))
+
+
+#: the longest scenario name, in bytes of UTF-8: it names folders (``runs/<name>-search-<hash>``, a
+#: comparison's ``<name>-<arm>-r1-<hash>``), and a file name holds 255 bytes at most
+NAME_MAX = 120
+
+
+def check_name(nm: Any, where: str = "scenario.name") -> str:
+    """A scenario name fit to name the run and report folders: ``runs/<name>-<hash>/`` and
+    ``OUT/<name>/`` (a name ``..`` wrote its report into the folder above OUT, over its files)."""
+    if (not isinstance(nm, str) or not nm or nm in (".", "..")
+            or any(c in "/\\" or c.isspace() or not c.isprintable() for c in nm)):
+        raise ScenarioError(f"{where} = {nm!r} must be a non-empty string without spaces, slashes or control "
+                            f"characters, and not '.' or '..' (it names the run and report folders)")
+    if len(nm.encode()) > NAME_MAX:
+        raise ScenarioError(f"{where} = {nm[:40]!r}... is {len(nm.encode())} bytes long; allowed: at most "
+                            f"{NAME_MAX} (it names the run and report folders)")
+    return nm
 
 
 def _absolute_plugins(raw: Mapping[str, Any], setup: Setup) -> Mapping[str, Any]:

@@ -174,6 +174,13 @@ BAD = [
     ("until not a string", GOOD.replace("seed = 1", "seed = 1\nuntil = 5"), "until"),
     ("backend unknown", GOOD.replace("seed = 1", "seed = 1\nbackend = \"spark\""), "local, dask"),
     ("garbage bytes", b"\x00\xff\xfe\x81garbage", "not a UTF-8 text file"),
+    # name = ".." wrote the report into the folder above --out (index.html, report.md over its files),
+    # a NUL or a 300-byte name stopped with a Python traceback when the run directory was made
+    ("name ..", GOOD.replace('name = "cli"', 'name = ".."'), "scenario.name = '..' must be"),
+    ("name .", GOOD.replace('name = "cli"', 'name = "."'), "not '.' or '..'"),
+    ("name with NUL", GOOD.replace('name = "cli"', 'name = "a\\u0000b"'), "control characters"),
+    ("name too long", GOOD.replace('name = "cli"', f'name = "{"x" * 300}"'), "is 300 bytes long; allowed: at most 120"),
+    ("report title not a string", GOOD + '\n[report]\ntitle = 3\n', "report.title = 3 must be a string"),
     # each command played its own section and ignored the other without a word
     ("two studies", GOOD + '\n[compare]\narms = [{name = "a"}, {name = "b", rules = {point_cards = 3}}]\n'
                            '\n[sweep]\ngrid = { "rules.point_cards" = [1, 3] }\n',
@@ -224,3 +231,12 @@ def test_trace_seed_and_start_out_of_range_are_one_line(args):
     r = CliRunner().invoke(app, ["trace", "fubnub", *args])
     assert r.exit_code == 2 and r.output.startswith("error: --") and "out of range" in r.output
     assert r.output.count("\n") == 1
+
+
+def test_report_of_a_scenario_named_dot_dot_writes_nothing_above_out(tmp_path):
+    """`name = ".."` put index.html, report.md and the figures in the folder above --out, over what was there."""
+    (tmp_path / "report.md").write_text("mine")
+    r = invoke("report", write(tmp_path, GOOD.replace('name = "cli"', 'name = ".."')), "--out", tmp_path / "reports",
+               "--runs", tmp_path / "runs")
+    assert r.exit_code == 2 and "scenario.name = '..'" in r.output and "Traceback" not in r.output
+    assert (tmp_path / "report.md").read_text() == "mine" and not (tmp_path / "index.html").exists()

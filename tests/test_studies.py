@@ -574,3 +574,16 @@ def test_ratings_refuse_a_policy_written_twice_and_name_a_lone_reference():
                       {"policy": "greedy", "theta": -math.inf, "lo": -math.inf, "hi": -math.inf}])
     res = SimpleNamespace(plan=p, ratings=r, warnings=[], games=20, heldout=None)
     assert ratings.headline(res).startswith("partner (the reference) rates highest; no other policy has a finite")
+
+
+def test_a_long_arm_name_is_cut_to_a_folder_name_that_fits():
+    """An arm named with 250 letters stopped `cardsim compare` with OSError 'File name too long' (a
+    Python traceback) when its run directory was made: derived names are cut, kept apart by a hash."""
+    from cardsim.scenario import NAME_MAX
+    from cardsim.studies import derive
+
+    base = scen()
+    names = {derive.build(base, json.loads(json.dumps(BASE)), f"st-{c * 250}-r0").name for c in "ab"}
+    assert len(names) == 2 and all(len(n) <= NAME_MAX and n.startswith("st-aaa" if "a" in n[3:6] else "st-bbb")
+                                   for n in names)
+    assert derive.build(base, json.loads(json.dumps(BASE)), "st-short-r0").name == "st-short-r0"

@@ -8,6 +8,7 @@ replaced, so everything the runner does (resume, extend, Dask) applies.
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -71,7 +72,10 @@ def rotate(policies: list[Any], r: int) -> list[Any]:
 
 
 def build(base: sc.Scenario, raw: dict[str, Any], name: str) -> sc.Scenario:
-    raw["scenario"]["name"] = re.sub(r"[^A-Za-z0-9_.=+-]", "_", name)
+    name = re.sub(r"[^A-Za-z0-9_.=+-]", "_", name)
+    if len(name) > sc.NAME_MAX:  # a long arm name or sweep point: cut, and kept apart by a hash of the whole
+        name = f"{name[:sc.NAME_MAX - 9]}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+    raw["scenario"]["name"] = name
     return sc.from_dict(raw, name=raw["scenario"]["name"],
                         base_dir=base.path.parent if base.path else None, path=None)
 
