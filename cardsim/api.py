@@ -13,7 +13,7 @@ from cardsim import scenario as sc
 from cardsim.errors import RunDirError, ScenarioError
 from cardsim.games import get_game
 from cardsim.results import RunDir
-from cardsim.runner import Backend, Progress, default_run_dir, holds, identity_change, plan, play
+from cardsim.runner import Backend, Progress, check_tables, default_run_dir, holds, identity_change, plan, play
 
 
 @dataclass
@@ -132,7 +132,10 @@ def played_scenario(path: str | Path) -> tuple[RunDir, dict, sc.Scenario]:
 def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
     """Refuse a run directory with an unfinished chunk or a part that does not read (a torn or
     truncated file), naming it; ``cardsim run RUN_DIR`` plays that chunk again."""
-    done = m["done"] if isinstance(m["done"], dict) else {}
+    if not isinstance(m["done"], dict):  # as `cardsim run RUN_DIR` says (it said a chunk was unfinished, and run refused)
+        raise RunDirError(f"{rd.manifest_path} is corrupt: 'done' must map chunk -> games")
+    check_tables(rd, m, s)
+    done = m["done"]
     again = f"`cardsim run {rd.path}` plays it again; the other chunks are kept"
     game = get_game(s.game)
     columns, count_table = game.columns_for(s.setup.variant, s.setup.players), game.count_table(s.setup.variant)

@@ -112,6 +112,12 @@ class RunDir:
             raise RunDirError(f"{self.path} is not a run directory (no {MANIFEST})") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise RunDirError(f"{self.manifest_path} is corrupt ({exc}); delete the directory or fix the file") from None
+        except OSError as exc:  # a folder named manifest.json, a file it may not read
+            raise RunDirError(f"{self.manifest_path} cannot be read ({exc.strerror}); a run directory's manifest is "
+                              "the JSON file cardsim wrote there") from None
+        if not isinstance(data, dict):
+            raise RunDirError(f"{self.manifest_path} is corrupt: it holds {json.dumps(data)[:40]}, not the JSON "
+                              "object cardsim writes; delete the directory or restore the file")
         for key in ("identity", "hash", "chunk", "done", "tables", "scenario"):
             if key not in data:
                 raise RunDirError(f"{self.manifest_path} is corrupt: key {key!r} is missing")

@@ -81,12 +81,25 @@ def open_run(scenario: Scenario, path: Path, own_chunks: bool = False) -> tuple[
             raise RunDirError(f"{rd.manifest_path} is corrupt: 'done' must map chunk -> games")
         if not isinstance(m["chunk"], int) or isinstance(m["chunk"], bool) or m["chunk"] < 1:
             raise RunDirError(f"{rd.manifest_path} is corrupt: chunk = {m['chunk']!r} must be a positive integer")
+        check_tables(rd, m, scenario)
     else:
         m = rd.create(dict(scenario.raw), scenario.identity(), scenario.hash(), scenario.name, scenario.game,
                       scenario.chunk, tables)
         m["done"] = {}
         rd.write_manifest(m)
     return rd, m
+
+
+def check_tables(rd: RunDir, m: dict, scenario: Scenario) -> None:
+    """The manifest's ``tables`` (the tables whose parts make a chunk) name the game's tables, its unit's
+    among them. An edited list (``"games"``, ``["nosuch"]``) had `cardsim report RUN_DIR` send the user to
+    `cardsim run RUN_DIR`, which played every chunk again and still never wrote the parts it named."""
+    game = get_game(scenario.game)
+    tables, unit = m["tables"], game.count_table(scenario.setup.variant)
+    if not isinstance(tables, list) or unit not in tables or any(t not in game.columns for t in tables):
+        raise RunDirError(f"{rd.manifest_path} is corrupt: tables = {json.dumps(tables)[:60]} must list the "
+                          f"{game.name} tables it holds ({', '.join(game.columns)}; {unit!r} among them); "
+                          f"restore it, or delete the directory and run the scenario again")
 
 
 def _why_not(m: dict, scenario: Scenario, path: Path) -> str:
@@ -141,14 +154,15 @@ def changed_plugins(old: dict, new: dict) -> str:
         return ""
 
 
-def check_layout(rd: RunDir, m: dict, scenario: Scenario, key: int) -> None:
+def check_layout(rd: RunDir, m: dict, scenario: Scenario, key: int, trusted: int | None = None) -> None:
     """Refuse to extend a run directory whose tables another cardsim wrote with other columns
     or column types (its parts and new ones could not be read as one table): one game of this
-    cardsim's tables against the first finished part of each table."""
+    cardsim's tables against the parts of chunk ``trusted`` (default: the first finished chunk), a
+    chunk not played again (a part copied in from another table is, and is no layout to keep)."""
     frames = get_game(scenario.game).simulate_chunk(scenario.setup, key, 0, 1)
-    done = sorted(int(c) for c in m["done"])
+    first = trusted if trusted is not None else min(int(c) for c in m["done"])
     for table, frame in frames.items():
-        part = rd.part(table, done[0])
+        part = rd.part(table, first)
         try:
             old = dict(pl.read_parquet_schema(part))
         except Exception:
@@ -215,7 +229,8 @@ def play(scenario: Scenario, path: Path, threads: int | None = None, progress: P
         progress(finished, total)
     key = root_key(scenario.seed)
     if todo and len(todo) < len(todo_all):
-        check_layout(rd, m, scenario, key)
+        again = {c.index for c in todo}
+        check_layout(rd, m, scenario, key, next(c.index for c in todo_all if c.index not in again))
     backend = backend or LocalBackend(threads)
     by_index = {c.index: c for c in todo}
     played = 0

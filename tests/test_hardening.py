@@ -103,6 +103,51 @@ def test_part_of_another_table_is_refused_then_played_again(tmp_path):
         assert ref[t].equals(again[t])
 
 
+def test_a_part_of_another_table_in_the_first_chunk_is_played_again(tmp_path):
+    """The same copy gone wrong in chunk 0: `cardsim report RUN_DIR` sent the user to `cardsim run
+    RUN_DIR`, which refused ("its 'hands' table was written by another cardsim"): the layout check read
+    the first chunk's parts, the very part that was to be played again. It reads a trusted chunk now."""
+    s = from_dict({**RAW, "scenario": {**RAW["scenario"], "games": 600, "chunk": 200}})
+    ref = collect(api.run(s, out=tmp_path / "r"))
+    shutil.copy(tmp_path / "r" / "games" / "part-000000.parquet", tmp_path / "r" / "hands" / "part-000000.parquet")
+    r = CliRunner().invoke(app, ["report", str(tmp_path / "r"), "--out", str(tmp_path / "rep")])
+    assert r.exit_code == 2 and f"`cardsim run {tmp_path / 'r'}` plays it again" in r.output, r.output
+    r = CliRunner().invoke(app, ["run", str(tmp_path / "r")])
+    assert r.exit_code == 0, r.output
+    again = collect(api.open_run(tmp_path / "r"))
+    for t in ref:
+        assert ref[t].equals(again[t])
+
+
+@pytest.mark.parametrize("text, says", [
+    ("null", "it holds null, not the JSON object cardsim writes"),  # a TypeError traceback
+    ("3", "it holds 3, not the JSON object"),
+    (None, "manifest.json cannot be read (Is a directory)"),  # a folder named manifest.json: IsADirectoryError
+    ({"tables": "games"}, 'tables = "games" must list the fubnub tables'),  # report said run plays 'g/part-...' again:
+    ({"tables": ["nosuch"]}, "tables = [\"nosuch\"] must list"),  # run played every chunk, wrote no such part
+    ({"done": [0, 1]}, "'done' must map chunk -> games"),  # report: "chunk 0 is not finished", run: corrupt
+])
+def test_a_manifest_that_is_not_cardsims_gives_one_line_and_nothing_is_touched(tmp_path, text, says):
+    s = from_dict({**RAW, "scenario": {**RAW["scenario"], "games": 400, "chunk": 200}})
+    out = tmp_path / "r"
+    api.run(s, out=out)
+    manifest = out / "manifest.json"
+    if text is None:
+        manifest.unlink()
+        manifest.mkdir()
+    elif isinstance(text, dict):
+        manifest.write_text(json.dumps({**json.loads(manifest.read_text()), **text}))
+    else:
+        manifest.write_text(text)
+    parts = {p: p.read_bytes() for p in out.rglob("*.parquet")}
+    for cmd in (["run", str(out)], ["report", str(out), "--out", str(tmp_path / "rep")]):
+        r = CliRunner().invoke(app, cmd)
+        lines = [line for line in r.output.splitlines() if line.startswith("error: ")]
+        assert r.exit_code == 2 and len(lines) == 1 and says in lines[0], r.output
+        assert "Traceback" not in r.output and not isinstance(r.exception, (TypeError, OSError))
+    assert {p: p.read_bytes() for p in out.rglob("*.parquet")} == parts
+
+
 def cut_part_then_play_again(s, out: Path, table: str, keep: int, says: int) -> None:
     """Cut chunk 1's part of ``table`` to ``keep`` rows: reading the run directory names it (the
     manifest says ``says``), and a run plays that chunk again, to the same tables as before."""
