@@ -109,6 +109,12 @@ def _canonical_ref(name: str, base_dir: Path | None) -> str:
         path = next((c for c in candidates if c.exists()), candidates[0])
     if not path.exists():
         raise PolicyError(f"policy {name!r}: file {path} does not exist")
+    if not path.is_file():  # a folder named like one stopped with IsADirectoryError
+        raise PolicyError(f"policy {name!r}: {path} is not a file; a plug-in is a Python file, named as "
+                          f"'file.py:name'")
+    if not fn.isidentifier():  # 'mine.py:' looked for the functions _call, _swap, ...
+        raise PolicyError(f"policy {name!r}: {fn!r} is not a name; write 'file.py:name', where the file defines "
+                          f"name_<decision> for each decision (cardsim games GAME lists them)")
     return f"{path.resolve()}:{fn}"
 
 

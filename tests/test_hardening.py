@@ -297,6 +297,21 @@ def test_unreadable_policy_file(tmp_path):
     assert pl is not None
 
 
+@pytest.mark.parametrize("ref, says", [
+    ("folder.py:mine", "folder.py is not a file; a plug-in is a Python file"),  # IsADirectoryError traceback
+    ("ok.py:", "'' is not a name; write 'file.py:name'"),  # "ok.py: is missing _call, _swap, _card"
+])
+def test_a_plugin_reference_that_names_no_file_or_no_function(tmp_path, ref, says):
+    (tmp_path / "folder.py").mkdir()
+    (tmp_path / "ok.py").write_text("import numba\n")
+    scen = tmp_path / "s.toml"
+    scen.write_text(to_toml({"scenario": {"name": "p", "game": "fubnub", "games": 2},
+                             "seats": {"policies": [ref, "partner", "partner", "partner"]}}))
+    r = CliRunner().invoke(app, ["run", str(scen), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2 and r.output.startswith("error: ") and says in r.output, r.output
+    assert r.output.count("\n") == 1 and not (tmp_path / "runs").exists()
+
+
 def test_workers_with_the_local_backend_is_refused_and_alone_means_dask():
     """`cardsim run --workers 2` (no --backend) ran on local threads without a word."""
     from cardsim.errors import ScenarioError
