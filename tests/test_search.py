@@ -653,3 +653,13 @@ def test_meta_unexploited_strategy_has_no_measured_zero():
     row = [ln for ln in text.splitlines() if ln.lstrip("│| ").startswith("b ")]
     assert len(row) == 1 and not re.search(r"(?<![\d.])0\.0%", row[0]), text
     assert json.loads(render(mt.Output("x", [("Strategies", t)]), "json"))
+
+
+@pytest.mark.parametrize("strategies, says", [
+    ([1, 2], r"meta.strategies\[0\] = 1 must be a policy name or a table"),  # an AttributeError traceback
+    (["collector", {"label": "x", "policy": 3}], r"meta.strategies\[1\].policy = 3 must be a policy name"),
+    (["collector", {"label": "x"}], r"meta.strategies\[1\] has a label but no policy"),
+])
+def test_meta_strategies_that_are_no_policy_are_one_line(strategies, says):
+    with pytest.raises(ScenarioError, match=says):
+        mt.plan(scenario(meta={"strategies": strategies}))

@@ -587,3 +587,18 @@ def test_a_long_arm_name_is_cut_to_a_folder_name_that_fits():
     assert len(names) == 2 and all(len(n) <= NAME_MAX and n.startswith("st-aaa" if "a" in n[3:6] else "st-bbb")
                                    for n in names)
     assert derive.build(base, json.loads(json.dumps(BASE)), "st-short-r0").name == "st-short-r0"
+
+
+@pytest.mark.parametrize("pols, says", [
+    ([1, 2], r"ratings.policies\[0\] = 1 must be a policy name or a table"),  # an AttributeError traceback
+    (["partner", {"name": 3}], r"ratings.policies\[1\] = \{'name': 3\} must be a policy name"),  # a TypeError
+])
+def test_ratings_entries_that_are_no_policy_are_one_line(pols, says):
+    with pytest.raises(ScenarioError, match=says):
+        ratings.plan(api.load(scen(ratings={"policies": pols})))
+
+
+def test_ratings_reference_names_a_policy_written_as_a_table():
+    """{ name = "greedy" } was labelled greedy(), so reference = "greedy" was 'not in ratings.policies'."""
+    p = ratings.plan(api.load(scen(ratings={"policies": ["partner", {"name": "greedy"}], "reference": "greedy"})))
+    assert p.names == ["partner", "greedy"] and p.reference == 1

@@ -30,6 +30,15 @@ def base_raw(base: sc.Scenario) -> dict[str, Any]:
     return raw
 
 
+def check_entry(entry: Any, where: str) -> None:
+    """A policy entry of a study (``ratings.policies``, ``meta.strategies``) is a name or a table
+    with a string ``name``: labelling ``1`` or ``{name = 3}`` stopped with a Python traceback."""
+    if isinstance(entry, str) or (isinstance(entry, Mapping) and isinstance(entry.get("name"), str)):
+        return
+    raise ScenarioError(f"{where} = {entry!r} must be a policy name or a table {{name = ..., <param> = ...}}, "
+                        f"e.g. \"greedy\" or {{name = \"tactician\", call_need = 3}}")
+
+
 def played(base: sc.Scenario, entry: Any) -> str:
     """What a policy entry (a name, or a table with ``name`` and parameters) plays: its policy (a
     plug-in by its file) and every parameter, defaults included, so "greedy", ``{name = "greedy"}`` and

@@ -102,12 +102,16 @@ def plan(base: sc.Scenario) -> Plan:
             extra = set(e) - {"label", "policy"}
             if extra:
                 raise ScenarioError(f"meta.strategies[{i}]: unknown key {sorted(extra)[0]!r}; allowed: label, policy")
+            derive.check_entry(e["policy"], f"meta.strategies[{i}].policy")
             lab = e.get("label", space.policy_name(e["policy"]))
             if not isinstance(lab, str) or not lab:
                 raise ScenarioError(f"meta.strategies[{i}].label must be a non-empty string")
             labels.append(lab)
             entries.append(e["policy"])
         else:
+            if isinstance(e, Mapping) and "label" in e:
+                raise ScenarioError(f"meta.strategies[{i}] has a label but no policy; write {{label = ..., policy = ...}}")
+            derive.check_entry(e, f"meta.strategies[{i}]")
             labels.append(space.policy_name(e))
             entries.append(e)
     if (twice := first_repeat(labels)) is not None:

@@ -53,8 +53,12 @@ TOL = 1e-9
 
 
 def _name(entry: Any) -> str:
-    return entry if isinstance(entry, str) else entry.get("name", "?") + "(" + ",".join(
-        f"{k}={v}" for k, v in entry.items() if k != "name") + ")"
+    """A policy's label: ``greedy``, ``tactician(call_need=3)``; ``{name = "greedy"}`` is ``greedy`` (it was
+    ``greedy()``, so ``reference = "greedy"`` was not in the list)."""
+    if isinstance(entry, str):
+        return entry
+    params = ",".join(f"{k}={v}" for k, v in entry.items() if k != "name")
+    return f"{entry['name']}({params})" if params else entry["name"]
 
 
 def seatings(players: int) -> list[tuple[int, ...]]:
@@ -96,6 +100,8 @@ def plan(base: sc.Scenario) -> Plan:
     pols = cfg.get("policies")
     if not isinstance(pols, list) or len(pols) < 2:
         raise ScenarioError("ratings.policies must list at least two policies")
+    for i, p in enumerate(pols):
+        derive.check_entry(p, f"ratings.policies[{i}]")
     names = [_name(p) for p in pols]
     same = [derive.played(base, p) for p in pols]
     for i, key in enumerate(same):  # "greedy", { name = "greedy" } and its defaults written out are one policy
