@@ -663,3 +663,18 @@ def test_meta_unexploited_strategy_has_no_measured_zero():
 def test_meta_strategies_that_are_no_policy_are_one_line(strategies, says):
     with pytest.raises(ScenarioError, match=says):
         mt.plan(scenario(meta={"strategies": strategies}))
+
+
+@pytest.mark.parametrize("storage, says", [
+    ("{tmp}", "is a folder; give search.storage the journal's file path"),  # IsADirectoryError traceback
+    ("/proc/cardsim-no-such/j.log", "cannot write the search journal there (No such file or directory)"),
+    ("foo://bar", "search.storage = 'foo://bar': cannot open this database (Can't load plugin"),  # SQLAlchemy's
+    ("postgresql://nobody@localhost:1/db", "cannot open this database"),  # no driver: Optuna's ImportError
+])
+def test_a_storage_that_cannot_be_opened_is_one_line(tmp_path, storage, says):
+    s = scenario({**SMALL, "params": {"seat0.first_at": [4, 7]}, "storage": storage.format(tmp=tmp_path)})
+    p = tmp_path / "s.toml"
+    p.write_text(to_toml(dict(s.raw)))
+    r = CliRunner().invoke(app, ["search", str(p), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2 and r.output.startswith("error: ") and says in r.output, r.output
+    assert r.output.count("\n") == 1 and not isinstance(r.exception, (OSError, ImportError)), r.output

@@ -359,8 +359,15 @@ def _storage(p: Plan, folder: Path | None):
     from optuna.storages.journal import JournalFileBackend, JournalStorage
 
     path = _journal(p, folder)
+    if path is None and p.storage:
+        try:
+            return optuna.storages.RDBStorage(p.storage)
+        except Exception as exc:  # no driver, a dialect SQLAlchemy does not know, a database it cannot reach
+            why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ScenarioError(f"search.storage = {p.storage!r}: cannot open this database ({why}); give a journal "
+                                f"file path, or the URL of a database you can reach, with its driver installed") from None
     if path is None:
-        return optuna.storages.RDBStorage(p.storage) if p.storage else optuna.storages.InMemoryStorage()
+        return optuna.storages.InMemoryStorage()
     path.parent.mkdir(parents=True, exist_ok=True)
     _repair(path)
     return JournalStorage(JournalFileBackend(str(path)))
@@ -378,8 +385,16 @@ def _sole(path: Path | None):
     if path is None or fcntl is None:
         yield
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".owner"), "a+") as f:
+    if path.is_dir():
+        raise ScenarioError(f"the search journal {path} is a folder; give search.storage the journal's file path "
+                            f"(e.g. {path / 'journal.log'}) or a database URL")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        owner = open(path.with_name(path.name + ".owner"), "a+")  # held below, to the end of the search
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot write the search journal there ({exc.strerror}); choose a journal file "
+                            f"(search.storage) or a --runs folder you can write to") from None
+    with owner as f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
