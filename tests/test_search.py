@@ -336,6 +336,11 @@ def test_three_player_hawk_dove_mix():
     # length_in without its band once searched the share of games of length 0-0 (every game out)
     ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "objective": "length_in"},
      'search.band is required for objective = "length_in": the game lengths that count, band = [low, high]'),
+    # nan or inf as the target (or nan as a band's end) ran the whole search on a nan objective, exit 0
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "goal": float("nan")}, "search.goal = nan; allowed: max, min"),
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "goal": float("inf")}, "search.goal = inf; allowed"),
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "objective": "length_in", "band": [float("nan"), 30]},
+     "search.band = [nan, 30] must be [low, high]"),
 ])
 def test_bad_search_sections_name_the_key(search, needle):
     with pytest.raises(ScenarioError) as e:

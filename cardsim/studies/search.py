@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 import zlib
@@ -176,14 +177,16 @@ def plan(base: sc.Scenario) -> Plan:
     goal = cfg.get("goal", GOAL_DEFAULT[objective])
     if goal == "zero":
         goal = 0.0
-    if not (goal in ("max", "min") or (isinstance(goal, int | float) and not isinstance(goal, bool))):
+    if not (goal in ("max", "min") or (isinstance(goal, int | float) and not isinstance(goal, bool)
+                                        and math.isfinite(goal))):  # nan, inf: a whole search on a nan objective
         raise ScenarioError(f"search.goal = {goal!r}; allowed: max, min, zero or a target number")
     band = cfg.get("band", [0, 0])
     if objective == "length_in":
         if "band" not in cfg:
             raise ScenarioError("search.band is required for objective = \"length_in\": the game lengths that "
                                 "count, band = [low, high] (e.g. band = [10, 30], in hands or turns)")
-        if (not isinstance(band, list) or len(band) != 2 or not all(isinstance(x, int | float) for x in band)
+        if (not isinstance(band, list) or len(band) != 2
+                or not all(isinstance(x, int | float) and not isinstance(x, bool) and not math.isnan(x) for x in band)
                 or band[0] > band[1]):
             raise ScenarioError(f"search.band = {band!r} must be [low, high] (game lengths, low <= high) for "
                                 f"objective = \"length_in\"")
