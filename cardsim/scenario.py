@@ -26,6 +26,7 @@ Shape::
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -266,6 +267,8 @@ def build_setup(game: Game | str, variant: str | None = None, players: int | Non
             raise ScenarioError(f"unknown knob rules.{key}{did_you_mean(key, every)}; "
                                 f"allowed for {game.name} {var.name}: {allowed_list(known) or 'none'}")
         values[key] = known[key].validate(value, f"rules.{key}")
+        if isinstance(values[key], float) and not math.isfinite(values[key]):  # nan passes every range check
+            raise ScenarioError(f"rules.{key} = {value!r} is not allowed; allowed: {known[key].allowed()}")
     for k in knobs:
         values.setdefault(k.name, k.default if not isinstance(k.default, list) else tuple(k.default))
     setup = Setup(game=game.name, variant=var.name, players=players, knobs=values, seats=seats,

@@ -180,6 +180,9 @@ BAD = [
     ("name .", GOOD.replace('name = "cli"', 'name = "."'), "not '.' or '..'"),
     ("name with NUL", GOOD.replace('name = "cli"', 'name = "a\\u0000b"'), "control characters"),
     ("name too long", GOOD.replace('name = "cli"', f'name = "{"x" * 300}"'), "is 300 bytes long; allowed: at most 120"),
+    # nan passed every range check of a float knob and was played (a chance of nan to perform)
+    ("float knob nan", '[scenario]\ngame = "turtle"\nvariant = "full"\ngames = 2\n[rules]\np_perform = nan\n',
+     "rules.p_perform = nan is not allowed; allowed: float in [0, 1]"),
     ("report title not a string", GOOD + '\n[report]\ntitle = 3\n', "report.title = 3 must be a string"),
     # each command played its own section and ignored the other without a word
     ("two studies", GOOD + '\n[compare]\narms = [{name = "a"}, {name = "b", rules = {point_cards = 3}}]\n'
