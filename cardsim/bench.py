@@ -27,6 +27,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from cardsim.errors import CardsimError
 from cardsim.games import get_game
 from cardsim.rng import root_key
 from cardsim.scenario import build_setup
@@ -175,6 +176,10 @@ class MemoryResult:
     peak_rss_mib: float
 
 
+#: partner games average about 12.4 FUBNUB hands (``memory`` plays hands / GAME_HANDS games)
+GAME_HANDS = 12.4
+
+
 def memory(hands: int = 100_000_000, threads: int | None = None, keep: str | None = None) -> MemoryResult:
     """Play about ``hands`` FUBNUB hands with ``cardsim run`` in a subprocess (tables to a
     temporary run directory, then the summary) and return its peak resident size."""
@@ -185,7 +190,7 @@ def memory(hands: int = 100_000_000, threads: int | None = None, keep: str | Non
 
     import polars as pl
 
-    games = max(1, int(hands / 12.4))  # partner games average ~12.4 hands
+    games = max(1, int(hands / GAME_HANDS))
     tmp = Path(keep or tempfile.mkdtemp(prefix="cardsim-mem-"))
     scen = tmp / "memory.toml"
     scen.write_text(f'[scenario]\nname = "memory"\ngame = "fubnub"\ngames = {games}\nseed = 1\n'
@@ -193,11 +198,16 @@ def memory(hands: int = 100_000_000, threads: int | None = None, keep: str | Non
     cmd = [sys.executable, "-m", "cardsim.cli", "run", str(scen), "--out", str(tmp / "run")]
     if threads:
         cmd += ["--threads", str(threads)]
-    t = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    seconds = time.perf_counter() - t
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB -> MiB on Linux
-    played = pl.scan_parquet(str(tmp / "run" / "hands" / "*.parquet")).select(pl.len()).collect().item()
-    if keep is None:
-        shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        t = time.perf_counter()
+        done = subprocess.run(cmd, stdout=subprocess.DEVNULL)
+        if done.returncode:  # its error line is above, on the stderr it shares
+            raise CardsimError(f"--memory {hands}: the `cardsim run` of {games:,} FUBNUB games it plays failed "
+                               f"(exit code {done.returncode})")
+        seconds = time.perf_counter() - t
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB -> MiB on Linux
+        played = pl.scan_parquet(str(tmp / "run" / "hands" / "*.parquet")).select(pl.len()).collect().item()
+    finally:  # a failed or interrupted measure left its temporary run (gigabytes at make bench's size)
+        if keep is None:
+            shutil.rmtree(tmp, ignore_errors=True)
     return MemoryResult(played, games, seconds, peak)

@@ -500,8 +500,11 @@ def bench(
     from cardsim.games import game_names, get_game
 
     if memory:
+        from cardsim.bench import GAME_HANDS
         from cardsim.bench import memory as run_memory
+        from cardsim.scenario import MAX_GAMES, _check_int
 
+        _check_int("--memory", memory, 1, int(MAX_GAMES * GAME_HANDS), f"hands: at most {MAX_GAMES:,} games")
         m = run_memory(memory)
         typer.echo(f"memory: {m.hands:,} FUBNUB hands ({m.games:,} games) through `cardsim run` in {m.seconds:,.0f} s "
                    f"({m.hands / m.seconds:,.0f} hands/s end to end, parquet included): peak resident "

@@ -243,3 +243,22 @@ def test_report_of_a_scenario_named_dot_dot_writes_nothing_above_out(tmp_path):
                "--runs", tmp_path / "runs")
     assert r.exit_code == 2 and "scenario.name = '..'" in r.output and "Traceback" not in r.output
     assert (tmp_path / "report.md").read_text() == "mine" and not (tmp_path / "index.html").exists()
+
+
+
+def test_bench_memory_out_of_range_and_a_failed_measure(tmp_path, monkeypatch):
+    """`bench --memory 10**15` ran `cardsim run` on more games than a scenario takes: the child's error,
+    then the parent's CalledProcessError traceback, and its temporary run folder left behind."""
+    import subprocess
+
+    from cardsim import bench
+    from cardsim.errors import CardsimError
+
+    r = invoke("bench", "fubnub", "--memory", 10**15)
+    assert r.exit_code == 2 and r.output.startswith("error: --memory = 1000000000000000 is out of range")
+    folder = tmp_path / "mem"
+    monkeypatch.setattr("tempfile.mkdtemp", lambda **kw: str(folder.mkdir() or folder))
+    monkeypatch.setattr(bench.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 2))
+    with pytest.raises(CardsimError, match="--memory 1000: the `cardsim run` of 80 FUBNUB games it plays failed"):
+        bench.memory(1000)
+    assert not folder.exists()
