@@ -459,6 +459,12 @@ def trace(
         out.flush()
     except BrokenPipeError:  # the reader stopped (e.g. `| head`): not an error; what Python still
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # flushes at exit goes nowhere
+    except MemoryError:  # a game cut only at enormous caps: its events (millions) are held at once
+        caps = ", ".join(f"rules.{k.name}" for k in g.knobs_for(setup.variant) if k.name.startswith("max_")
+                         or k.name.endswith("_cap"))
+        raise CardsimError(f"the trace ran out of memory: it holds a batch of games and their events at once, and "
+                           f"a {g.name} game cut only at caps this large can make millions of events; lower "
+                           f"{caps or 'the caps on a game'}") from None
 
 
 def _policy_arg(text: str) -> Any:

@@ -262,3 +262,20 @@ def test_bench_memory_out_of_range_and_a_failed_measure(tmp_path, monkeypatch):
     with pytest.raises(CardsimError, match="--memory 1000: the `cardsim run` of 80 FUBNUB games it plays failed"):
         bench.memory(1000)
     assert not folder.exists()
+
+
+def test_trace_out_of_memory_names_the_caps(monkeypatch):
+    """`cardsim trace fourbid -p random --rule max_hands=1000000 --rule turn_cap=1000000` stopped with
+    numpy's _ArrayMemoryError traceback (45 GiB for one game's 755 million events, after 4 minutes)."""
+    from cardsim.games import get_game
+
+    g = get_game("fourbid")
+
+    def traced(*args, **kwargs):
+        raise MemoryError("Unable to allocate 45.0 GiB")
+        yield
+
+    monkeypatch.setattr(type(g), "traced", traced)
+    r = invoke("trace", "fourbid", "--rule", "turn_cap=1000000")
+    assert r.exit_code == 2 and r.output.startswith("error: the trace ran out of memory"), r.output
+    assert "lower rules.turn_cap, rules.max_hands" in r.output and r.output.count("\n") == 1
