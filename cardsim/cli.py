@@ -711,6 +711,10 @@ def report(
         raise CardsimError(f"{source} does not exist; give a run directory (the one `cardsim run` printed) or "
                            f"a scenario file (.toml)")
     if source.is_dir():
+        if games is not None:  # it was read as it was played, --games ignored without a word
+            raise CardsimError(f"--games {games}: a run directory is reported with the games it holds, as it was "
+                               f"played; to report more, extend it first (`cardsim run {source} --games {games}`), "
+                               f"then `cardsim report {source}`")
         session().read.append(source)
         result = api.open_run(source)
         _check_writable(out, "--out")

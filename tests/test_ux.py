@@ -530,3 +530,14 @@ def test_a_search_space_reaching_outside_a_domain_is_refused(tmp_path):
 def test_games_lists_what_each_parameter_accepts():
     r = invoke("games", "gubs")
     assert r.exit_code == 0 and "target=0 [0, 1 or 2]" in r.output and "peek=1 [0 or 1]" in r.output
+
+
+def test_report_of_a_run_directory_refuses_games(tmp_path):
+    """`cardsim report RUN_DIR --games 5` wrote the report of every game the directory holds, --games
+    ignored without a word."""
+    run_dir = tmp_path / "r"
+    assert invoke("run", scenario(tmp_path, games=200, chunk=100), "--out", run_dir).exit_code == 0
+    r = invoke("report", run_dir, "--games", 5, "--out", tmp_path / "reports")
+    one_error_line(r, f"--games 5: a run directory is reported with the games it holds, as it was played; to "
+                      f"report more, extend it first (`cardsim run {run_dir} --games 5`)")
+    assert not (tmp_path / "reports").exists()
