@@ -847,6 +847,11 @@ def _ci(p: Plan, lo: float, hi: float, diff: bool = False, digits: int | None = 
     return text + ((" points" if diff else "%") if share else "")
 
 
+def _val_ci(p: Plan, e: Estimate, label: str = "95% CI ") -> str:
+    """An estimate with its interval, to the decimals the interval needs: ``30.1% (95% CI 29.0-31.2%)``."""
+    return f"{_val(p, e.mean, e.lo, e.hi)} ({label}{_ci(p, e.lo, e.hi)})"
+
+
 def short_names(p: Plan) -> dict[str, str]:
     """Parameter names without their ``seat0.`` / ``tuned.`` / ``rules.`` prefix where that leaves
     them distinct."""
@@ -868,32 +873,28 @@ def headline(res: SearchResult) -> str:
     if not tried:
         return (f"No candidate was tried: the budget of {p.budget:,} games ended with the baseline's race "
                 f"({describe(p, base.values)}); on {p.heldout:,} held-out deals its {what} is "
-                f"{_val(p, base.heldout.mean, base.heldout.lo, base.heldout.hi)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}).")
+                f"{_val_ci(p, base.heldout)}.")
     others = sum(1 for r in res.trials.iter_rows(named=True)
                  if any(r.get(prm.name) != base.values.get(prm.name) for prm in p.params))
     if not others and not res.best.label.startswith("best"):  # the first trial is the baseline's own values
         return (f"No candidate other than the baseline was tried: the budget of {p.budget:,} games allowed "
                 f"{tried:,} trial{'s' if tried != 1 else ''}, and the first trial is the baseline's own values "
                 f"({describe(p, base.values)}); raise the budget to try others. On {p.heldout:,} held-out deals "
-                f"its {what} is {_val(p, base.heldout.mean, base.heldout.lo, base.heldout.hi)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}).")
+                f"its {what} is {_val_ci(p, base.heldout)}.")
     if not res.best.label.startswith("best"):
         distinct = res.trials.select([prm.name for prm in p.params]).unique().height
         again = f", {distinct:,} distinct" if distinct < tried else ""  # a small space: the sampler repeats itself
         return (f"Nothing beat the baseline ({describe(p, base.values)}) within {res.games:,} games ({tried:,} "
                 f"candidate{'s' if tried != 1 else ''} tried{again}); on "
-                f"{p.heldout:,} held-out deals its {what} is {_val(p, base.heldout.mean, base.heldout.lo, base.heldout.hi)} (95% CI "
-                f"{_ci(p, base.heldout.lo, base.heldout.hi)}).{_better_neighbour(res, 'But moving')}")
+                f"{p.heldout:,} held-out deals its {what} is {_val_ci(p, base.heldout)}.{_better_neighbour(res, 'But moving')}")
     sure = ("the 95% interval is above 0" if g.lo > 0 else "the 95% interval includes 0: not a sure gain"
             if g.hi > 0 else "it is worse on held-out deals")
     against = f" against {p.field.label()}" if p.objective == "win" else ""
     if p.goal in ("max", "min"):
-        change = (f"{what} {_val(p, b.heldout.mean, b.heldout.lo, b.heldout.hi)} ({_ci(p, b.heldout.lo, b.heldout.hi)}) against "
-                  f"{_val(p, base.heldout.mean, base.heldout.lo, base.heldout.hi)} ({_ci(p, base.heldout.lo, base.heldout.hi)}) for the baseline, "
+        change = (f"{what} {_val_ci(p, b.heldout, '')} against {_val_ci(p, base.heldout, '')} for the baseline, "
                   f"95% CI each: {_pts(p, g.mean, lo=g.lo, hi=g.hi)} (95% CI {_ci(p, g.lo, g.hi, diff=True)}; {sure})")
     else:
-        change = (f"{what} {_val(p, b.heldout.mean, b.heldout.lo, b.heldout.hi)} (95% CI {_ci(p, b.heldout.lo, b.heldout.hi)}) "
-                  f"against {_val(p, base.heldout.mean, base.heldout.lo, base.heldout.hi)} (95% CI {_ci(p, base.heldout.lo, base.heldout.hi)}) "
-                  f"for the baseline, target {_val(p, float(p.goal))}")
+        change = (f"{what} {_val_ci(p, b.heldout)} against {_val_ci(p, base.heldout)} for the baseline, target {_val(p, float(p.goal))}")
     matter = ""
     if res.contrasts.height:
         names = short_names(p)
