@@ -271,7 +271,7 @@ def games(
     from cardsim.games import game_names, get_game
     from cardsim.plugin_docs import decision_docs
 
-    for name in [game] if game else game_names():
+    for name in [game] if game is not None else game_names():  # "" is a name to refuse, not every game
         g = get_game(name)
         typer.echo(f"{g.name}: {g.title} (rules version {g.rules_version})")
         typer.echo("  variants:")

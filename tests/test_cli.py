@@ -43,6 +43,12 @@ def test_games_lists_variants_knobs_policies():
         assert word in r.output
 
 
+def test_games_refuses_an_empty_game_name():
+    """``cardsim games ""`` (an unset shell variable) listed every game as if no name were given."""
+    r = invoke("games", "")
+    assert r.exit_code == 2 and "unknown game ''; allowed: fubnub" in r.output
+
+
 def test_run_prints_summary_and_writes_run_dir(tmp_path):
     r = invoke("run", write(tmp_path, GOOD), "--out", tmp_path / "run")
     assert r.exit_code == 0, r.output
