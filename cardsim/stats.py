@@ -814,17 +814,14 @@ def rate_table(frame: pl.DataFrame | pl.LazyFrame, by: list[str], success: str |
 
 
 def mean_query(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[str] | None = None,
-               cluster: str | None = "game", prefix: str = "", lower: float | None = None,
-               count: bool = False) -> pl.LazyFrame:
+               cluster: str | None = "game", prefix: str = "", count: bool = False) -> pl.LazyFrame:
     """:func:`mean_table`, not collected yet (to collect several at once with :func:`collect_all`).
-    ``lower``: the least value ``col`` takes (0 for a count): the interval is cut to it, as
-    :func:`mean_ci` cuts a half-bounded value (Restart Game cards per game read 0.20, 95% CI -0.10 to 0.50
-    over 10 games).
 
-    ``count``: the values are counts (``lower`` 0): where every cluster gave the same mean (a rare
-    event no game showed), the interval is Garwood's at the clusters' count (:func:`count_rate_ci` over
-    the games, scaled by games / rows), never zero width: none in 10 games of 8 hands reads 0 to 3.69 /
-    80 a hand."""
+    ``count``: the values are counts: the interval is cut at 0, as :func:`mean_ci` cuts a half-bounded
+    value (Restart Game cards per game read 0.20, 95% CI -0.10 to 0.50 over 10 games), and where every
+    cluster gave the same mean (a rare event no game showed) it is Garwood's at the clusters' count
+    (:func:`count_rate_ci` over the games, scaled by games / rows), never zero width: none in 10 games of
+    8 hands reads 0 to 3.69 / 80 a hand (:func:`_count_interval`)."""
     by = by or []
     c = pl.col(col) if isinstance(col, str) else col
     lf = frame.lazy()
@@ -836,9 +833,9 @@ def mean_query(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[
     g = g.with_columns(se=pl.col("_var").sqrt(),
                        deff=pl.when(pl.col("_viid") > 0).then(pl.col("_var") / pl.col("_viid")).otherwise(1.0))
     half = t95_expr(pl.col("clusters") - 1) * pl.col("se")  # Student's t on the clusters, as mean_ci
-    lower = 0.0 if count and lower is None else lower
-    lo = pl.col("m") - half if lower is None else pl.max_horizontal(pl.col("m") - half, pl.lit(float(lower)))
-    hi = pl.col("m") + half
+    lo, hi = pl.col("m") - half, pl.col("m") + half
+    if count:
+        lo = pl.max_horizontal(lo, pl.lit(0.0))
     if count:
         flat = (pl.col("clusters") >= 2) & (pl.col("_rmax") == pl.col("_rmin"))  # every cluster the same mean
         lo, hi = _count_interval(pl.col("m"), pl.col("se"), pl.col("k"), pl.col("n"),
@@ -850,13 +847,12 @@ def mean_query(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[
 
 
 def mean_table(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[str] | None = None,
-               cluster: str | None = "game", prefix: str = "", lower: float | None = None,
-               count: bool = False) -> pl.DataFrame:
+               cluster: str | None = "game", prefix: str = "", count: bool = False) -> pl.DataFrame:
     """Mean of ``col`` per group of ``by`` (or overall) with its standard error clustered by game,
-    the 95% interval (Student's t on the clusters, cut to ``lower``; a ``count`` without spread
-    Garwood's interval, :func:`mean_query`) and the design effect: for per-hand or per-event values.
+    the 95% interval (Student's t on the clusters; a ``count``'s cut at 0, and without spread Garwood's
+    interval, :func:`mean_query`) and the design effect: for per-hand or per-event values.
     One value a game takes :func:`mean_exprs` (Hall's skewness correction) instead."""
-    return collect(mean_query(frame, col, by, cluster, prefix, lower, count))
+    return collect(mean_query(frame, col, by, cluster, prefix, count))
 
 
 def collect(lf: pl.LazyFrame) -> pl.DataFrame:
