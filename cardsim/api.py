@@ -248,22 +248,31 @@ def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None
                  scheduler: str | None = None) -> Backend | None:
     """The backend named by the CLI options or the scenario's ``backend`` / ``workers`` /
     ``scheduler`` keys: None (local threads) or a :class:`cardsim.dask_backend.DaskBackend`.
-    ``workers`` or ``scheduler`` alone mean Dask; with ``backend = "local"`` they are refused."""
+    ``workers`` or ``scheduler`` alone mean Dask; with ``backend = "local"`` they are refused. A message
+    names a value as the user gave it: ``--backend 'spark'`` for an option, ``backend = 'spark'`` for a
+    scenario key."""
     cfg = s.raw.get("scenario", {})
-    backend = backend or cfg.get("backend")
-    scheduler = scheduler or cfg.get("scheduler")
-    workers = workers or cfg.get("workers")
+    given = {"backend": backend, "workers": workers, "scheduler": scheduler}  # the CLI's options
+
+    def said(key: str, value: object) -> str:
+        return f"--{key} {value!r}" if given[key] is not None else f"{key} = {value!r}"
+
+    backend = backend if backend is not None else cfg.get("backend")
+    scheduler = scheduler if scheduler is not None else cfg.get("scheduler")
+    workers = workers if workers is not None else cfg.get("workers")
     if backend == "local" and (scheduler or workers):  # --workers 2 once ran on local threads, silently
-        raise ScenarioError("workers and scheduler are the dask backend's (a local Dask cluster's workers, a "
-                            "scheduler's address), and backend = 'local' plays on threads: drop them, or use "
-                            "backend = 'dask'")
-    backend = backend or ("dask" if scheduler or workers else "local")
+        extra = [said(k, v) for k, v in (("workers", workers), ("scheduler", scheduler)) if v]
+        raise ScenarioError(f"{' and '.join(extra)} belong{'s' if len(extra) == 1 else ''} to the dask backend (a local Dask cluster's workers, a scheduler's "
+                            f"address), and {said('backend', backend)} plays on threads: drop them, or use "
+                            f"the dask backend")
+    if backend is None:
+        backend = "dask" if scheduler or workers else "local"
     if backend not in ("local", "dask"):
-        raise ScenarioError(f"backend = {backend!r}; allowed: local, dask")
+        raise ScenarioError(f"{said('backend', backend)} is not a backend; allowed: local, dask")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ScenarioError(f"workers = {workers!r} must be a positive integer")
+        raise ScenarioError(f"{said('workers', workers)} must be a positive integer")
     if scheduler is not None and (not isinstance(scheduler, str) or "://" not in scheduler):
-        raise ScenarioError(f"scheduler = {scheduler!r} must be an address like tcp://host:8786")
+        raise ScenarioError(f"{said('scheduler', scheduler)} must be an address like tcp://host:8786")
     if backend == "local":
         return None
     try:

@@ -85,6 +85,22 @@ def test_scenario_backend_keys_are_validated():
     assert pl is not None
 
 
+@pytest.mark.parametrize(("key", "value", "option", "says"), [
+    ("backend", "spark", ["spark", None, None], "backend 'spark' is not a backend; allowed: local, dask"),
+    ("workers", 0, [None, 0, None], "workers 0 must be a positive integer"),
+    ("scheduler", "host", [None, None, "host"], "scheduler 'host' must be an address"),
+])
+def test_backend_messages_name_the_option_or_the_key_the_value_came_from(key, value, option, says):
+    """`cardsim run --backend spark` was answered with `backend = 'spark'`, a key the user never wrote."""
+    from cardsim.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match=f"^--{says}"):
+        api.make_backend(from_dict(RAW), *option)
+    keyed = from_dict({**RAW, "scenario": {**RAW["scenario"], key: value}})
+    with pytest.raises(ScenarioError, match="^" + says.replace(f"{key} ", f"{key} = ", 1)):
+        api.make_backend(keyed)
+
+
 def test_a_dask_run_leaves_nothing_in_the_temporary_directory(tmp_path):
     # the whole CLI run, with its own temporary directory: a local cluster's scratch space, the
     # workers' numba cache (they use the client's) and the parts in flight must all be gone after

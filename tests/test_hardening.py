@@ -317,7 +317,7 @@ def test_workers_with_the_local_backend_is_refused_and_alone_means_dask():
     from cardsim.errors import ScenarioError
 
     s = from_dict(RAW)
-    with pytest.raises(ScenarioError, match="workers and scheduler are the dask backend's"):
+    with pytest.raises(ScenarioError, match=r"--workers 2 belongs to the dask backend .* --backend 'local' plays on"):
         api.make_backend(s, "local", 2, None)
     be = api.make_backend(s, None, 1, None)
     try:
