@@ -349,7 +349,7 @@ def run(
     games: Annotated[int | None, typer.Option("--games", "-n", help="games to play (overrides the scenario)")] = None,
     seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
     out: Annotated[Path | None, typer.Option(help="run directory (default: RUNS/<name>-<hash>)")] = None,
-    runs: Annotated[Path, typer.Option(help="parent of default run directories")] = Path("runs"),
+    runs: Annotated[Path | None, typer.Option(help="parent of default run directories [default: runs]")] = None,
     threads: Annotated[int | None, typer.Option(min=1, help="local threads (results do not depend on it)")] = None,
     debug: Annotated[bool, typer.Option(help="check card conservation at every step (slow)")] = False,
     until: Annotated[str | None, typer.Option(help="stop when an estimate is this precise, e.g. 'winrate_s0 +-0.002' "
@@ -371,6 +371,10 @@ def run(
         if not (scenario / "manifest.json").exists():
             raise CardsimError(f"{scenario} is a directory but not a run directory (no manifest.json); give a "
                                f"scenario file (.toml) or the run directory `cardsim run` printed")
+        if runs is not None:  # it was resumed in place, --runs ignored without a word
+            raise CardsimError(f"--runs {runs}: {scenario} is a run directory, resumed or extended where it is; "
+                               f"--runs is where a scenario's new run directories go: drop it (--out NEW_DIR "
+                               f"plays the run's scenario into a new directory)")
         _, m, s = api.played_scenario(scenario)
         asked = m.get("asked", 0)  # the most games a run asked of it (an interrupted run's too)
         s = api.load(s, games or (asked if isinstance(asked, int) and asked > s.games else None), seed)
@@ -380,7 +384,7 @@ def run(
     if out is not None:
         _check_writable(out, "--out")
     else:
-        _check_writable(runs, "--runs")
+        _check_writable(runs := runs or Path("runs"), "--runs")
     be = api.make_backend(s, backend, workers, scheduler)
     bar, update = session().progress(f"{s.name}: games")
     try:
@@ -695,7 +699,7 @@ def meta(
 def report(
     source: Annotated[Path, typer.Argument(metavar="SCENARIO|RUN_DIR", help="a scenario TOML (run or resumed first) or a run directory")],
     out: Annotated[Path, typer.Option(help="reports folder; the report goes to OUT/<name>/")] = Path("reports"),
-    runs: Annotated[Path, typer.Option(help="parent of default run directories")] = Path("runs"),
+    runs: Annotated[Path | None, typer.Option(help="parent of default run directories [default: runs]")] = None,
     games: Annotated[int | None, typer.Option("--games", "-n", help="games (overrides the scenario)")] = None,
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
 ) -> None:
@@ -715,6 +719,10 @@ def report(
             raise CardsimError(f"--games {games}: a run directory is reported with the games it holds, as it was "
                                f"played; to report more, extend it first (`cardsim run {source} --games {games}`), "
                                f"then `cardsim report {source}`")
+        if runs is not None or threads is not None:  # nothing is played: both were ignored without a word
+            given = " and ".join(f"--{k} {v}" for k, v in (("runs", runs), ("threads", threads)) if v is not None)
+            raise CardsimError(f"{given}: a run directory is reported as it was played, nothing is played; drop "
+                               f"{'them' if ' and ' in given else 'it'}")
         session().read.append(source)
         result = api.open_run(source)
         _check_writable(out, "--out")
@@ -722,7 +730,7 @@ def report(
     else:
         s = api.load(source, games)
         _check_writable(out, "--out")
-        _check_writable(runs, "--runs")
+        _check_writable(runs := runs or Path("runs"), "--runs")
         kind = next((k for k in ("compare", "sweep", "ratings", "cards", "search", "meta") if k in s.raw), None)
         bar, update = session().progress(f"{s.name}: games")
         with bar:

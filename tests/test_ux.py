@@ -541,3 +541,18 @@ def test_report_of_a_run_directory_refuses_games(tmp_path):
     one_error_line(r, f"--games 5: a run directory is reported with the games it holds, as it was played; to "
                       f"report more, extend it first (`cardsim run {run_dir} --games 5`)")
     assert not (tmp_path / "reports").exists()
+
+
+def test_a_run_directory_refuses_the_options_it_would_ignore(tmp_path):
+    """`cardsim run RUN_DIR --runs X` resumed RUN_DIR in place and `cardsim report RUN_DIR --threads 2`
+    played nothing: both options were ignored without a word."""
+    run_dir = tmp_path / "r"
+    assert invoke("run", scenario(tmp_path, games=200, chunk=100), "--out", run_dir).exit_code == 0
+    one_error_line(invoke("run", run_dir, "--runs", tmp_path / "runs"),
+                   f"--runs {tmp_path / 'runs'}: {run_dir} is a run directory, resumed or extended where it is")
+    one_error_line(invoke("report", run_dir, "--threads", 2, "--out", tmp_path / "reports"),
+                   "--threads 2: a run directory is reported as it was played, nothing is played; drop it")
+    one_error_line(invoke("report", run_dir, "--runs", "x", "--threads", 2, "--out", tmp_path / "reports"),
+                   "--runs x and --threads 2: a run directory is reported as it was played")
+    assert not (tmp_path / "reports").exists() and not (tmp_path / "runs").exists()
+    assert invoke("run", run_dir).exit_code == 0  # without them, as before
