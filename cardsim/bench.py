@@ -115,6 +115,17 @@ def markdown_row(r: BenchResult) -> str:
             f"{r.vs_interpreted:,.0f}x | {_ratio(r.vs_minimal)} | {_spread(r.ratios or (r.vs_minimal,))} |")
 
 
+def bench_row(r: BenchResult) -> dict[str, object]:
+    """One row of ``cardsim bench -f json|csv``: the rates (medians of each kind's timings) and the
+    ratios, each paired ratio the median of its pairs with their range and count."""
+    tables, pairs = r.table_ratios or (r.tables_vs_full,), r.ratios or (r.vs_minimal,)
+    return {"game": r.game, "variant": r.variant, "unit": r.unit, "full": r.full, "tables": r.tables,
+            "interpreted": r.interpreted, "minimal": r.minimal, "tables_vs_full": r.tables_vs_full,
+            "tables_lo": min(tables), "tables_hi": max(tables), "tables_rounds": len(r.table_ratios),
+            "vs_interpreted": r.vs_interpreted, "vs_minimal": r.vs_minimal, "pairs_lo": min(pairs),
+            "pairs_hi": max(pairs), "pairs": len(r.ratios)}
+
+
 def _rate(fn, count: int, reps: int = 3) -> float:
     """Median units/s of ``fn(start, count)`` (returns units) over ``reps`` calls."""
     return median([_timed(fn, r * count, count) for r in range(reps)])

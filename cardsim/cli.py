@@ -262,16 +262,22 @@ def _parse_rules(rules: list[str] | None) -> dict[str, Any]:
 @user_errors
 def games(
     game: Annotated[str | None, typer.Argument(metavar="GAME", help="show one game only")] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
     """List games, variants, knobs, policies and tables.
 
     Each knob with its default and allowed values, each policy with its parameters, each
-    table with its columns (for the variant that has them).
+    table with its columns (for the variant that has them). JSON and CSV give the same as
+    tables, one row per variant, knob, policy parameter, decision and table layout.
     """
     from cardsim.games import game_names, get_game
     from cardsim.plugin_docs import decision_docs
 
-    for name in [game] if game is not None else game_names():  # "" is a name to refuse, not every game
+    names = [game] if game is not None else game_names()  # "" is a name to refuse, not every game
+    if fmt is not OutFormat.table:
+        emit(_games_output([get_game(n) for n in names]), fmt)
+        return
+    for name in names:
         g = get_game(name)
         typer.echo(f"{g.name}: {g.title} (rules version {g.rules_version})")
         typer.echo("  variants:")
@@ -299,6 +305,56 @@ def games(
         for t, (counts, names) in _table_columns(g).items():
             typer.echo(f"    {t} ({counts}): {names}")
         typer.echo("")
+
+
+def _games_output(gs: list) -> Output:
+    """``cardsim games -f json|csv``: what the listing says, as tables a program reads."""
+    import polars as pl
+
+    from cardsim.plugin_docs import decision_docs
+
+    def frame(rows: list[dict[str, Any]], schema: dict[str, Any]) -> pl.DataFrame:
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
+    games, variants, knobs, policies, params, decisions, tables = [], [], [], [], [], [], []
+    for g in gs:
+        games.append({"game": g.name, "title": g.title, "rules_version": g.rules_version})
+        variants += [{"game": g.name, "variant": v.name, "min_players": v.min_players, "max_players": v.max_players,
+                      "default_players": v.default_players, "help": v.help} for v in g.variants]
+        knobs += [{"game": g.name, "knob": k.name,
+                   "default": json.dumps(list(k.default) if isinstance(k.default, tuple) else k.default),
+                   "kind": k.kind, "allowed": k.allowed(), "choices": list(k.choices), "lo": k.lo, "hi": k.hi,
+                   "odd": k.odd, "variants": list(k.variants), "help": k.help} for k in g.knobs]
+        policies += [{"game": g.name, "policy": p.name, "params": len(p.params), "help": p.help} for p in g.policies]
+        params += [{"game": g.name, "policy": p.name, "param": n, "default": float(v),
+                    "allowed": p.domain(n).describe()} for p in g.policies for n, v in p.params]
+        _, returns = decision_docs(g)
+        decisions += [{"game": g.name, "decision": d, "args": args, "optional": d in g.optional_decisions,
+                       "returns": returns[d]} for d, args in {**g.decisions, **g.optional_decisions}.items()]
+        for v in g.variants:
+            for players in sorted({v.min_players, v.max_players}):
+                tables += [{"game": g.name, "variant": v.name, "players": players, "table": t, "columns": list(cols)}
+                           for t, cols in g.columns_for(v.name, players).items()]
+    text = pl.String
+    return Output(
+        f"{len(gs)} game{'s' if len(gs) != 1 else ''}: {', '.join(g.name for g in gs)}",
+        [("Games", frame(games, {"game": text, "title": text, "rules_version": pl.Int64})),
+         ("Variants", frame(variants, {"game": text, "variant": text, "min_players": pl.Int64,
+                                       "max_players": pl.Int64, "default_players": pl.Int64, "help": text})),
+         ("Knobs ([rules])", frame(knobs, {"game": text, "knob": text, "default": text, "kind": text,
+                                           "allowed": text, "choices": pl.List(text), "lo": pl.Float64,
+                                           "hi": pl.Float64, "odd": pl.Boolean, "variants": pl.List(text),
+                                           "help": text})),
+         ("Policies", frame(policies, {"game": text, "policy": text, "params": pl.Int64, "help": text})),
+         ("Policy parameters", frame(params, {"game": text, "policy": text, "param": text, "default": pl.Float64,
+                                              "allowed": text})),
+         ("Plug-in decisions", frame(decisions, {"game": text, "decision": text, "args": text,
+                                                 "optional": pl.Boolean, "returns": text})),
+         ("Tables (columns in order, by variant and players)",
+          frame(tables, {"game": text, "variant": text, "players": pl.Int64, "table": text,
+                         "columns": pl.List(text)}))],
+        notes=["a knob's default is its value as JSON text; its kind is int, float, bool, choice (one of choices) "
+               "or names (a list of choices); lo and hi bound a number (null: open)"])
 
 
 def _table_columns(g) -> dict[str, tuple[str, str]]:
@@ -499,16 +555,22 @@ def bench(
     variants: Annotated[bool, typer.Option("--variants", help="bench every variant, not only the first")] = False,
     memory: Annotated[int | None, typer.Option(min=1, help="also run this many FUBNUB hands through `cardsim run` and "
                                                     "report its peak resident memory (make bench: 100000000)")] = None,
+    fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
 ) -> None:
     """Measure kernel speed: full vs interpreted vs minimal.
 
     Units per second of the full kernel, of the same kernel interpreted and of a minimal
     shuffle-deal-resolve kernel, timed side by side; compare the ratios, not the rates.
+    JSON and CSV print one row per game and variant when all are measured.
     """
-    from cardsim.bench import MARKDOWN_HEADER, bench_line, markdown_row
+    from cardsim.bench import INTERPRETED, MARKDOWN_HEADER, bench_line, bench_row, markdown_row
     from cardsim.bench import bench as run_bench
     from cardsim.games import game_names, get_game
 
+    if markdown and fmt is not OutFormat.table:
+        raise CardsimError(f"--markdown and --format {fmt.value}: --markdown is the table format's Markdown "
+                           f"form (for the README); give one of them")
+    notes = []
     if memory:
         from cardsim.bench import GAME_HANDS
         from cardsim.bench import memory as run_memory
@@ -516,14 +578,27 @@ def bench(
 
         _check_int("--memory", memory, 1, int(MAX_GAMES * GAME_HANDS), f"hands: at most {MAX_GAMES:,} games")
         m = run_memory(memory)
-        typer.echo(f"memory: {m.hands:,} FUBNUB hands ({m.games:,} games) through `cardsim run` in {m.seconds:,.0f} s "
-                   f"({m.hands / m.seconds:,.0f} hands/s end to end, parquet included): peak resident "
-                   f"{m.peak_rss_mib:,.0f} MiB")
+        notes.append(f"memory: {m.hands:,} FUBNUB hands ({m.games:,} games) through `cardsim run` in "
+                     f"{m.seconds:,.0f} s ({m.hands / m.seconds:,.0f} hands/s end to end, parquet included): peak "
+                     f"resident {m.peak_rss_mib:,.0f} MiB")
+        if fmt is OutFormat.table:
+            typer.echo(notes[-1])
 
     names = game or game_names()
     for n in names:
         get_game(n)
     jobs = [(n, v.name) for n in names for v in (get_game(n).variants if variants else get_game(n).variants[:1])]
+    if fmt is not OutFormat.table:
+        import polars as pl
+
+        rows = [bench_row(run_bench(n, count, interp, v)) for n, v in jobs]
+        emit(Output(f"kernel speed of {len(rows)} game variant{'s' if len(rows) != 1 else ''}, in units a second "
+                    f"of this thread's CPU time; compare the ratios, not the rates",
+                    [("Kernel speed", pl.DataFrame(rows))],
+                    notes=[*notes, f"vs_interpreted: {INTERPRETED}; vs_minimal and tables_vs_full: medians of "
+                                   f"back-to-back pairs (pairs, tables_rounds) with their range (_lo, _hi)"],
+                    fields={"memory": vars(m) if memory else None}), fmt)
+        return
     if markdown:
         typer.echo(MARKDOWN_HEADER)
     for n, v in jobs:

@@ -43,6 +43,26 @@ def test_games_lists_variants_knobs_policies():
         assert word in r.output
 
 
+def test_games_as_json_and_csv_list_what_the_text_lists():
+    """`cardsim games -f json` gives a program the knobs, policies and columns the listing prints."""
+    from cardsim.games import get_game
+
+    d = json.loads(invoke("games", "gubs", "-f", "json").output)
+    t = d["tables"]
+    g = get_game("gubs")
+    assert [r["knob"] for r in t["Knobs ([rules])"]] == [k.name for k in g.knobs]
+    for r, k in zip(t["Knobs ([rules])"], g.knobs, strict=True):
+        assert json.loads(r["default"]) == (list(k.default) if isinstance(k.default, tuple) else k.default)
+        assert (r["kind"], r["choices"], r["lo"], r["hi"]) == (k.kind, list(k.choices), k.lo, k.hi)
+    assert {r["policy"] for r in t["Policies"]} == {p.name for p in g.policies}
+    strong = [r for r in t["Policy parameters"] if r["policy"] == "strong"]
+    assert [r["param"] for r in strong] == list(next(p for p in g.policies if p.name == "strong").param_names())
+    cards = next(r for r in t["Tables (columns in order, by variant and players)"] if r["table"] == "cards")
+    assert cards["columns"] == g.columns_for("standard", cards["players"])["cards"]
+    csv = invoke("games", "-f", "csv")
+    assert csv.exit_code == 0 and "# Knobs ([rules])" in csv.output and "fourbid,game,4,4,4" in csv.output
+
+
 def test_games_refuses_an_empty_game_name():
     """``cardsim games ""`` (an unset shell variable) listed every game as if no name were given."""
     r = invoke("games", "")
@@ -128,6 +148,19 @@ def test_bench_prints_ratios():
     assert r.exit_code == 0, r.output
     assert "full/interpreted" in r.output and "full/minimal" in r.output
     assert "median of 7 back-to-back pairs" in r.output
+
+
+def test_bench_json_has_every_rate_and_ratio_with_its_range():
+    r = invoke("bench", "fubnub", "--games", "300", "--interp", "3", "-f", "json")
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.output)["tables"]["Kernel speed"]
+    assert (row["game"], row["variant"], row["unit"], row["pairs"], row["tables_rounds"]) == (
+        "fubnub", "traditional", "hand", 7, 7)
+    assert row["pairs_lo"] <= row["vs_minimal"] <= row["pairs_hi"]
+    assert row["tables_lo"] <= row["tables_vs_full"] <= row["tables_hi"]
+    assert row["vs_interpreted"] == pytest.approx(row["full"] / row["interpreted"])
+    both = invoke("bench", "fubnub", "--markdown", "-f", "csv")
+    assert both.exit_code == 2 and "--markdown and --format csv" in both.output
 
 
 def test_bench_ratio_is_the_median_of_the_pairs():
