@@ -325,7 +325,7 @@ def _in_memory(kind: str, scenario: str | Path | sc.Scenario, seed: int | None, 
     or the scenario's Dask backend)."""
     import importlib
 
-    from cardsim.studies.evaluate import Evaluator
+    from cardsim.studies.evaluate import ChunkStore, Evaluator
 
     mod = importlib.import_module(f"cardsim.studies.{kind}")
     s = load(scenario, seed=seed)
@@ -333,7 +333,10 @@ def _in_memory(kind: str, scenario: str | Path | sc.Scenario, seed: int | None, 
     own = backend is None
     if own:
         backend = make_backend(s)
-    ev = Evaluator(s.game, chunk=p.chunk, threads=threads, backend=backend)
+    # the meta-game keeps its chunks (a search has its journal, and its trials are played once)
+    runs = kw.get("runs")
+    store = ChunkStore(Path(runs) / f"{s.name}-meta-chunks") if kind == "meta" and runs is not None else None
+    ev = Evaluator(s.game, chunk=p.chunk, threads=threads, backend=backend, store=store)
     try:
         return mod.run(s, ev, **kw)
     finally:
@@ -361,5 +364,6 @@ def meta(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int
     """Empirical game analysis of the ``[meta]`` section; returns a :class:`cardsim.studies.meta.MetaResult`.
 
     ``games`` overrides ``meta.deals`` and ``meta.heldout`` (deals per profile, and held out). Best-response searches keep their
-    journals under ``runs`` as ``search`` does."""
+    journals under ``runs`` as ``search`` does, and the games played are kept by chunk in
+    ``runs/<name>-meta-chunks/`` (``runs=None``: in memory only), so a second call reads them."""
     return _in_memory("meta", scenario, seed, threads, backend, runs=runs, progress=progress, deals=games)

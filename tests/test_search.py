@@ -683,3 +683,46 @@ def test_a_storage_that_cannot_be_opened_is_one_line(tmp_path, storage, says):
     r = CliRunner().invoke(app, ["search", str(p), "--runs", str(tmp_path / "runs")])
     assert r.exit_code == 2 and r.output.startswith("error: ") and says in r.output, r.output
     assert r.output.count("\n") == 1 and not isinstance(r.exception, (OSError, ImportError)), r.output
+
+
+def test_meta_keeps_its_chunks_so_a_second_call_plays_nothing(tmp_path):
+    """`cardsim report` after `cardsim meta` (or a call after Ctrl-C) played the whole payoff table
+    again: the chunks were kept in memory only. Now they are kept under runs, read back whole, and a
+    chunk file that does not read is played again."""
+    s = scenario(meta={"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 800,
+                       "heldout": 800, "chunk": 400})
+    runs = tmp_path / "runs"
+    first = api.meta(s, runs=runs, threads=1)
+    files = sorted((runs / f"{s.name}-meta-chunks").rglob("*.npz"))
+    assert files and not list(runs.rglob("*.tmp"))
+    assert any("the games' chunks are kept in" in n for n in first.notes)
+    again = api.meta(s, runs=runs, threads=2)
+    assert any(n.startswith("0 games played") for n in again.notes), again.notes
+    assert any(f"{first.games:,} games read from the chunks" in n for n in again.notes), again.notes
+    for res in (again, None):
+        if res is None:  # a damaged file: its chunk is played again, the rest read
+            files[0].write_bytes(b"not a chunk")
+            files[1].write_bytes(files[1].read_bytes()[:50])
+            res = api.meta(s, runs=runs, threads=1)
+            assert any(n.startswith("800 games played") for n in res.notes), res.notes
+        assert res.games == first.games and res.mix.tolist() == first.mix.tolist()
+        assert res.table.equals(first.table) and res.alpharank.tolist() == first.alpharank.tolist()
+        assert {k: (e.by, e.gain and e.gain.mean) for k, e in res.exploit.items()} == {
+            k: (e.by, e.gain and e.gain.mean) for k, e in first.exploit.items()}
+    assert api.meta(s, runs=None, threads=1).games == first.games  # no runs folder: nothing kept
+    assert sorted((runs / f"{s.name}-meta-chunks").rglob("*.npz")) == files
+
+
+def test_a_chunk_store_never_reads_another_seatings_or_plugins_chunk(tmp_path):
+    from cardsim.studies.evaluate import Chunk, ChunkStore, setup_key
+
+    s = scenario()
+    store = ChunkStore(tmp_path)
+    setup = s.setup
+    path = store.path(setup_key(setup), setup, 7, 0, 3)
+    ch = Chunk(np.zeros((3, 4)), np.ones(3), np.full(3, -1, np.int8), np.zeros(3, np.int8))
+    store.save(path, ch)
+    assert store.load(path, 3).length.tolist() == [1, 1, 1] and store.load(path, 4) is None
+    assert store.path(setup_key(setup), setup, 8, 0, 3) != path
+    other = from_dict({**json.loads(json.dumps(BASE)), "seats": {"policy": "collector"}}).setup
+    assert ChunkStore(tmp_path).path(setup_key(other), other, 7, 0, 3).parent != path.parent

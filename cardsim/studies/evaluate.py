@@ -8,7 +8,9 @@ is played on deals ``[start, start + count)`` of a stream ``key``; game
 (:mod:`cardsim.rng`), so two lineups evaluated on the same deals are
 *paired*: their per-deal difference has far less variance than either.
 
-Nothing is written to disk. A task plays one chunk with
+Nothing is written to disk unless the evaluator is given a :class:`ChunkStore` (the meta-game
+keeps its chunks there, so a call after Ctrl-C, or ``cardsim report`` after ``cardsim meta``,
+reads what was played instead of playing it again). A task plays one chunk with
 ``Game.simulate_chunk`` and reduces it with ``Game.outcomes`` to the
 per-game values the statistics need (:class:`Chunk`: each seat's win, the
 length, the seats that dealt and moved first); chunks run on local
@@ -21,8 +23,12 @@ thread or worker count.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import threading
 import time
+import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -31,6 +37,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from cardsim import __version__
 from cardsim.games import get_game
 from cardsim.games.base import Setup
 from cardsim.rng import root_key
@@ -130,9 +137,58 @@ def _seat_value(ch: Chunk, seat: int, metric: str, band: tuple[float, float]) ->
 
 def setup_key(setup: Setup) -> str:
     """A stable identity of a seating (what the games depend on, besides the key and deals)."""
-    import json
-
     return json.dumps(setup.describe(), sort_keys=True, default=str) + "|" + ",".join(setup.plugins)
+
+
+class ChunkStore:
+    """Chunks kept on disk between calls: ``folder/<seating hash>/<key>-<start>-<count>.npz``.
+
+    The seating hash covers everything a chunk's values depend on besides the stream key and the
+    deals: the seating (:func:`setup_key`), each plug-in's content (an edited plug-in's chunks are
+    never read), the game's rules version and cardsim's version. A file is written to a temporary
+    name and renamed, so a killed call leaves whole files or none; a file that does not read as
+    the chunk it names is played again and rewritten. When the folder cannot be written the study
+    goes on without it and :attr:`failed` says why."""
+
+    def __init__(self, folder: str | os.PathLike):
+        from pathlib import Path
+
+        self.folder = Path(folder)
+        self.failed: str | None = None
+        self._hashes: dict[str, str] = {}
+
+    def path(self, key_: str, setup: Setup, key: int, start: int, count: int):
+        h = self._hashes.get(key_)
+        if h is None:
+            from cardsim.policies import plugin_source_key
+
+            blob = json.dumps({"seating": key_, "plugins": [plugin_source_key(p) for p in setup.plugins],
+                               "rules_version": get_game(setup.game).rules_version, "cardsim": __version__})
+            h = self._hashes[key_] = hashlib.sha256(blob.encode()).hexdigest()[:16]
+        return self.folder / h / f"{key}-{start}-{count}.npz"
+
+    def load(self, path, count: int) -> Chunk | None:
+        try:
+            with np.load(path) as z:
+                ch = Chunk(win=z["win"], length=z["length"], dealer=z["dealer"], first=z["first"])
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+            return None
+        if not (ch.win.ndim == 2 and len(ch.win) == len(ch.length) == len(ch.dealer) == len(ch.first) == count):
+            return None
+        return ch
+
+    def save(self, path, ch: Chunk) -> None:
+        if self.failed is not None:
+            return
+        tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as f:
+                np.savez_compressed(f, win=ch.win, length=ch.length, dealer=ch.dealer, first=ch.first)
+            os.replace(tmp, path)
+        except OSError as exc:
+            self.failed = f"{self.folder}: {exc.strerror or exc}"
+            tmp.unlink(missing_ok=True)
 
 
 @dataclass
@@ -148,6 +204,7 @@ class Timing:
     workers: int = 1
     games: int = 0
     remote: bool = False
+    loaded: int = 0  # games read from a ChunkStore instead of played
 
     @property
     def busy(self) -> float:
@@ -168,16 +225,18 @@ class Evaluator:
     ``threads`` or the workers). Every chunk played is kept in memory, keyed by seating, stream
     and deal range; a chunk asked for twice while in flight is played once. :meth:`start` returns
     at once (the caller prepares its next move while games play), :meth:`evaluate` waits.
-    ``progress(games)`` is told of every chunk played. Only the calling thread uses an
-    ``Evaluator``."""
+    ``progress(games)`` is told of every chunk played (or read from ``store``, a
+    :class:`ChunkStore`). Only the calling thread uses an ``Evaluator``."""
 
     def __init__(self, game: str, chunk: int = 1000, threads: int | None = None, backend: Any = None,
-                 progress: Callable[[int], None] | None = None):
+                 progress: Callable[[int], None] | None = None, store: ChunkStore | None = None):
         self.game = game
         self.chunk = int(chunk)
         self.threads = threads or min(4, os.cpu_count() or 1)
         self.backend = backend  # a cardsim.dask_backend.DaskBackend, or None for local threads
         self.progress = progress
+        self.store = store
+        self._stored: dict[tuple[str, int, int, int], Any] = {}  # chunk in flight -> its store path
         self.cache: dict[tuple[str, int, int, int], Chunk] = {}
         self.timing = Timing(workers=self._slots(), remote=backend is not None)
         self._inflight: dict[tuple[str, int, int, int], tuple[Any, int]] = {}
@@ -210,8 +269,24 @@ class Evaluator:
         wanted = [(k, key, a, n) for k in setups for a, n in grid]
         todo = [(k, setups[k], a, n) for k, _, a, n in wanted
                 if (k, key, a, n) not in self.cache and (k, key, a, n) not in self._inflight]
+        if self.store is not None:
+            todo = [t for t in todo if not self._read(t, key)]
         self._submit(todo, key)
         return Pending(self, list(lineups), key, grid, wanted)
+
+    def _read(self, item: tuple[str, Setup, int, int], key: int) -> bool:
+        """Whether the store held the chunk (now in the cache); if not, where to keep it once played."""
+        k, setup, a, n = item
+        path = self.store.path(k, setup, key, a, n)
+        ch = self.store.load(path, n)
+        if ch is None:
+            self._stored[(k, key, a, n)] = path
+            return False
+        self.cache[(k, key, a, n)] = ch
+        self.timing.loaded += n
+        if self.progress:
+            self.progress(n)
+        return True
 
     def _submit(self, todo: list[tuple[str, Setup, int, int]], key: int) -> None:
         if not todo:
@@ -249,6 +324,8 @@ class Evaluator:
         if hasattr(fut, "release"):
             fut.release()
         self.cache[ck] = chunk
+        if ck in self._stored:
+            self.store.save(self._stored.pop(ck), chunk)
         self.timing.play += seconds
         self.timing.play_cpu += cpu
         self.timing.games += n
@@ -362,8 +439,6 @@ def rotations(seats: Sequence[Any], reads: Mapping[int, float]) -> list[tuple[li
     rotations giving the same seat list merged (their reads add), each weighted ``1 / n``."""
     n = len(seats)
     merged: dict[str, tuple[list[Any], dict[int, float]]] = {}
-    import json
-
     for r in range(n):
         rot: list[Any] = [None] * n
         for i, p in enumerate(seats):

@@ -450,9 +450,9 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
     for r in range(1, p.rounds + 1):
         ubar = table.mean()
         x = nash(ubar, len(entries), k)
-        before = ev.timing.games
+        before = ev.timing.games + ev.timing.loaded
         resp, counted = _best_response(p, x, entries, ev, runs, r)
-        searched += counted - (ev.timing.games - before)
+        searched += counted - (ev.timing.games + ev.timing.loaded - before)
         # the response's held-out gain against the mixture, against the mixture's own value
         trial_entries = [*entries, resp]
         j = len(entries)
@@ -489,11 +489,17 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
             frows.append({"strategy": labels[i], "field": labels[jf], "win": e.mean, "lo": e.lo, "hi": e.hi,
                           "fair": 1.0 / k})
     res = MetaResult(p, labels, entries, pl.DataFrame(trows), pl.DataFrame(frows), x, pi, exploit, rounds,
-                     ev.timing.games + searched)
+                     ev.timing.games + ev.timing.loaded + searched)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     res.notes.append(f"{ev.timing.games:,} games played in {wall:,.0f} s (best-response searches included)"
                      + ("" if ev.timing.remote else f"; playing games took {100 * ev.timing.play_cpu / cpu:.0f}% "
                         f"of the CPU time" if cpu > 0 else ""))
+    if ev.store is not None:
+        res.notes.append(f"{ev.timing.loaded:,} games read from the chunks an earlier call kept in {ev.store.folder}"
+                         if ev.timing.loaded else f"the games' chunks are kept in {ev.store.folder}: running it "
+                         f"again (or `cardsim report`) reads them instead of playing them again")
+        if ev.store.failed:
+            res.notes.append(f"chunks could not be kept ({ev.store.failed}): running it again plays them again")
     return res
 
 
