@@ -158,6 +158,7 @@ class Session:
         self.dirs: dict[Path, int] = {}  # run directory -> games asked of it
         self.read: list[Path] = []  # run directories only read (cardsim report RUN_DIR)
         self.bar: Any = None
+        self.keeps: str | None = None  # what a study without run directories keeps (a journal, chunks)
 
     def corrupt_part(self, exc: BaseException) -> Path | None:
         """After a polars error, the first parquet part of this command's run directories that does
@@ -206,7 +207,7 @@ class Session:
         from cardsim.results import RunDir
 
         if not self.dirs:
-            return "no game was played yet; nothing to keep"
+            return self.keeps or "no game was played yet; nothing to keep"
         kept = 0
         for path in self.dirs:
             try:
@@ -692,6 +693,14 @@ def cards(
     _study("cards", scenario, games, runs, threads, fmt)
 
 
+def _keeps(kind: str, runs: Path, name: str) -> None:
+    """What Ctrl-C leaves of a search or a meta-game, which have no run directories (:meth:`Session.kept`)."""
+    session().keeps = (f"the search's journal under {runs} keeps every finished trial; run the same command again "
+                       f"to resume" if kind == "search" else
+                       f"the games played are kept in {runs / (name + '-meta-chunks')}; run the same command again "
+                       f"to read them instead of playing them again")
+
+
 def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, runs: Path, threads: int | None,
                  backend: str | None, workers: int | None, scheduler: str | None, fmt: OutFormat) -> None:
     """``search`` and ``meta``: in-memory evaluation on local threads or a Dask cluster."""
@@ -703,6 +712,7 @@ def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, 
     s = api.load(scenario, seed=seed)
     _check_writable(runs, "--runs")
     be = api.make_backend(s, backend, workers, scheduler)
+    _keeps(kind, runs, s.name)
     bar, update = session().progress(f"{s.name}: {'search games' if kind == 'search' else 'profiles'}")
     try:
         with bar:
@@ -813,6 +823,7 @@ def report(
                 result = api.run(s, runs=runs, threads=threads, progress=update, on_start=session().on_start)
                 path = rep.write(result, out)
             elif kind in ("search", "meta"):
+                _keeps(kind, runs, s.name)
                 study = api.search if kind == "search" else api.meta
                 res = study(s, runs=runs, threads=threads, progress=update)
                 path = rep.build_study(s, kind, res).write(out)

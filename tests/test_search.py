@@ -726,3 +726,46 @@ def test_a_chunk_store_never_reads_another_seatings_or_plugins_chunk(tmp_path):
     assert store.path(setup_key(setup), setup, 8, 0, 3) != path
     other = from_dict({**json.loads(json.dumps(BASE)), "seats": {"policy": "collector"}}).setup
     assert ChunkStore(tmp_path).path(setup_key(other), other, 7, 0, 3).parent != path.parent
+
+
+def test_closing_an_evaluator_drops_the_chunks_not_started():
+    """Ctrl-C in a meta-game or a search waited for every queued chunk to be played (a minute and
+    more) before the command could stop: closing now waits only for the chunks already playing."""
+    from cardsim.studies import search as srch
+    from cardsim.studies.evaluate import Evaluator, keys_for
+
+    ev = Evaluator("fourbid", chunk=50, threads=2)
+    lu = srch.plan(scenario({**SMALL, "params": {"seat0.first_at": [4, 7]}})).lineup({"seat0.first_at": 5})
+    pending = ev.start([lu], keys_for(5)["heldout"], 0, 200 * 50)
+    ev.close()
+    futures = [f for f, _ in ev._inflight.values()]
+    assert len(futures) == 200 * len(lu.seatings) and sum(not f.cancelled() for f in futures) <= 10
+    assert pending.chunks and not any(f.running() for f in futures)
+
+
+def test_ctrl_c_in_a_meta_game_keeps_its_chunks(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.test_ux import ENV, ROOT
+
+    s = scenario(meta={"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 100_000,
+                       "heldout": 800, "chunk": 500})
+    p = tmp_path / "m.toml"
+    p.write_text(to_toml(json.loads(json.dumps(s.raw))))
+    runs = tmp_path / "runs"
+    proc = subprocess.Popen([sys.executable, "-m", "cardsim.cli", "meta", str(p), "--runs", str(runs), "--threads", "2"],
+                            cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(runs.rglob("*.npz"))) < 4:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in stderr and stdout == "", stderr
+    assert stderr.strip().splitlines()[-1] == (
+        f"interrupted: the games played are kept in {runs / 'srch-meta-chunks'}; run the same command again to "
+        f"read them instead of playing them again")
+    kept = list(runs.rglob("*.npz"))
+    assert len(kept) >= 4 and not list(runs.rglob("*.tmp"))

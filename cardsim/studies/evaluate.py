@@ -249,8 +249,10 @@ class Evaluator:
         return int(getattr(self.backend, "workers", None) or 1)
 
     def close(self) -> None:
+        """Stop the threads. Chunks not started are dropped: after Ctrl-C (or a study that ended with
+        chunks still queued ahead) only the chunks already playing are waited for, not the queue."""
         if self._pool is not None:
-            self._pool.shutdown()
+            self._pool.shutdown(cancel_futures=True)
             self._pool = None
 
     # -- the work ----------------------------------------------------------------------
