@@ -18,6 +18,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -207,10 +208,53 @@ def execute(scenario: Scenario, path: Path, threads: int | None = None, progress
     return play(scenario, path, threads, progress, debug, chunks, backend)[0]
 
 
+#: the file of a run directory that the process playing into it holds (``flock``)
+OWNER = ".owner"
+
+
+@contextmanager
+def sole_writer(path: Path) -> Iterator[None]:
+    """Hold run directory ``path`` for this process while it plays into it. Two processes playing
+    into one directory at once (two seeds or scenarios into one --out) each found no manifest, wrote
+    their parts over each other's and printed tables of both, and left a directory that mixed them;
+    the second is refused in one line. The lock (``flock`` on ``.owner``) goes with the process, so
+    a killed run leaves nothing to clean."""
+    try:
+        import fcntl
+    except ImportError:  # no flock on this system: one run per directory is the user's to keep
+        yield
+        return
+    path.mkdir(parents=True, exist_ok=True)
+    with open(path / OWNER, "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            who = f.read().strip()
+            raise RunDirError(f"{path}: another cardsim{f' ({who})' if who else ''} is playing into this run "
+                              f"directory; wait for it to finish (the same command then resumes from its "
+                              f"chunks), or choose another --out") from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"process {os.getpid()}")
+        f.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def play(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,
          debug: bool = False, chunks: list[Chunk] | None = None, backend: Backend | None = None
          ) -> tuple[RunDir, int]:
-    """:func:`execute`, also returning how many games this call played (0: all were done before)."""
+    """:func:`execute`, also returning how many games this call played (0: all were done before);
+    the run directory is this process's alone meanwhile (:func:`sole_writer`)."""
+    with sole_writer(Path(path)):
+        return _play(scenario, Path(path), threads, progress, debug, chunks, backend)
+
+
+def _play(scenario: Scenario, path: Path, threads: int | None, progress: Progress | None, debug: bool,
+          chunks: list[Chunk] | None, backend: Backend | None) -> tuple[RunDir, int]:
     rd, m = open_run(scenario, path, own_chunks=chunks is not None)
     todo_all = chunks if chunks is not None else plan(scenario.games, m["chunk"])
     if chunks is None and scenario.games > m.get("asked", 0):  # what `cardsim run RUN_DIR` completes

@@ -11,7 +11,7 @@ import pytest
 from cardsim import api
 from cardsim.errors import RunDirError
 from cardsim.games import get_game
-from cardsim.runner import execute, plan
+from cardsim.runner import execute, plan, sole_writer
 from cardsim.scenario import from_dict
 
 RAW = {"scenario": {"name": "t", "game": "fubnub", "games": 500, "seed": 4, "chunk": 120},
@@ -88,6 +88,21 @@ def test_refuses_a_directory_of_another_scenario(tmp_path):
         api.run(from_dict({**RAW, "rules": {"point_cards": 5}}), games=50, out=tmp_path / "r")
     with pytest.raises(RunDirError, match="games with seed 4, and this run asks for seed 5; extend it with --seed 4"):
         api.run(scenario(games=50, seed=5), out=tmp_path / "r")
+
+
+def test_a_second_run_into_a_directory_being_played_is_refused(tmp_path):
+    """Two runs into one new --out at once (seeds 1 and 2) both found no manifest, wrote parts over each
+    other's and printed mixed tables, and left seed-1 parts under a seed-2 manifest. The run holding the
+    directory (here this process, as another one would) keeps it; the second is refused, writing nothing."""
+    out = tmp_path / "r"
+    with sole_writer(out):
+        with pytest.raises(RunDirError, match=rf"{re.escape(str(out))}: another cardsim \(process \d+\) is "
+                                              r"playing into this run directory; wait for it to finish"):
+            api.run(scenario(games=50, seed=5), out=out)
+        assert not (out / "manifest.json").exists() and not (out / "hands").exists()
+    # released (the other run ended): the directory plays as usual, and its owner file stays hidden
+    same(collect(api.run(scenario(games=50, seed=5), out=out)), collect(api.run(scenario(games=50, seed=5),
+                                                                               out=tmp_path / "ref")))
 
 
 def test_a_run_directory_keeps_its_chunk_size(tmp_path):
