@@ -26,6 +26,7 @@ Dask is imported only when this backend is used.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -99,8 +100,15 @@ class DaskBackend(Backend):
                 self.scratch = tempfile.mkdtemp(prefix="cardsim-dask-")
                 # every scratch file (the scheduler's and the workers' dask-scratch-space) goes there
                 self.config = dask.config.set({"temporary-directory": self.scratch})
+                # silence_logs: a task that raises (a plug-in's error) reaches the client, which says it in
+                # one line (its worker traceback under cardsim --debug); the workers' log records of it
+                # ("Compute Failed" with the traceback, once a retry) flooded stderr above that line
                 self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
                                             dashboard_address=None, local_directory=self.scratch,
+                                            silence_logs=logging.CRITICAL,
+                                            # no dashboard, but the scheduler's HTTP server took port 8787
+                                            # anyway, with a warning when another cluster held it
+                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                                             env={"NUMBA_NUM_THREADS": "1", "NUMBA_CACHE_DIR": str(cachedir.base()),
                                                  "DASK_TEMPORARY_DIRECTORY": self.scratch})
                 self.client = Client(self.cluster)

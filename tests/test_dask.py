@@ -118,3 +118,39 @@ def test_a_dask_run_leaves_nothing_in_the_temporary_directory(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "3,000 games of fubnub" in r.stdout
     assert sorted(p.name for p in tmp.iterdir()) == []
+
+
+def test_cardsims_local_cluster_keeps_quiet_on_stderr(tmp_path):
+    """A task that raises on a worker (a plug-in's error in a chunk the client's warm-up did not play)
+    reaches the client, which says it in one line; the workers logged it too ("Compute Failed" with
+    the traceback, once a retry), above that line. And the scheduler's HTTP server, dashboard or not,
+    took port 8787, with a warning when another cluster (here a socket of this test) held it."""
+    import socket
+    import subprocess
+    import sys
+
+    code = ("from cardsim.dask_backend import DaskBackend\n"
+            "be = DaskBackend(workers=1)\n"
+            "try:\n"
+            "    fut = be._connect().submit(int, 'not a number', retries=1, pure=False)\n"
+            "    try:\n"
+            "        fut.result()\n"
+            "    except ValueError:\n"
+            "        print('raised on the client')\n"
+            "finally:\n"
+            "    be.close()\n")
+    held = socket.socket()
+    try:
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        held.bind(("0.0.0.0", 8787))
+        held.listen()
+    except OSError:  # held by another process already: the same situation
+        pass
+    try:
+        r = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, TMPDIR=str(tmp_path)),
+                           capture_output=True, text=True, timeout=600)
+    finally:
+        held.close()
+    assert r.returncode == 0 and r.stdout == "raised on the client\n", r.stderr
+    assert r.stderr == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
