@@ -10,18 +10,36 @@ import errno
 import functools
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
-import typer
-import typer.core
+#: what Ctrl-C before a command starts says (as :meth:`Session.kept` with no game played)
+NOTHING_KEPT = "no game was played yet; nothing to keep"
 
-from cardsim.errors import CardsimError
-from cardsim.output import Format as OutFormat
-from cardsim.output import Output, emit
+
+def _interrupted_early(signum, frame) -> None:
+    """Ctrl-C while the command line loads (typer, polars, numba: about half a second): one line and
+    exit code 130, as later; a KeyboardInterrupt there printed a traceback of the imports."""
+    sys.stderr.write(f"interrupted: {NOTHING_KEPT}\n")
+    raise SystemExit(130)
+
+
+# before the slow imports below; a command puts Python's own handler back (user_errors), and a
+# process that handles SIGINT itself (or ignores it) keeps its handler
+if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, _interrupted_early)
+
+import typer  # noqa: E402
+import typer.core  # noqa: E402
+
+from cardsim.errors import CardsimError  # noqa: E402
+from cardsim.output import Format as OutFormat  # noqa: E402
+from cardsim.output import Output, emit  # noqa: E402
 
 #: the click typer's groups run on: vendored as ``typer._click`` since typer 0.2x, plain click before
 _click = getattr(typer.core, "_click", None) or typer.core.click
@@ -33,6 +51,12 @@ class _OneLineUsage(typer.core.TyperGroup):
     ``error:`` line ending with the command's usage, exit code 2, like every other user error."""
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            return self._main(args, prog_name, complete_var, standalone_mode, **extra)
+        finally:
+            _default_sigint()
+
+    def _main(self, args, prog_name, complete_var, standalone_mode, **extra):
         if not standalone_mode:  # a caller that handles click's exceptions itself
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
@@ -102,15 +126,35 @@ def main_options(
 _WRITE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENOTDIR, errno.EEXIST}
 
 
+def _default_sigint() -> None:
+    """Python's own Ctrl-C handler (a KeyboardInterrupt) in place of :func:`_interrupted_early`."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is _interrupted_early:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a batch system's stop, a closed terminal's session manager), raised in the
+    main thread as Ctrl-C is, so that it ends a command the same way: every finished chunk kept, no
+    temporary file or Dask scratch folder left behind, one line. It used to end the process at once,
+    silently, leaving temporary files in the run directory and a local Dask cluster's scratch folder."""
+
+
+def _terminated(signum, frame) -> None:
+    raise Terminated()
+
+
 def user_errors(fn):
     """Turn :class:`CardsimError`, a failing plug-in and a folder that cannot be written into one
     line on stderr and exit code 2 (with the whole traceback first under ``cardsim --debug``), and
-    Ctrl-C into a line saying what was kept and how to resume (exit code 130)."""
+    Ctrl-C (or SIGTERM) into a line saying what was kept and how to resume (exit code 130; 143)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         session = Session()
         _SESSION[:] = [session]
+        _default_sigint()
+        main = threading.current_thread() is threading.main_thread()
+        before = signal.signal(signal.SIGTERM, _terminated) if main else None
         try:
             return fn(*args, **kwargs)
         except CardsimError as exc:
@@ -121,9 +165,10 @@ def user_errors(fn):
             where = exc.filename or "a file"
             _fail(exc, f"cannot write {where}: {exc.strerror}; nothing already computed is lost "
                        f"(choose a folder you can write to with --out / --runs)")
-        except KeyboardInterrupt:
-            typer.echo(f"interrupted: {session.kept()}", err=True)
-            raise typer.Exit(130) from None
+        except KeyboardInterrupt as exc:
+            stop = "terminated" if isinstance(exc, Terminated) else "interrupted"
+            typer.echo(f"{stop}: {session.kept()}", err=True)
+            raise typer.Exit(128 + (signal.SIGTERM if stop == "terminated" else signal.SIGINT)) from None
         except Exception as exc:
             from cardsim.plugin_errors import explain
             from cardsim.policies import loaded_plugins
@@ -137,6 +182,9 @@ def user_errors(fn):
             if line is None:
                 raise
             _fail(exc, line)
+        finally:
+            if main:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL if before is None else before)
 
     return wrapper
 
@@ -207,7 +255,7 @@ class Session:
         from cardsim.results import RunDir
 
         if not self.dirs:
-            return self.keeps or "no game was played yet; nothing to keep"
+            return self.keeps or NOTHING_KEPT
         kept = 0
         for path in self.dirs:
             try:

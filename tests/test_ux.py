@@ -143,10 +143,9 @@ def test_run_directory_printed_at_the_start(tmp_path):
 
 
 # -- Ctrl-C -----------------------------------------------------------------------------------
-def test_ctrl_c_says_what_was_kept_and_resume_is_exact(tmp_path):
-    scen = scenario(tmp_path, games=400_000, chunk=2000)
-    out = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "cardsim.cli", "run", str(scen), "--out", str(out), "--threads", "1"],
+def started_run(scen: Path, out: Path, *options: str) -> subprocess.Popen:
+    """``cardsim run scen --out out`` in a process of its own, once two chunks are finished."""
+    proc = subprocess.Popen([sys.executable, "-m", "cardsim.cli", "run", str(scen), "--out", str(out), *options],
                             cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline:
@@ -156,6 +155,13 @@ def test_ctrl_c_says_what_was_kept_and_resume_is_exact(tmp_path):
         except (FileNotFoundError, json.JSONDecodeError, KeyError):
             pass
         time.sleep(0.05)
+    return proc
+
+
+def test_ctrl_c_says_what_was_kept_and_resume_is_exact(tmp_path):
+    scen = scenario(tmp_path, games=400_000, chunk=2000)
+    out = tmp_path / "run"
+    proc = started_run(scen, out, "--threads", "1")
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
@@ -172,6 +178,38 @@ def test_ctrl_c_says_what_was_kept_and_resume_is_exact(tmp_path):
     ref = api.run(scen, out=tmp_path / "ref", games=kept)
     for t in ("hands", "games"):
         assert resumed.tables[t].collect().sort("game").equals(ref.tables[t].collect().sort("game")), t
+
+
+def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path):
+    """SIGTERM (``kill PID``, a batch system's stop) ended the process at once and silently, leaving
+    the temporary files of the parts and manifest it was writing in the run directory (a local Dask
+    cluster's scratch folder too). It now ends a run as Ctrl-C does, with exit code 143."""
+    scen = scenario(tmp_path, games=400_000, chunk=2000)
+    out = tmp_path / "run"
+    proc = started_run(scen, out, "--threads", "2")
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 143, stderr
+    assert "Traceback" not in stderr and stdout == ""
+    m = re.fullmatch(r"terminated: ([\d,]+) of 400,000 games are kept in (.+); run the same command again to "
+                     r"resume \(finished chunks are not played again\)", stderr.strip().splitlines()[-1])
+    assert m and m.group(2) == str(out), stderr
+    assert int(m.group(1).replace(",", "")) == sum(json.loads((out / "manifest.json").read_text())["done"].values())
+    assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_ctrl_c_while_the_command_line_loads_is_one_line():
+    """Ctrl-C in the first half second of a command (typer, polars, numba loading) printed a traceback
+    of the imports; it says what any Ctrl-C says. The child stands for a terminal's process (Python's
+    own SIGINT handler) and is interrupted once cardsim.cli is imported, before any command starts."""
+    code = ("import os, signal, time\n"
+            "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+            "import cardsim.cli\n"
+            "os.kill(os.getpid(), signal.SIGINT)\n"
+            "time.sleep(30)\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 130 and r.stdout == ""
+    assert r.stderr == "interrupted: no game was played yet; nothing to keep\n"
 
 
 # -- folders that cannot be written -----------------------------------------------------------
