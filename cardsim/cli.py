@@ -160,16 +160,18 @@ def user_errors(fn):
         except CardsimError as exc:
             _fail(exc, str(exc))
         except OSError as exc:
+            if (stop := _interrupt_of(exc)) is not None:
+                _stopped(stop, session)
             if exc.errno not in _WRITE_ERRNOS:
                 raise
             where = exc.filename or "a file"
             _fail(exc, f"cannot write {where}: {exc.strerror}; nothing already computed is lost "
                        f"(choose a folder you can write to with --out / --runs)")
         except KeyboardInterrupt as exc:
-            stop = "terminated" if isinstance(exc, Terminated) else "interrupted"
-            typer.echo(f"{stop}: {session.kept()}", err=True)
-            raise typer.Exit(128 + (signal.SIGTERM if stop == "terminated" else signal.SIGINT)) from None
+            _stopped(exc, session)
         except Exception as exc:
+            if (stop := _interrupt_of(exc)) is not None:
+                _stopped(stop, session)
             from cardsim.plugin_errors import explain
             from cardsim.policies import loaded_plugins
 
@@ -189,6 +191,26 @@ def user_errors(fn):
     return wrapper
 
 
+def _interrupt_of(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or SIGTERM) an error was raised in handling, if any: a library's clean-up that fails
+    on the way out (Optuna's journal lock, interrupted within its release, raised FileNotFoundError,
+    printed as a traceback with exit code 1 after Ctrl-C in a search)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__context__
+    return None
+
+
+def _stopped(exc: KeyboardInterrupt, session: Session) -> None:
+    """After Ctrl-C or SIGTERM: one line saying what was kept and how to resume; exit code 130 or 143."""
+    stop = "terminated" if isinstance(exc, Terminated) else "interrupted"
+    typer.echo(f"{stop}: {session.kept()}", err=True)
+    raise typer.Exit(128 + (signal.SIGTERM if stop == "terminated" else signal.SIGINT)) from None
+
+
 def _fail(exc: BaseException, line: str) -> None:
     if _debug:
         import traceback
@@ -206,7 +228,19 @@ class Session:
         self.dirs: dict[Path, int] = {}  # run directory -> games asked of it
         self.read: list[Path] = []  # run directories only read (cardsim report RUN_DIR)
         self.bar: Any = None
-        self.keeps: str | None = None  # what a study without run directories keeps (a journal, chunks)
+        self.journals = ""  # what a search or meta-game keeps in its journals, said after Ctrl-C
+
+    def searching(self, s: Any, kind: str, runs: Path) -> None:
+        """A search (``kind`` "search") or meta-game of scenario ``s`` starts: after Ctrl-C, say what its
+        journals keep (it said "no game was played yet; nothing to keep", its journal holding trials)."""
+        from cardsim.studies import search as srch
+
+        if kind == "search":
+            p = srch.plan(s)
+            self.journals = f"the search keeps each finished batch of candidates in its journal {p.storage or srch.folder_for(p, runs) / 'journal.log'}"
+        else:
+            self.journals = (f"the meta-game keeps the games played in {runs / (s.name + '-meta-chunks')} and each "
+                             f"finished batch of its best-response searches in their journals under {runs}")
 
     def corrupt_part(self, exc: BaseException) -> Path | None:
         """After a polars error, the first parquet part of this command's run directories that does
@@ -254,15 +288,17 @@ class Session:
         """What Ctrl-C left behind, in one line: games kept, where, how to resume."""
         from cardsim.results import RunDir
 
+        resume = "run the same command again to resume (finished chunks are not played again)"
+        if not self.dirs and self.journals:
+            return f"{self.journals}; run the same command again to resume (finished batches are not played again)"
         if not self.dirs:
-            return self.keeps or NOTHING_KEPT
+            return NOTHING_KEPT
         kept = 0
         for path in self.dirs:
             try:
                 kept += sum(RunDir(path).read_manifest()["done"].values())
             except (CardsimError, OSError, AttributeError, TypeError):
                 continue
-        resume = "run the same command again to resume (finished chunks are not played again)"
         if len(self.dirs) == 1:
             path, asked = next(iter(self.dirs.items()))
             return f"{kept:,} of {asked:,} games are kept in {path}; {resume}"
@@ -741,14 +777,6 @@ def cards(
     _study("cards", scenario, games, runs, threads, fmt)
 
 
-def _keeps(kind: str, runs: Path, name: str) -> None:
-    """What Ctrl-C leaves of a search or a meta-game, which have no run directories (:meth:`Session.kept`)."""
-    session().keeps = (f"the search's journal under {runs} keeps every finished trial; run the same command again "
-                       f"to resume" if kind == "search" else
-                       f"the games played are kept in {runs / (name + '-meta-chunks')}; run the same command again "
-                       f"to read them instead of playing them again")
-
-
 def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, runs: Path, threads: int | None,
                  backend: str | None, workers: int | None, scheduler: str | None, fmt: OutFormat) -> None:
     """``search`` and ``meta``: in-memory evaluation on local threads or a Dask cluster."""
@@ -759,8 +787,8 @@ def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, 
     mod = importlib.import_module(f"cardsim.studies.{kind}")
     s = api.load(scenario, seed=seed)
     _check_writable(runs, "--runs")
+    session().searching(s, kind, runs)
     be = api.make_backend(s, backend, workers, scheduler)
-    _keeps(kind, runs, s.name)
     bar, update = session().progress(f"{s.name}: {'search games' if kind == 'search' else 'profiles'}")
     try:
         with bar:
@@ -871,7 +899,7 @@ def report(
                 result = api.run(s, runs=runs, threads=threads, progress=update, on_start=session().on_start)
                 path = rep.write(result, out)
             elif kind in ("search", "meta"):
-                _keeps(kind, runs, s.name)
+                session().searching(s, kind, runs)
                 study = api.search if kind == "search" else api.meta
                 res = study(s, runs=runs, threads=threads, progress=update)
                 path = rep.build_study(s, kind, res).write(out)

@@ -198,6 +198,31 @@ def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path):
     assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
 
 
+def test_ctrl_c_in_a_search_names_its_journal(tmp_path, monkeypatch):
+    """Ctrl-C in a search said "no game was played yet; nothing to keep", its journal holding every
+    finished batch (the search resumes from it). And Optuna's journal lock, interrupted within its
+    release, raised FileNotFoundError while handling the KeyboardInterrupt: a traceback, exit code 1."""
+    from cardsim.studies import search as srch
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    def lock_released_badly(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except BaseException:
+            raise FileNotFoundError(2, "No such file or directory", "journal.log.lock1234.rename") from None
+
+    scen = ROOT / "scenarios" / "fubnub_search.toml"
+    journal = srch.folder_for(srch.plan(api.load(scen)), tmp_path / "runs") / "journal.log"
+    for stop in (interrupted, lock_released_badly):
+        monkeypatch.setattr(api, "search", stop)
+        r = invoke("search", scen, "--runs", tmp_path / "runs")
+        assert r.exit_code == 130, r.output
+        assert r.output == (f"interrupted: the search keeps each finished batch of candidates in its journal {journal}; "
+                            "run the same command again to resume (finished batches are not played again)\n")
+
+
 def test_ctrl_c_while_the_command_line_loads_is_one_line():
     """Ctrl-C in the first half second of a command (typer, polars, numba loading) printed a traceback
     of the imports; it says what any Ctrl-C says. The child stands for a terminal's process (Python's
