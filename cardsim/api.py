@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from cardsim import scenario as sc
-from cardsim.errors import RunDirError, ScenarioError
+from cardsim.errors import PolicyError, RunDirError, ScenarioError
 from cardsim.games import get_game
 from cardsim.results import RunDir
 from cardsim.runner import Backend, Progress, check_tables, default_run_dir, holds, identity_change, plan, play
@@ -117,6 +117,10 @@ def played_scenario(path: str | Path) -> tuple[RunDir, dict, sc.Scenario]:
         s = sc.from_dict(m["scenario"], name=m.get("name", "run"), one_study=False)
     except sc.ScenarioError as exc:
         raise RunDirError(f"{rd.manifest_path}: its scenario no longer validates: {exc}") from None
+    except PolicyError as exc:  # a plug-in moved, deleted or broken since: the error named no run directory
+        raise RunDirError(f"{rd.path} was played with a plug-in that does not load now ({exc}); its games are "
+                          f"read with the plug-in they were played with: put the file back as it was to report or "
+                          f"extend the run") from None
     # the manifest's identity and chunk are what was played: a run with --seed, a sweep's best point
     # on fresh deals and an --until run (its own chunk) differ there from the scenario file (older
     # manifests kept the file's seed and chunk in "scenario")

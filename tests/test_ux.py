@@ -352,6 +352,13 @@ def test_report_of_a_plugin_run_from_another_folder(tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     assert (elsewhere / "reports" / "ux" / "index.html").exists()
     assert api.open_run(run_dir).scenario.setup.seats[1].plugin == f"{home / 'duck.py'}:duck"
+    # the plug-in deleted (or moved) since: the line named the missing file, not the run nor what to do
+    (home / "duck.py").rename(home / "duck.py.bak")
+    for command in ("report", "run"):
+        line = one_error_line(invoke(command, run_dir, "--out", elsewhere / "r"), f"error: {run_dir} was played with a plug-in")
+        assert f"file {home / 'duck.py'} does not exist" in line and "put the file back as it was" in line
+    (home / "duck.py.bak").rename(home / "duck.py")
+    assert invoke("report", run_dir, "--out", "reports").exit_code == 0
 
 
 # -- cardsim games lists the real columns -----------------------------------------------------
