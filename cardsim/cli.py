@@ -317,6 +317,9 @@ def session() -> Session:
 
 def _check_writable(path: Path, option: str) -> None:
     """Fail before any game is played when ``path`` (``--out`` / ``--runs``) cannot be written."""
+    if path.exists() and not path.is_dir():  # it said "cannot write there (File exists)"
+        raise CardsimError(f"{option} {path} is a file, and {option} names a folder (made when missing); choose "
+                           f"another path")
     try:
         path.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path, prefix=".cardsim-write-check.")

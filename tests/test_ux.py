@@ -280,6 +280,16 @@ def test_read_only_runs_and_out_give_one_line(tmp_path, read_only):
     assert sorted(p.name for p in (run_dir / "hands").iterdir()) == before  # nothing lost
 
 
+def test_a_file_where_a_folder_is_expected_gives_one_line(tmp_path):
+    scen = scenario(tmp_path)
+    (tmp_path / "afile").write_text("mine")
+    for option in ("--out", "--runs"):
+        one_error_line(invoke("run", scen, option, tmp_path / "afile"),
+                       f"{option} {tmp_path / 'afile'} is a file, and {option} names a folder (made when missing)")
+    one_error_line(invoke("report", scen, "--out", tmp_path / "afile", "--runs", tmp_path / "runs"), "is a file")
+    assert (tmp_path / "afile").read_text() == "mine"
+
+
 def test_a_write_error_during_a_run_gives_one_line(tmp_path, monkeypatch):
     # the folder checks pass, then the disk fills up while parts are written
     from cardsim import results
