@@ -17,9 +17,10 @@ import io
 import json
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import polars as pl
 
@@ -84,6 +85,33 @@ def part_rows(part: Path) -> int:
 
 def part_name(chunk: int) -> str:
     return f"part-{chunk:06d}.parquet"
+
+
+@contextmanager
+def sole_holder(f: IO[str], busy: Callable[[str], Exception]) -> Iterator[None]:
+    """Hold open file ``f`` (an owner file opened ``a+``) for this process with ``flock`` and write
+    ``process <pid>`` into it; when another process holds it, raise ``busy(" (process <pid>)")``
+    (the holder as its file says, or ``""``). The lock goes with the process, so a killed one leaves
+    nothing to clean; without ``flock`` (Windows) nothing is held."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        who = f.read().strip()
+        raise busy(f" ({who})" if who else "") from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"process {os.getpid()}")
+    f.flush()
+    try:
+        yield
+    finally:
+        fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def identity_hash(identity: Any) -> str:

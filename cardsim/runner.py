@@ -27,7 +27,7 @@ import polars as pl
 from cardsim.errors import RunDirError
 from cardsim.games import get_game
 from cardsim.games.base import Setup
-from cardsim.results import RunDir
+from cardsim.results import RunDir, sole_holder
 from cardsim.rng import root_key
 from cardsim.scenario import Scenario
 
@@ -219,29 +219,13 @@ def sole_writer(path: Path) -> Iterator[None]:
     their parts over each other's and printed tables of both, and left a directory that mixed them;
     the second is refused in one line. The lock (``flock`` on ``.owner``) goes with the process, so
     a killed run leaves nothing to clean."""
-    try:
-        import fcntl
-    except ImportError:  # no flock on this system: one run per directory is the user's to keep
-        yield
-        return
     path.mkdir(parents=True, exist_ok=True)
-    with open(path / OWNER, "a+") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            f.seek(0)
-            who = f.read().strip()
-            raise RunDirError(f"{path}: another cardsim{f' ({who})' if who else ''} is playing into this run "
-                              f"directory; wait for it to finish (the same command then resumes from its "
-                              f"chunks), or choose another --out") from None
-        f.seek(0)
-        f.truncate()
-        f.write(f"process {os.getpid()}")
-        f.flush()
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+    def busy(who: str) -> RunDirError:
+        return RunDirError(f"{path}: another cardsim{who} is playing into this run directory; wait for it to finish "
+                           f"(the same command then resumes from its chunks), or choose another --out")
+
+    with open(path / OWNER, "a+") as f, sole_holder(f, busy):
+        yield
 
 
 def play(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,

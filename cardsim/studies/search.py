@@ -35,7 +35,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import time
 import zlib
 from collections.abc import Callable, Mapping
@@ -51,6 +50,7 @@ from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
 from cardsim.report.numbers import share_digits
+from cardsim.results import sole_holder
 from cardsim.stats import simultaneous_means
 from cardsim.studies import derive, space
 from cardsim.studies.evaluate import (
@@ -381,11 +381,7 @@ def _sole(path: Path | None):
     """Hold a journal for this process while it searches. A second search on the same journal would
     take the first one's running trials for a kill's and fail them, so it is refused up front, in one
     line. The lock (``flock``) goes with the process, so a killed search leaves nothing to clean."""
-    try:
-        import fcntl
-    except ImportError:  # no flock on this system: one search per journal is the user's to keep
-        fcntl = None
-    if path is None or fcntl is None:
+    if path is None:
         yield
         return
     if path.is_dir():
@@ -397,27 +393,17 @@ def _sole(path: Path | None):
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot write the search journal there ({exc.strerror}); choose a journal file "
                             f"(search.storage) or a --runs folder you can write to") from None
-    with owner as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            f.seek(0)
-            who = f.read().strip()
-            raise ScenarioError(f"{path}: another cardsim search is working on this journal{f' ({who})' if who else ''}; "
-                                "wait for it to finish, or give this one another runs folder") from None
-        f.seek(0)
-        f.truncate()
-        f.write(f"process {os.getpid()}")
-        f.flush()
+    def busy(who: str) -> ScenarioError:
+        return ScenarioError(f"{path}: another cardsim search is working on this journal{who}; wait for it to finish, "
+                             f"or give this one another runs folder")
+
+    with owner as f, sole_holder(f, busy):
         # Optuna's own lock on the journal (a symlink) outlives a kill -9 that fell while it was held,
         # and Optuna waits 30 s, with warnings, before breaking it; holding the journal, we know it is stale
         stale = path.with_name(path.name + ".lock")
         if stale.is_symlink() or stale.exists():
             stale.unlink()
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+        yield
 
 
 def _repair(path: Path) -> None:
