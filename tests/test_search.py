@@ -258,7 +258,7 @@ def test_meta_json_gives_mix_and_exploitability(tmp_path):
                    "deals": 800, "chunk": 800}
     p = tmp_path / "m.toml"
     p.write_text(to_toml(raw))
-    r = CliRunner().invoke(app, ["meta", str(p), "-f", "json"])
+    r = CliRunner().invoke(app, ["meta", str(p), "-f", "json", "--runs", str(tmp_path / "runs")])
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout)
     assert set(out["mix"]) == {"collector", "tuned", "cb12"}
