@@ -26,6 +26,7 @@ clusters). The symmetric meta-game is then solved:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -238,21 +239,38 @@ class Table:
                        for m in itertools.combinations_with_replacement(support, k - 1)})
 
 
-def payoff(ubar: Mapping[tuple[int, ...], Mapping[int, float]], x: np.ndarray, k: int) -> np.ndarray:
+class Game:
+    """The symmetric meta-game of mean payoffs ``ubar`` (``n`` strategies, ``k`` sides) in arrays:
+    ``u[i, c]`` is strategy ``i``'s payoff against the ``c``-th multiset of ``k - 1`` opponents, and
+    a mixture ``x`` draws multiset ``c`` with probability ``coef[c] * prod_j x_j ** counts[c, j]``."""
+
+    def __init__(self, ubar: Mapping[tuple[int, ...], Mapping[int, float]], n: int, k: int):
+        combos = list(itertools.combinations_with_replacement(range(n), k - 1))
+        self.n, self.k = n, k
+        self.counts = np.zeros((len(combos), n))
+        for c, m in enumerate(combos):
+            for j in m:
+                self.counts[c, j] += 1
+        self.coef = np.array([multinomial(m, np.ones(n)) for m in combos])
+        self.u = np.array([[ubar[tuple(sorted((*m, i)))][i] for m in combos] for i in range(n)])
+
+    def payoff(self, x: np.ndarray) -> np.ndarray:
+        """Expected payoff of each pure strategy against ``k - 1`` opponents drawn from ``x``."""
+        return self.u @ (self.coef * np.prod(x[None, :] ** self.counts, axis=1))
+
+
+def _game(ubar, n: int, k: int) -> Game:
+    return ubar if isinstance(ubar, Game) else Game(ubar, n, k)
+
+
+def payoff(ubar: Mapping[tuple[int, ...], Mapping[int, float]] | Game, x: np.ndarray, k: int) -> np.ndarray:
     """Expected payoff of each pure strategy against ``k - 1`` opponents drawn from ``x``."""
-    n = x.size
-    sup = np.flatnonzero(x > 1e-15).tolist()  # exact: the solvers need every weight
-    f = np.zeros(n)
-    for m in itertools.combinations_with_replacement(sup, k - 1):
-        w = multinomial(m, x)
-        for i in range(n):
-            f[i] += w * ubar[tuple(sorted((*m, i)))][i]
-    return f
+    return _game(ubar, x.size, k).payoff(x)
 
 
 # -- solvers ------------------------------------------------------------------------------
 def regret(ubar, x: np.ndarray, k: int) -> float:
-    f = payoff(ubar, x, k)
+    f = _game(ubar, x.size, k).payoff(x)
     return float(f.max() - x @ f)
 
 
@@ -279,6 +297,7 @@ def _nash(ubar, n: int, k: int, tol: float = 1e-9) -> np.ndarray:
     Nash 1951), else the one with the least regret."""
     if k == 2:
         return _nash_lp(ubar, n)
+    ubar = _game(ubar, n, k)  # the table in arrays once, for the many payoffs below
     x = _replicator(ubar, n, k)
     best, best_r = x, regret(ubar, x, k)
     if best_r <= tol:
@@ -304,7 +323,7 @@ def _nash_lp(ubar, n: int) -> np.ndarray:
     winning side), which gives a symmetric equilibrium."""
     from scipy.optimize import linprog
 
-    a = np.array([[ubar[tuple(sorted((i, j)))][i] for j in range(n)] for i in range(n)])
+    a = _game(ubar, n, 2).u  # a[i, j]: i against j
     # variables: x (n), v; maximise v s.t. sum_i x_i a[i, j] >= v for every j
     c = np.zeros(n + 1)
     c[-1] = -1
@@ -319,8 +338,9 @@ def _replicator(ubar, n: int, k: int, steps: int = 5000, rate: float = 1.0) -> n
     """Exponential-weights replicator dynamics from the uniform mixture (payoffs are win rates, so a
     rate of 1 moves a mixture by a few percent a step)."""
     x = np.full(n, 1.0 / n)
+    g = _game(ubar, n, k)
     for _ in range(steps):
-        f = payoff(ubar, x, k)
+        f = g.payoff(x)
         y = x * np.exp(rate * (f - f.max()))
         y /= y.sum()
         if np.abs(y - x).max() < 1e-12:
@@ -340,11 +360,12 @@ def _indifferent(ubar, n: int, k: int, sup: list[int], s0: np.ndarray) -> np.nda
         return x
     s0 = np.clip(np.asarray(s0, float), 1e-3, None)
     s0 /= s0.sum()
+    g = _game(ubar, n, k)
 
     def eqs(z: np.ndarray) -> np.ndarray:
         x = np.zeros(n)
         x[sup] = z
-        f = payoff(ubar, np.clip(x, 0, None), k)
+        f = g.payoff(np.clip(x, 0, None))
         return np.concatenate([[z.sum() - 1], f[sup[1:]] - f[sup[0]]])
 
     r = root(eqs, s0, method="hybr", tol=1e-14)
@@ -355,6 +376,17 @@ def _indifferent(ubar, n: int, k: int, sup: list[int], s0: np.ndarray) -> np.nda
     return x / x.sum()
 
 
+@functools.cache
+def _meetings(m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """For ``j = 1 .. m - 1`` mutants in a population of ``m``: the chance that a mutant's ``k - 1``
+    opponents (drawn without replacement from the other ``m - 1``) hold ``q`` mutants (``[j - 1, q]``
+    of the first array), and a resident's (the second)."""
+    from scipy.stats import hypergeom
+
+    j, q = np.arange(1, m)[:, None], np.arange(k)[None, :]
+    return hypergeom.pmf(q, m - 1, j - 1, k - 1), hypergeom.pmf(q, m - 1, j, k - 1)
+
+
 def alpharank(ubar, n: int, k: int, alpha: float = 50.0, m: int = 50) -> np.ndarray:
     """Single-population alpha-rank: the stationary distribution of the mutation-fixation chain.
 
@@ -362,22 +394,16 @@ def alpharank(ubar, n: int, k: int, alpha: float = 50.0, m: int = 50) -> np.ndar
     Fermi-process probability ``1 / (1 + sum_l prod_{j<=l} exp(-alpha (f_s(j) - f_t(j))))``, where
     ``f_s(j)`` is a mutant's expected payoff with ``j`` mutants in the population (its ``k - 1``
     opponents drawn without replacement from the other ``m - 1`` players)."""
-    from scipy.stats import hypergeom
-
     c = np.zeros((n, n))
+    hs, ht = _meetings(m, k)
     for t in range(n):
         for s in range(n):
             if s == t:
                 continue
-            fs, ft = np.zeros(m), np.zeros(m)
-            for j in range(1, m):
-                # j mutants: a mutant meets the other j-1 mutants, a resident meets j of them
-                for q in range(k):
-                    others_s = hypergeom(m - 1, j - 1, k - 1).pmf(q)
-                    others_t = hypergeom(m - 1, j, k - 1).pmf(q)
-                    fs[j] += others_s * ubar[tuple(sorted((s,) * (q + 1) + (t,) * (k - 1 - q)))][s]
-                    ft[j] += others_t * ubar[tuple(sorted((s,) * q + (t,) * (k - q)))][t]
-            diff = alpha * (fs[1:] - ft[1:])
+            # with j mutants, a mutant meets q other mutants with probability hs[j - 1, q], a resident ht[j - 1, q]
+            us = np.array([ubar[tuple(sorted((s,) * (q + 1) + (t,) * (k - 1 - q)))][s] for q in range(k)])
+            ut = np.array([ubar[tuple(sorted((s,) * q + (t,) * (k - q)))][t] for q in range(k)])
+            diff = alpha * (hs @ us - ht @ ut)
             logs = np.cumsum(-diff)
             with np.errstate(over="ignore"):
                 rho = 1.0 / (1.0 + np.exp(np.clip(logs, None, 700)).sum())
