@@ -768,3 +768,39 @@ def test_ctrl_c_in_a_meta_game_keeps_its_chunks(tmp_path):
         f"interrupted: the meta-game keeps the games played in {runs / 'srch-meta-chunks'} and each finished batch")
     kept = list(runs.rglob("*.npz"))
     assert len(kept) >= 4 and not list(runs.rglob("*.tmp"))
+
+
+def test_stability_names_a_clear_first_always_and_splits_a_tie():
+    """meta's bootstrap over deals: a strategy that beats every other on every deal is first (and the
+    whole Nash support) in every resample; two strategies tied on the table share the resamples."""
+    from cardsim.studies import meta as mt
+
+    deals = 400
+    rng = np.random.default_rng(0)
+    clear = {(0, 0): {0: np.full(deals, 0.5)}, (1, 1): {1: np.full(deals, 0.5)}, (2, 2): {2: np.full(deals, 0.5)},
+             (0, 1): {0: np.ones(deals), 1: np.zeros(deals)}, (0, 2): {0: np.ones(deals), 2: np.zeros(deals)}}
+    w = (rng.random(deals) < 0.5).astype(float)
+    clear[(1, 2)] = {1: w, 2: 1 - w}
+    support, first = mt.stability(clear, 3, 2, 50.0, 50, 50, seed=1)
+    assert first.tolist() == [1.0, 0.0, 0.0] and support.tolist() == [1.0, 0.0, 0.0]
+    even = np.tile([0.0, 1.0], deals // 2)  # 0 and 1 win half the deals each: a tie on the table
+    tie = {**clear, (0, 1): {0: even, 1: 1 - even}, (0, 2): {0: np.ones(deals), 2: np.zeros(deals)},
+           (1, 2): {1: np.ones(deals), 2: np.zeros(deals)}}
+    support, first = mt.stability(tie, 3, 2, 50.0, 50, 200, seed=1)
+    assert 0.2 < first[0] < 0.8 and first[0] + first[1] == 1.0 and first[2] == 0.0
+    again = mt.stability(tie, 3, 2, 50.0, 50, 200, seed=1)
+    assert again[1].tolist() == first.tolist()  # the seed's own stream: the same shares every call
+    _, off = mt.stability(tie, 3, 2, 50.0, 50, 10, seed=1, solve_nash=False)
+    assert off.sum() == 1.0
+
+
+def test_meta_strategies_table_carries_the_bootstrap_shares():
+    from cardsim.studies import meta as mt
+
+    s = scenario(meta={"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 800,
+                       "heldout": 800, "chunk": 800, "bootstrap": 30})
+    st = mt.strategies_table(api.meta(s, runs=None, threads=2))
+    assert {"nash_support", "alpharank_first"} <= set(st.columns)
+    assert abs(st["alpharank_first"].drop_nulls().sum() - 1.0) < 1e-12
+    off = api.meta(from_dict({**s.raw, "meta": {**s.raw["meta"], "bootstrap": 0}}), runs=None, threads=2)
+    assert off.first is None and "alpharank_first" not in mt.strategies_table(off).columns

@@ -156,7 +156,10 @@ def meta_sections(res: MetaResult) -> list[Section]:
         "equilibrium mixture of the meta-game; alpha-rank: the stationary share of each strategy when players "
         "copy better strategies (Omidshafiei et al. 2019). Exploitability: what the best strategy of the "
         "population (picked on the table) gains against a field of it, re-played on held-out deals (paired 95% "
-        "interval)."))
+        "interval)." + ("" if res.first is None else
+                        f" in_support_share and first_share: the share of {res.plan.bootstrap} resamples of the deals in "
+                        "which a strategy is in the Nash mixture's support, and is alpha-rank's first: how steady the "
+                        "answer is under the deals' sampling, not a probability that it is right.")))
     n = len(res.labels)
     fig, ax = plt.subplots(figsize=(6.8, 0.8 + 0.5 * n))
     yy = np.arange(n)
@@ -176,7 +179,8 @@ def meta_sections(res: MetaResult) -> list[Section]:
             "What the population's best reply gains against each", "gain (points of win rate)"))))
     st = st.with_columns(pl.col("policy").str.replace_all(",", ", "))  # a long policy wraps at its commas
     sec.tables.append(("Strategies", _points(st, "exploitability", "exploitability").rename(
-        {"nash": "nash_share", "alpharank": "alpharank_share"})))
+        {"nash": "nash_share", "alpharank": "alpharank_share", "nash_support": "in_support_share",
+         "alpharank_first": "first_share"}, strict=False)))
     out.append(sec)
     sec = Section("Payoffs", text=("Win rate of one player of a strategy when every other side plays another "
                                    "(the fair share is 1 / sides); the full table has every profile."))

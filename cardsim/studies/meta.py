@@ -57,7 +57,7 @@ from cardsim.studies.evaluate import (
 
 #: the fewest deals per profile (and held-out deals) a meta-game may play: see plan()
 MIN_DEALS = 800
-KEYS = ("strategies", "deals", "heldout", "rounds", "margin", "search", "alpha", "population", "chunk")
+KEYS = ("strategies", "deals", "heldout", "rounds", "margin", "search", "alpha", "population", "chunk", "bootstrap")
 SEARCH_KEYS = ("policy", "params", "budget", "sampler", "rung", "eta", "rungs", "prune_z", "startup", "batch",
                "heldout", "contrasts")
 
@@ -89,6 +89,7 @@ class Plan:
     alpha: float
     population: int
     chunk: int
+    bootstrap: int = 200
 
 
 def plan(base: sc.Scenario) -> Plan:
@@ -158,7 +159,8 @@ def plan(base: sc.Scenario) -> Plan:
         raise ScenarioError("meta.rounds > 0 needs a [meta.search] table (what a best response may tune)")
     p = Plan(base, labels, entries, sides, deals, num("heldout", deals, MIN_DEALS, 10**8), rounds,
              float(num("margin", 0.005, 0, 1, integer=False)), dict(srch) if srch else None,
-             float(num("alpha", 50.0, 0.0, 1e4, integer=False)), num("population", 50, 2, 10**4), chunk)
+             float(num("alpha", 50.0, 0.0, 1e4, integer=False)), num("population", 50, 2, 10**4), chunk,
+             num("bootstrap", 200, 0, 10**4))
     for i in range(len(labels)):  # every strategy seats
         profile_lineups(p, p.entries, (i,) * len(sides))
     if srch is not None:  # the search's space and keys are checked now, not after the payoff table
@@ -448,6 +450,10 @@ class MetaResult:
     rounds: list[Round]
     games: int  # payoff tables and checks, and each best-response search's budgeted games and held-out re-play
     notes: list[str] = field(default_factory=list)
+    #: share of the bootstrap's resamples of the deals in which each strategy is in the Nash mixture's
+    #: support, and is alpha-rank's first (None: meta.bootstrap = 0)
+    support: np.ndarray | None = None
+    first: np.ndarray | None = None
 
 
 def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
@@ -501,6 +507,8 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
     n = len(entries)
     x = nash(ubar, n, k)
     pi = alpharank(ubar, n, k, p.alpha, p.population)
+    support, first = (stability(table.v, n, k, p.alpha, p.population, p.bootstrap, base.seed) if p.bootstrap
+                      else (None, None))
     exploit = _exploitability(p, table, check, entries, labels, x, k)
     trows, frows = [], []
     for pr, d in sorted(table.v.items()):
@@ -515,7 +523,7 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
             frows.append({"strategy": labels[i], "field": labels[jf], "win": e.mean, "lo": e.lo, "hi": e.hi,
                           "fair": 1.0 / k})
     res = MetaResult(p, labels, entries, pl.DataFrame(trows), pl.DataFrame(frows), x, pi, exploit, rounds,
-                     ev.timing.games + ev.timing.loaded + searched)
+                     ev.timing.games + ev.timing.loaded + searched, support=support, first=first)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     res.notes.append(f"{ev.timing.games:,} games played in {wall:,.0f} s (best-response searches included)"
                      + ("" if ev.timing.remote else f"; playing games took {100 * ev.timing.play_cpu / cpu:.0f}% "
@@ -527,6 +535,30 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
         if ev.store.failed:
             res.notes.append(f"chunks could not be kept ({ev.store.failed}): running it again plays them again")
     return res
+
+
+def stability(values: Mapping[tuple[int, ...], Mapping[int, np.ndarray]], n: int, k: int, alpha: float,
+              population: int, replicates: int, seed: int, solve_nash: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """How the answer moves with the deals: ``replicates`` resamples of the deals (with replacement,
+    the same deals for every profile, as they were played), the game solved again on each. Returns
+    the share of resamples in which each strategy is in the Nash mixture's support (NaN when
+    ``solve_nash`` is off) and the share in which it is alpha-rank's first. A stability, not a
+    probability of being right: the coverage case "meta alpha-rank first" measures how often a
+    strategy first in 95% of the resamples is first in the true game."""
+    cells = [(pr, i) for pr, d in sorted(values.items()) for i in sorted(d)]
+    table = np.stack([values[pr][i] for pr, i in cells])  # cells x deals
+    deals = table.shape[1]
+    rng = np.random.default_rng([seed, 0x6D657461])  # the seed's own stream ("meta")
+    support, first = np.zeros(n), np.zeros(n)
+    for _ in range(replicates):
+        means = table @ (np.bincount(rng.integers(0, deals, deals), minlength=deals) / deals)
+        ub: dict[tuple[int, ...], dict[int, float]] = {}
+        for (pr, i), v in zip(cells, means, strict=True):
+            ub.setdefault(pr, {})[i] = float(v)
+        if solve_nash:
+            support += nash(ub, n, k) > SUPPORT
+        first[int(np.argmax(alpharank(ub, n, k, alpha, population)))] += 1
+    return (support / replicates if solve_nash else np.full(n, np.nan)), first / replicates
 
 
 def _pad(x: np.ndarray, n: int) -> np.ndarray:
@@ -597,15 +629,21 @@ def strategies_table(res: MetaResult) -> pl.DataFrame:
     for i, lab in enumerate(res.labels):
         ex = res.exploit[lab]
         rows.append({"strategy": lab, "policy": space.policy_name(res.entries[i]), "nash": float(res.mix[i]),
-                     "alpharank": float(res.alpharank[i]), "exploited_by": ex.by,
-                     "exploitability": ex.gain.mean if ex.gain else None,
+                     **({"nash_support": float(res.support[i])} if res.support is not None else {}),
+                     "alpharank": float(res.alpharank[i]),
+                     **({"alpharank_first": float(res.first[i])} if res.first is not None else {}),
+                     "exploited_by": ex.by, "exploitability": ex.gain.mean if ex.gain else None,
                      "lo": ex.gain.lo if ex.gain else None, "hi": ex.gain.hi if ex.gain else None})
     ex = res.exploit["Nash mixture"]
-    rows.append({"strategy": "Nash mixture", "policy": "", "nash": None, "alpharank": None, "exploited_by": ex.by,
+    rows.append({**{c: None for c in rows[0]}, "strategy": "Nash mixture", "policy": "", "exploited_by": ex.by,
                  "exploitability": ex.gain.mean if ex.gain else None, "lo": ex.gain.lo if ex.gain else None,
                  "hi": ex.gain.hi if ex.gain else None})
-    return pl.DataFrame(rows, schema_overrides={c: pl.Float64 for c in ("nash", "alpharank", "exploitability", "lo",
-                                                                        "hi")})
+    floats = (*STABILITY, "nash", "alpharank", "exploitability", "lo", "hi")
+    return pl.DataFrame(rows, schema_overrides={c: pl.Float64 for c in floats if c in rows[0]})
+
+
+#: the strategies table's bootstrap columns (:func:`stability`)
+STABILITY = ("nash_support", "alpharank_first")
 
 
 def rounds_table(res: MetaResult) -> pl.DataFrame:
@@ -657,15 +695,20 @@ def headline(res: MetaResult) -> str:
         else:
             conv = (f" Each of {len(res.rounds)} best-response round(s) found a response that gains more than the "
                     f"margin; more rounds may change the answer.")
+    steady = ("" if res.first is None else
+              f"; first in {100 * res.first[res.labels.index(top)]:.0f}% of {res.plan.bootstrap} resamples of the deals")
     return (f"Among {len(res.labels)} strategies, {eq}; {sure}. Alpha-rank puts {top} first "
-            f"({100 * res.alpharank.max():.0f}% of the stationary mass).{conv}")
+            f"({100 * res.alpharank.max():.0f}% of the stationary mass{steady}).{conv}")
 
 
 #: how the meta-game's intervals handle multiplicity (under the answer and in the report)
 INTERVALS = ("Each payoff cell's and each strategy's exploitability interval is a 95% interval for its own row "
              "(pointwise): the tables' extreme cells are not findings on their own. The Nash mixture and alpha-rank "
              "come from the payoff table's point estimates; the answer tests the mixture with one interval, the "
-             "best reply's gain against it on held-out deals, and each best-response round with one interval of its own.")
+             "best reply's gain against it on held-out deals, and each best-response round with one interval of its own. "
+             "nash_support and alpharank_first: the share of resamples of the deals (bootstrap, meta.bootstrap) in "
+             "which a strategy is in the Nash mixture's support, and is alpha-rank's first: how steady the answer is "
+             "under the deals' sampling, not a probability that it is right.")
 
 
 def output(res: MetaResult) -> Output:
@@ -689,6 +732,6 @@ def output(res: MetaResult) -> Output:
         tables.append(("Iterated best response", rounds_table(res)))
     tables.append(("Payoff table: every profile", res.table))
     # weights, win shares and gains in win share: percentages on the terminal
-    shares = {title: ("nash", "alpharank", "exploitability", "win", "gain", "lo", "hi") for title, _t in tables}
+    shares = {title: ("nash", "alpharank", "exploitability", "win", "gain", "lo", "hi", *STABILITY) for title, _t in tables}
     return Output(headline(res), tables, notes=[*res.notes, INTERVALS],
                   fields=json.loads(json.dumps(fields, default=str)), shares=shares)
