@@ -266,9 +266,10 @@ def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None
     workers = workers if workers is not None else cfg.get("workers")
     if backend == "local" and (scheduler or workers):  # --workers 2 once ran on local threads, silently
         extra = [said(k, v) for k, v in (("workers", workers), ("scheduler", scheduler)) if v]
-        raise ScenarioError(f"{' and '.join(extra)} belong{'s' if len(extra) == 1 else ''} to the dask backend (a local Dask cluster's workers, a scheduler's "
-                            f"address), and {said('backend', backend)} plays on threads: drop them, or use "
-                            f"the dask backend")
+        verb = "belongs" if len(extra) == 1 else "belong"
+        raise ScenarioError(f"{' and '.join(extra)} {verb} to the dask backend (a local Dask cluster's workers, a "
+                            f"scheduler's address), and {said('backend', backend)} plays on threads: drop them, or "
+                            f"use the dask backend")
     if backend is None:
         backend = "dask" if scheduler or workers else "local"
     if backend not in ("local", "dask"):

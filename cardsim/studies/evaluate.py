@@ -32,6 +32,7 @@ import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -151,23 +152,23 @@ class ChunkStore:
     goes on without it and :attr:`failed` says why."""
 
     def __init__(self, folder: str | os.PathLike):
-        from pathlib import Path
-
         self.folder = Path(folder)
         self.failed: str | None = None
         self._hashes: dict[str, str] = {}
 
-    def path(self, key_: str, setup: Setup, key: int, start: int, count: int):
-        h = self._hashes.get(key_)
+    def path(self, seating: str, setup: Setup, key: int, start: int, count: int) -> Path:
+        """Where the chunk of ``setup`` (its :func:`setup_key` ``seating``) on stream ``key``, deals
+        ``[start, start + count)``, is kept."""
+        h = self._hashes.get(seating)
         if h is None:
             from cardsim.policies import plugin_source_key
 
-            blob = json.dumps({"seating": key_, "plugins": [plugin_source_key(p) for p in setup.plugins],
+            blob = json.dumps({"seating": seating, "plugins": [plugin_source_key(p) for p in setup.plugins],
                                "rules_version": get_game(setup.game).rules_version, "cardsim": __version__})
-            h = self._hashes[key_] = hashlib.sha256(blob.encode()).hexdigest()[:16]
+            h = self._hashes[seating] = hashlib.sha256(blob.encode()).hexdigest()[:16]
         return self.folder / h / f"{key}-{start}-{count}.npz"
 
-    def load(self, path, count: int) -> Chunk | None:
+    def load(self, path: Path, count: int) -> Chunk | None:
         try:
             with np.load(path) as z:
                 ch = Chunk(win=z["win"], length=z["length"], dealer=z["dealer"], first=z["first"])
@@ -177,7 +178,7 @@ class ChunkStore:
             return None
         return ch
 
-    def save(self, path, ch: Chunk) -> None:
+    def save(self, path: Path, ch: Chunk) -> None:
         if self.failed is not None:
             return
         tmp = path.with_name(f"{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
@@ -236,7 +237,7 @@ class Evaluator:
         self.backend = backend  # a cardsim.dask_backend.DaskBackend, or None for local threads
         self.progress = progress
         self.store = store
-        self._stored: dict[tuple[str, int, int, int], Any] = {}  # chunk in flight -> its store path
+        self._stored: dict[tuple[str, int, int, int], Path] = {}  # chunk in flight -> its store path
         self.cache: dict[tuple[str, int, int, int], Chunk] = {}
         self.timing = Timing(workers=self._slots(), remote=backend is not None)
         self._inflight: dict[tuple[str, int, int, int], tuple[Any, int]] = {}
