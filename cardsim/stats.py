@@ -799,8 +799,12 @@ def rate_query(frame: pl.DataFrame | pl.LazyFrame, by: list[str], success: str |
         .then(pl.col("_var") / (pl.col("m") * (1 - pl.col("m")) / pl.col("n"))).otherwise(1.0))
     g = g.with_columns(neff=pl.col("n") / pl.max_horizontal(pl.col("deff"), pl.lit(1.0)))
     g = g.with_columns(wilson_exprs(pl.col("m") * pl.col("neff"), pl.col("neff"))).sort(by)
-    return g.select(*by, pl.col("n").cast(pl.Int64), pl.col("k").cast(pl.Int64) if count else pl.col("k"), "rate",
-                    "lo", "hi", "deff")
+    # several rows in one game: no clustered variance (it divides by games - 1), so no interval; the rate
+    # is k / n (Wilson at the hands read 1 of 5 hands of one game as n/a, 0-100%, and 3 of 5 as 23-88%)
+    one = (pl.col("clusters") < 2) & (pl.col("n") > pl.col("clusters"))
+    return g.select(*by, pl.col("n").cast(pl.Int64), pl.col("k").cast(pl.Int64) if count else pl.col("k"),
+                    pl.col("m").alias("rate"), *(pl.when(one).then(None).otherwise(c).alias(c)
+                                                 for c in ("lo", "hi", "deff")))
 
 
 def rate_table(frame: pl.DataFrame | pl.LazyFrame, by: list[str], success: str | pl.Expr,
@@ -834,9 +838,7 @@ def mean_query(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[
                        deff=pl.when(pl.col("_viid") > 0).then(pl.col("_var") / pl.col("_viid")).otherwise(1.0))
     half = t95_expr(pl.col("clusters") - 1) * pl.col("se")  # Student's t on the clusters, as mean_ci
     lo, hi = pl.col("m") - half, pl.col("m") + half
-    if count:
-        lo = pl.max_horizontal(lo, pl.lit(0.0))
-    if count:
+    if count:  # cut at 0 by _count_interval, which keeps a missing end missing (one game: no interval, not "0 to")
         flat = (pl.col("clusters") >= 2) & (pl.col("_rmax") == pl.col("_rmin"))  # every cluster the same mean
         lo, hi = _count_interval(pl.col("m"), pl.col("se"), pl.col("k"), pl.col("n"),
                                  flat, lo.fill_nan(None), hi.fill_nan(None))

@@ -817,3 +817,22 @@ def test_a_share_interval_never_prints_its_ends_alike():
     rows = text_table(f).splitlines()[2:]
     assert rows[0].split()[-3:] == ["60.500%", "60.470%", "60.530%"]
     assert rows[1].split()[-3:] == ["20.0%", "17.6%", "22.6%"]
+
+
+def test_one_game_of_several_hands_has_no_clustered_interval():
+    """Hands clustered by game need two games for their variance. One FOURBID game of 5 hands printed a
+    going-out rate of 1 in 5 as "n/a (0.0-100.0%)", 3 in 5 as 60.0% (23.1-88.2%) (Wilson as if the hands
+    were independent), and turns per hand "33.80 (0 to n/a)": a lone lower end. Now the rate is k / n and
+    the interval is missing, as a mean's; one row per game keeps Wilson at n = 1."""
+    one = pl.DataFrame({"game": [0] * 5, "x": 0, "y": [True, False, False, False, False],
+                        "z": [True, True, True, False, False], "t": [30.0, 31, 40, 20, 48]})
+    for col, rate in (("y", 0.2), ("z", 0.6)):
+        r = rate_table(one, ["x"], col).row(0, named=True)
+        assert r["rate"] == pytest.approx(rate) and r["lo"] is None and r["hi"] is None and r["deff"] is None
+    for count in (False, True):
+        m = mean_table(one, "t", count=count).row(0, named=True)
+        assert m["mean"] == pytest.approx(33.8) and m["lo"] is None and m["hi"] is None
+    single = rate_table(one.head(1), ["x"], "y").row(0, named=True)  # one row of one game: Wilson at n = 1
+    assert (single["lo"], single["hi"]) == pytest.approx(stats.wilson(1, 1))
+    two = rate_table(one.with_columns(game=pl.Series([0, 0, 1, 1, 1])), ["x"], "z").row(0, named=True)
+    assert 0 < two["lo"] < 0.6 < two["hi"] < 1  # from two games on, as before
