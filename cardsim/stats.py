@@ -700,6 +700,39 @@ def _count_interval(m: pl.Expr, se: pl.Expr, total: pl.Expr, rows: pl.Expr, flat
             pl.when(flat).then(ghi).when(hi.is_null()).then(None).otherwise(pl.max_horizontal(hi, ghi)))
 
 
+def _cp_exprs(w: pl.Expr, n: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """:func:`_cp_interval` at 95% as polars expressions: ``w`` successes of ``n`` trials (aggregates)."""
+    def ends(side: int) -> Callable[[pl.Series], pl.Series]:
+        def f(b: pl.Series) -> pl.Series:
+            w_, n_ = (b.struct.field(c).cast(pl.Float64).to_numpy() for c in ("w", "n"))
+            out = [_cp_interval(a, m, 0.05)[side] if m > 0 else math.nan for a, m in zip(w_, n_, strict=True)]
+            return pl.Series(out, dtype=pl.Float64)
+        return f
+
+    both = pl.struct(w.alias("w"), n.alias("n"))
+    return (both.map_batches(ends(0), return_dtype=pl.Float64, is_elementwise=True),
+            both.map_batches(ends(1), return_dtype=pl.Float64, is_elementwise=True))
+
+
+def _bounded_interval(m: pl.Expr, se: pl.Expr, clusters: pl.Expr, flat: pl.Expr, lo: pl.Expr, hi: pl.Expr,
+                      bounds: tuple[float, float]) -> tuple[pl.Expr, pl.Expr]:
+    """The interval ``lo``-``hi`` of a mean ``m`` (standard error ``se``) of values within ``bounds``,
+    widened to at least Korn-Graubard's (Clopper-Pearson on ``m`` rescaled to [0, 1] at the effective
+    size ``m (1 - m) / se^2``, untruncated, as :func:`mean_ci` with bounds: a rare chunk keeps its skew,
+    as a count at least Garwood's) and cut to the bounds; where ``flat`` (every one of ``clusters``
+    gave the mean ``m``), Clopper-Pearson at the clusters (:func:`share_ci` without spread): never zero
+    width (:func:`mean_query`'s ``bounds``)."""
+    a, b = bounds
+    width = b - a
+    y, sy = (m - a) / width, se / width
+    neff = pl.when(flat).then(clusters).otherwise(y * (1 - y) / (sy * sy))
+    clo, chi = _cp_exprs(y * neff, neff)
+    clo, chi = a + width * clo, a + width * chi
+    flat = flat & (clusters >= 2)
+    return (pl.when(flat).then(clo).when(lo.is_null()).then(None).otherwise(pl.min_horizontal(lo, clo).clip(a, b)),
+            pl.when(flat).then(chi).when(hi.is_null()).then(None).otherwise(pl.max_horizontal(hi, chi).clip(a, b)))
+
+
 def mean_exprs(col: str | pl.Expr, prefix: str = "", count: bool = False) -> list[pl.Expr]:
     """Aggregations: n, mean, standard error and the 95% interval of a column, one row per independent
     unit (per game; for several rows per game use :func:`mean_table`): Student's t with n - 1 degrees
@@ -818,14 +851,21 @@ def rate_table(frame: pl.DataFrame | pl.LazyFrame, by: list[str], success: str |
 
 
 def mean_query(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[str] | None = None,
-               cluster: str | None = "game", prefix: str = "", count: bool = False) -> pl.LazyFrame:
+               cluster: str | None = "game", prefix: str = "", count: bool = False,
+               bounds: tuple[float, float] | None = None) -> pl.LazyFrame:
     """:func:`mean_table`, not collected yet (to collect several at once with :func:`collect_all`).
 
     ``count``: the values are counts: the interval is cut at 0, as :func:`mean_ci` cuts a half-bounded
     value (Restart Game cards per game read 0.20, 95% CI -0.10 to 0.50 over 10 games), and where every
     cluster gave the same mean (a rare event no game showed) it is Garwood's at the clusters' count
     (:func:`count_rate_ci` over the games, scaled by games / rows), never zero width: none in 10 games of
-    8 hands reads 0 to 3.69 / 80 a hand (:func:`_count_interval`)."""
+    8 hands reads 0 to 3.69 / 80 a hand (:func:`_count_interval`).
+
+    ``bounds``: the least and most one row can be, fixed by the rules (FOURBID's points a hand, which
+    come in chunks, so a count's Poisson floor does not hold): the interval is cut to them, and where
+    every cluster gave the same mean (a seat that never spent a point) it is :func:`share_ci`'s for a
+    share without spread: the mean rescaled to [0, 1], Clopper-Pearson at the clusters: none spent in
+    C games reads 0 to the most a hand can spend times CP's upper end at 0 of C (0-0 before)."""
     by = by or []
     c = pl.col(col) if isinstance(col, str) else col
     lf = frame.lazy()
@@ -842,6 +882,9 @@ def mean_query(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[
         flat = (pl.col("clusters") >= 2) & (pl.col("_rmax") == pl.col("_rmin"))  # every cluster the same mean
         lo, hi = _count_interval(pl.col("m"), pl.col("se"), pl.col("k"), pl.col("n"),
                                  flat, lo.fill_nan(None), hi.fill_nan(None))
+    if bounds is not None:
+        lo, hi = _bounded_interval(pl.col("m"), pl.col("se"), pl.col("clusters"), pl.col("_rmin") == pl.col("_rmax"),
+                                   lo.fill_nan(None), hi.fill_nan(None), bounds)
     return g.sort(keys).select(
         *by, pl.col("n").cast(pl.Int64).alias(f"{prefix}n"), pl.col("m").alias(f"{prefix}mean"),
         pl.col("se").alias(f"{prefix}se"), lo.alias(f"{prefix}lo"),
@@ -849,12 +892,14 @@ def mean_query(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[
 
 
 def mean_table(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[str] | None = None,
-               cluster: str | None = "game", prefix: str = "", count: bool = False) -> pl.DataFrame:
+               cluster: str | None = "game", prefix: str = "", count: bool = False,
+               bounds: tuple[float, float] | None = None) -> pl.DataFrame:
     """Mean of ``col`` per group of ``by`` (or overall) with its standard error clustered by game,
     the 95% interval (Student's t on the clusters; a ``count``'s cut at 0, and without spread Garwood's
-    interval, :func:`mean_query`) and the design effect: for per-hand or per-event values.
-    One value a game takes :func:`mean_exprs` (Hall's skewness correction) instead."""
-    return collect(mean_query(frame, col, by, cluster, prefix, count))
+    interval, :func:`mean_query`; ``bounds``: the rules' least and most a row can be, there too) and the
+    design effect: for per-hand or per-event values. One value a game takes :func:`mean_exprs` (Hall's
+    skewness correction) instead."""
+    return collect(mean_query(frame, col, by, cluster, prefix, count, bounds))
 
 
 def collect(lf: pl.LazyFrame) -> pl.DataFrame:

@@ -800,3 +800,30 @@ def test_a_table_where_nobody_opens_is_refused_unless_its_caps_are_small():
     build_setup(G, "game", None, ["bidder"] * 3 + ["collector"])
     build_setup(G, "game", None, ["bidder"] * 3 + [{"name": "bidder", "first_at": 5}])
     build_setup(G, "game", None, ["bidder"] * 4, {"max_hands": 100, "turn_cap": 400})
+
+
+def test_points_a_hand_are_never_0_0_and_stay_within_the_rules_bounds():
+    """A seat that never spent a point in the run printed spent 0 (0-0), and two hands printed earned
+    -21 to 42 and spent -47 to 55. Points come in chunks (a bid of 1-4 x an Indicator, 4 for Special
+    Rule 1 or a challenge), so a count's Poisson floor is wrong: the interval is cut to the rules'
+    bounds (points_bounds), and where no game differed it is Clopper-Pearson's upper end at 0 of the
+    games times the most a hand can spend (coverage case "bounded points mean")."""
+    from cardsim.games.fourbid.game import points_bounds
+    from cardsim.stats import _cp_interval
+
+    s = setup("hand", ["bidder", "collector", "collector", "collector"])
+    b = points_bounds(s)
+    assert b["earned"] == (0.0, 21.0)  # the 6 cards of one set, 1-6
+    assert b["spent"] == (0.0, 4 + 4 + 12 * 2000) and b["net"] == (-b["spent"][1], 21.0 + 24)
+    frames = G.simulate_chunk(s, root_key(3), 0, 2)
+    h = frames["hands"]
+    hands = h.with_columns(out=pl.lit(3), spent_s0=0, earned_s0=0, earned_s1=pl.Series([1, 20]),
+                           spent_s1=pl.Series([0, 40])).cast(h.schema)  # seat 0 never scores
+    tables = {k: f.lazy() for k, f in {**frames, "hands": hands}.items()}
+    per = next(f for t, f in G.summarize(tables, s) if t.startswith("Net, earned"))
+    r0, r1 = per.row(0, named=True), per.row(1, named=True)
+    up = _cp_interval(0, 2, 0.05)[1] * b["spent"][1]
+    assert r0["spent_lo"] == 0.0 and r0["spent_hi"] == pytest.approx(up)
+    assert r0["earned_hi"] == pytest.approx(_cp_interval(0, 2, 0.05)[1] * 21.0)
+    assert r1["earned_lo"] >= 0.0 and r1["earned_hi"] <= 21.0 and r1["spent_lo"] >= 0.0
+    assert r1["net_lo"] >= b["net"][0] and r1["net_hi"] <= b["net"][1]

@@ -836,3 +836,22 @@ def test_one_game_of_several_hands_has_no_clustered_interval():
     assert (single["lo"], single["hi"]) == pytest.approx(stats.wilson(1, 1))
     two = rate_table(one.with_columns(game=pl.Series([0, 0, 1, 1, 1])), ["x"], "z").row(0, named=True)
     assert 0 < two["lo"] < 0.6 < two["hi"] < 1  # from two games on, as before
+
+
+def test_a_bounded_mean_of_chunks_keeps_its_skew_and_never_reads_0_0():
+    """mean_table(bounds=): points that come in chunks (FOURBID's spent points). No game spent: 0 to CP's
+    upper end at 0 of the games times the bound, not 0-0; one chunk of 16 in 100 games: at least
+    Korn-Graubard's interval (the t interval read -0.02 to 0.06 a hand, below 0 and too short above);
+    a common mean is the t interval cut to the bounds."""
+    g = np.repeat(np.arange(100), 5)
+    none = mean_table(pl.DataFrame({"game": g, "x": 0.0}), "x", bounds=(0.0, 16.0)).row(0, named=True)
+    assert none["lo"] == 0.0 and none["hi"] == pytest.approx(16 * stats._cp_interval(0, 100, 0.05)[1])
+    x = np.zeros(g.size)
+    x[7] = 16.0
+    f = pl.DataFrame({"game": g, "x": x})
+    t, b = mean_table(f, "x").row(0, named=True), mean_table(f, "x", bounds=(0.0, 16.0)).row(0, named=True)
+    assert t["lo"] < 0 and b["lo"] == 0.0 and b["hi"] > t["hi"] * 1.5
+    rng = np.random.default_rng(1)
+    common = pl.DataFrame({"game": g, "x": rng.integers(0, 17, g.size).astype(float)})
+    t, b = (mean_table(common, "x", bounds=bd).row(0, named=True) for bd in (None, (0.0, 16.0)))
+    assert (b["lo"], b["hi"]) == pytest.approx((t["lo"], t["hi"]), rel=0.01)

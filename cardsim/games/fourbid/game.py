@@ -640,6 +640,21 @@ def describe(e: Mapping[str, Any]) -> str:
 
 
 # -- summaries ---------------------------------------------------------------------------
+def points_bounds(setup: Setup) -> dict[str, tuple[float, float]]:
+    """The least and most points one seat can earn, spend and net in a played hand, from the rules and the
+    scenario's knobs: the interval of a mean a hand stays within them, and where every game gave the same
+    mean (a seat that never spent a point) it is Clopper-Pearson's at the games times them
+    (:func:`cardsim.stats.mean_query`'s ``bounds``; points come in chunks, so a count's Poisson floor
+    does not hold). Earned (B10): one set's best cards, at most 8 OceanLife cards in hand. Spent: Special
+    Rule 1 once (B6), a challenge once (B9), and at most one won bid a completed turn at bid 4 x
+    Indicator 3 (B5; the 4 ends the hand), fewer than ``turn_cap`` turns. Bonus: going out or one
+    challenge (B8, B9)."""
+    earn = max(sum(sorted(st.values)[-cards.HAND:]) for st in cards.SETS)
+    spend = setup.knob("rule1_cost") + setup.knob("challenge_cost") + 4 * (cards.INDICATORS - 1) * setup.knob("turn_cap")
+    bonus = max(setup.knob("out_bonus"), setup.knob("challenge_win"), setup.knob("challenge_tie"))
+    return {"earned": (0.0, float(earn)), "spent": (0.0, float(spend)), "net": (-float(spend), float(earn + bonus))}
+
+
 def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, pl.DataFrame]]:
     hands = tables["hands"]
     out: list[tuple[str, pl.DataFrame]] = []
@@ -655,7 +670,9 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
         ) for s in SEATS
     ])
     # the hands of a game are one cluster: per-hand means and rates are clustered by game (deff: design effect)
-    net, earned, spent = collect_all([mean_query(long, c, ["seat"], prefix=f"{c}_") for c in ("net", "earned", "spent")])
+    bounds = points_bounds(setup)
+    net, earned, spent = collect_all([mean_query(long, c, ["seat"], prefix=f"{c}_", bounds=bounds[c])
+                                      for c in ("net", "earned", "spent")])
     per = net.join(earned.select("seat", "earned_mean", "earned_lo", "earned_hi"), on="seat").join(
         spent.select("seat", "spent_mean", "spent_lo", "spent_hi"), on="seat").sort("seat")
     out.append((f"Net, earned and spent points per played hand by seat ({', '.join(s.name for s in setup.seats)}): "
@@ -722,7 +739,7 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     long = pl.concat([played.select("game", pl.lit(s, pl.Int8).alias("seat"), pl.col(f"net_s{s}").alias("net"))
                       for s in SEATS])
     cut, net = collect_all([rate_query(hands.with_columns(x=pl.lit(0), cut=pl.col("out") < 0), ["x"], "cut"),
-                            mean_query(long, "net", ["seat"])])
+                            mean_query(long, "net", ["seat"], bounds=points_bounds(setup)["net"])])
     cut = cut.row(0, named=True) if cut.height else {"k": 0}
     nets = ", ".join(f"seat {r['seat']} ({names[r['seat']]}) {_net(r)}" for r in net.sort("seat").iter_rows(named=True))
     cuts = "no hand was cut at the turn cap"
@@ -775,7 +792,8 @@ def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str,
         for s in SEATS
     ])
     label = pl.col("seat").replace_strict({s: f"seat {s} ({names[s]})" for s in SEATS}, return_dtype=pl.String)
-    net, out = (t.with_columns(label) for t in collect_all([mean_query(long, "net", ["seat"]),
+    net, out = (t.with_columns(label) for t in collect_all([mean_query(long, "net", ["seat"],
+                                                                       bounds=points_bounds(setup)["net"]),
                                                             rate_query(long, ["seat"], "went_out")]))
     net_fig = F.forest(net["seat"].to_list(), net["mean"].to_list(), net["lo"].to_list(), net["hi"].to_list(),
                        "Net points per played hand (95% interval)", "Net = Earned + Bonus - Spent (B11)",
