@@ -72,10 +72,13 @@ def wilson_exprs(k: pl.Expr, n: pl.Expr, prefix: str = "", z: float = Z95) -> li
     den = 1 + z * z / n
     mid = (p + z * z / (2 * n)) / den
     half = z * ((p * (1 - p)).clip(0.0, None) / n + z * z / (4 * n * n)).sqrt() / den
+    # no trials: no rate and no interval, as wilson's (polars orders NaN above every number, so k = 0/0
+    # passed k >= n and a card no seat went without read "n/a (n/a to 100.0%)")
+    some = (n > 0) & n.is_not_nan()
     return [
-        p.alias(f"{prefix}rate"),
-        pl.when(k <= 0).then(0.0).otherwise((mid - half).clip(0.0, 1.0)).alias(f"{prefix}lo"),
-        pl.when(k >= n).then(1.0).otherwise((mid + half).clip(0.0, 1.0)).alias(f"{prefix}hi"),
+        pl.when(some).then(p).alias(f"{prefix}rate"),
+        pl.when(~some).then(None).when(k <= 0).then(0.0).otherwise((mid - half).clip(0.0, 1.0)).alias(f"{prefix}lo"),
+        pl.when(~some).then(None).when(k >= n).then(1.0).otherwise((mid + half).clip(0.0, 1.0)).alias(f"{prefix}hi"),
     ]
 
 

@@ -855,3 +855,17 @@ def test_a_bounded_mean_of_chunks_keeps_its_skew_and_never_reads_0_0():
     common = pl.DataFrame({"game": g, "x": rng.integers(0, 17, g.size).astype(float)})
     t, b = (mean_table(common, "x", bounds=bd).row(0, named=True) for bd in (None, (0.0, 16.0)))
     assert (b["lo"], b["hi"]) == pytest.approx((t["lo"], t["hi"]), rel=0.01)
+
+
+def test_no_trials_give_no_interval_and_a_missing_interval_no_false_precision():
+    """Gubs' card table at 1 game: a card every seat drew had no 'not' seats, and read n/a (n/a to 100.0%)
+    (0/0 is NaN, which polars orders above every number, so it passed k >= n); now all three are missing,
+    as wilson(0, 0). A game length without an interval read "118.0000 turns (95% CI n/a)"."""
+    from cardsim.report import numbers as N
+
+    t = pl.DataFrame({"k": [0.0, 3.0], "n": [0.0, 5.0]}).select(stats.wilson_exprs(pl.col("k"), pl.col("n")))
+    assert t.row(0) == (None, None, None) and t.row(1) == pytest.approx((0.6, *stats.wilson(3, 5)))
+    nan = pl.DataFrame({"k": [float("nan")], "n": [float("nan")]}).select(stats.wilson_exprs(pl.col("k"), pl.col("n")))
+    assert nan.row(0) == (None, None, None)
+    assert N.num_ci(118.0, float("nan"), float("nan"), "turns") == "118 turns (95% CI n/a)"
+    assert N.num_ci(7.73, 6.6, 8.9, "turns") == "7.7 turns (95% CI 6.6-8.9)"

@@ -127,8 +127,8 @@ def num_ci(est: Any, lo: Any, hi: Any, unit: str = "", decimals: int | None = No
     """``7.7 turns (95% CI 6.6-8.9)``: the estimate and its interval to the precision the interval
     justifies (its half-width's first significant digit, one more for small widths); ``label`` names
     another interval."""
-    if decimals is None:
-        decimals = decimals_for((hi - lo) / 2 if finite(lo) and finite(hi) else float("nan"), hi=4)
+    if decimals is None and finite(lo) and finite(hi):  # without an interval, 3 significant digits (118, not 118.0000)
+        decimals = decimals_for((hi - lo) / 2, hi=4)
     return f"{num(est, decimals, unit)} ({_label(label)}{_range(lo, hi, lambda v: num(v, decimals))})"
 
 
