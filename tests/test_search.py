@@ -647,7 +647,7 @@ def test_meta_unexploited_strategy_has_no_measured_zero():
     from cardsim.output import render
 
     res = SimpleNamespace(labels=["a", "b"], entries=["collector", "bidder"], mix=np.array([0.0, 1.0]),
-                          alpharank=np.array([0.1, 0.9]),
+                          alpharank=np.array([0.1, 0.9]), support=None, first=None,
                           exploit={"a": mt.Exploit("b", mt.estimate(np.array([0.1, 0.2, 0.15, 0.12]))),
                                    "b": mt.Exploit("none", None), "Nash mixture": mt.Exploit("none", None)})
     t = mt.strategies_table(res)
