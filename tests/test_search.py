@@ -799,8 +799,14 @@ def test_meta_strategies_table_carries_the_bootstrap_shares():
 
     s = scenario(meta={"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 800,
                        "heldout": 800, "chunk": 800, "bootstrap": 30})
-    st = mt.strategies_table(api.meta(s, runs=None, threads=2))
+    res = api.meta(s, runs=None, threads=2)
+    st = mt.strategies_table(res)
     assert {"nash_support", "alpharank_first"} <= set(st.columns)
     assert abs(st["alpharank_first"].drop_nulls().sum() - 1.0) < 1e-12
+    out = mt.output(res)
+    assert out.fields["stability"]["resamples"] == 30
+    assert out.fields["stability"]["alpharank_first"] == dict(zip(res.labels, res.first.tolist(), strict=True))
+    assert any(n.startswith("the bootstrap (30 resamples of the deals") for n in out.notes)
     off = api.meta(from_dict({**s.raw, "meta": {**s.raw["meta"], "bootstrap": 0}}), runs=None, threads=2)
     assert off.first is None and "alpharank_first" not in mt.strategies_table(off).columns
+    assert "stability" not in mt.output(off).fields and not any("bootstrap (" in n for n in mt.output(off).notes)

@@ -206,6 +206,11 @@ def test_study_errors_name_the_item_at_fault():
         meta.plan(scen(meta={"strategies": strategies}))
     with pytest.raises(ScenarioError, match=r"meta.deals = 799 must be an integer in \[800, 100,000,000\]"):
         meta.plan(scen(meta={"strategies": ["partner", "tactician"], "deals": 799}))
+    for bad in (-1, 10_001, 2.5, True, "200"):  # the bootstrap's resamples: 0 (off) to 10,000
+        with pytest.raises(ScenarioError, match=rf"^meta.bootstrap = {re.escape(repr(bad))} must be an integer in "
+                                                r"\[0, 10,000\]$"):
+            meta.plan(scen(meta={"strategies": ["partner", "tactician"], "bootstrap": bad}))
+    assert meta.plan(scen(meta={"strategies": ["partner", "tactician"], "bootstrap": 0})).bootstrap == 0
 
 
 def test_sweep_one_row_per_point(tmp_path):

@@ -507,8 +507,10 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
     n = len(entries)
     x = nash(ubar, n, k)
     pi = alpharank(ubar, n, k, p.alpha, p.population)
+    tb = time.perf_counter()
     support, first = (stability(table.v, n, k, p.alpha, p.population, p.bootstrap, base.seed) if p.bootstrap
                       else (None, None))
+    tb = time.perf_counter() - tb
     exploit = _exploitability(p, table, check, entries, labels, x, k)
     trows, frows = [], []
     for pr, d in sorted(table.v.items()):
@@ -528,6 +530,9 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
     res.notes.append(f"{ev.timing.games:,} games played in {wall:,.0f} s (best-response searches included)"
                      + ("" if ev.timing.remote else f"; playing games took {100 * ev.timing.play_cpu / cpu:.0f}% "
                         f"of the CPU time" if cpu > 0 else ""))
+    if p.bootstrap:
+        res.notes.append(f"the bootstrap ({p.bootstrap} resamples of the deals, Nash and alpha-rank solved again on "
+                         f"each) took {tb:.1f} s")
     if ev.store is not None:
         res.notes.append(f"{ev.timing.loaded:,} games read from the chunks an earlier call kept in {ev.store.folder}"
                          if ev.timing.loaded else f"the games' chunks are kept in {ev.store.folder}: running it "
@@ -712,7 +717,8 @@ INTERVALS = ("Each payoff cell's and each strategy's exploitability interval is 
 
 
 def output(res: MetaResult) -> Output:
-    """What ``cardsim meta`` prints; JSON adds ``mix``, ``alpharank``, ``exploitability``, ``rounds``."""
+    """What ``cardsim meta`` prints; JSON adds ``mix``, ``alpharank``, ``exploitability``, ``rounds`` and
+    (with the bootstrap) ``stability``."""
     exploit = {}
     for name, ex in res.exploit.items():
         exploit[name] = ({"gain": ex.gain.mean, "lo": ex.gain.lo, "hi": ex.gain.hi, "deals": ex.gain.n, "by": ex.by}
@@ -726,6 +732,10 @@ def output(res: MetaResult) -> Output:
                     "hi": r.gain.hi, "added": r.added} for r in res.rounds],
         "games": res.games,
     }
+    if res.first is not None:  # the bootstrap's shares (meta.bootstrap = 0: no key)
+        fields["stability"] = {"resamples": res.plan.bootstrap,
+                               "nash_support": {lab: float(w) for lab, w in zip(res.labels, res.support, strict=True)},
+                               "alpharank_first": {lab: float(w) for lab, w in zip(res.labels, res.first, strict=True)}}
     tables = [("Strategies: Nash mixture, alpha-rank, exploitability (held-out, 95% CI)", strategies_table(res)),
               ("One strategy against a field of another (win rate, 95% CI)", res.field)]
     if res.rounds:
