@@ -794,6 +794,25 @@ def test_stability_names_a_clear_first_always_and_splits_a_tie():
     assert off.sum() == 1.0
 
 
+def test_the_bootstrap_calibration_games_have_the_truths_they_claim():
+    """The coverage cases' simulated games: the cycle's Nash mixture is its three, the fourth out; the
+    three-side game's true table gives each profile's deals to its seats (shares summing to 1) and
+    ranks the strongest first; a sample of it averages to the table."""
+    from cardsim.coverage import stability as cs
+    from cardsim.studies import meta as mt
+
+    for below in (0.05, 0.005):
+        x = mt.nash(cs._means(cs._cycle(0.05, below)), 4, 2)
+        assert np.allclose(x, [1 / 3, 1 / 3, 1 / 3, 0], atol=1e-9)
+    assert mt.nash(cs._means(cs._truth(0.03, 0.005)), 4, 2).tolist() == [1.0, 0.0, 0.0, 0.0]
+    st = np.array([0.3, 0.28, 0.1, 0.0])
+    means = cs._many_means(st, 3)
+    assert all(abs(sum(v * pr.count(i) for i, v in d.items()) - 1) < 1e-12 for pr, d in means.items())
+    assert int(np.argmax(mt.alpharank(means, 4, 3))) == 0
+    sample = cs._many_sample(st, 3, np.random.default_rng(0))
+    assert max(abs(sample[pr][i].mean() - v) for pr, d in means.items() for i, v in d.items()) < 0.06
+
+
 def test_meta_strategies_table_carries_the_bootstrap_shares():
     from cardsim.studies import meta as mt
 

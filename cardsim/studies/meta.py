@@ -548,8 +548,9 @@ def stability(values: Mapping[tuple[int, ...], Mapping[int, np.ndarray]], n: int
     the same deals for every profile, as they were played), the game solved again on each. Returns
     the share of resamples in which each strategy is in the Nash mixture's support (NaN when
     ``solve_nash`` is off) and the share in which it is alpha-rank's first. A stability, not a
-    probability of being right: the coverage case "meta alpha-rank first" measures how often a
-    strategy first in 95% of the resamples is first in the true game."""
+    probability of being right: the coverage cases "meta alpha-rank first" (two and three sides) and
+    "meta Nash support" measure how often a strategy named at 95% of the resamples is a wrong one,
+    and how often it is right."""
     cells = [(pr, i) for pr, d in sorted(values.items()) for i in sorted(d)]
     table = np.stack([values[pr][i] for pr, i in cells])  # cells x deals
     deals = table.shape[1]
