@@ -147,7 +147,8 @@ class ChunkStore:
     The seating hash covers everything a chunk's values depend on besides the stream key and the
     deals: the seating (:func:`setup_key`), each plug-in's content (an edited plug-in's chunks are
     never read), the game's rules version and cardsim's version. A file is written to a temporary
-    name and renamed, so a killed call leaves whole files or none; a file that does not read as
+    name and renamed, so a killed call leaves whole files or none (Ctrl-C removes the temporary
+    file; a killed call may leave one, never read); a file that does not read as
     the chunk it names is played again and rewritten. When the folder cannot be written the study
     goes on without it and :attr:`failed` says why."""
 
@@ -190,6 +191,9 @@ class ChunkStore:
         except OSError as exc:
             self.failed = f"{self.folder}: {exc.strerror or exc}"
             tmp.unlink(missing_ok=True)
+        except BaseException:  # Ctrl-C in the middle of a write (it runs on the main thread): no half file left
+            tmp.unlink(missing_ok=True)
+            raise
 
 
 @dataclass
