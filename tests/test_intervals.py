@@ -869,3 +869,48 @@ def test_no_trials_give_no_interval_and_a_missing_interval_no_false_precision():
     assert nan.row(0) == (None, None, None)
     assert N.num_ci(118.0, float("nan"), float("nan"), "turns") == "118 turns (95% CI n/a)"
     assert N.num_ci(7.73, 6.6, 8.9, "turns") == "7.7 turns (95% CI 6.6-8.9)"
+
+
+def test_wilson_far_end_at_none_or_all_is_clopper_pearsons():
+    """At 0 of n (n of n) the far end is Clopper-Pearson's exact 1 - 0.025^(1/n) (0.025^(1/n)):
+    Wilson's own, 3.84 / (n + 3.84), held a true rate just above it in 79% of samples at n = 1."""
+    from scipy.stats import beta
+
+    from cardsim.stats import wilson, wilson_exprs
+
+    for n in (1, 2, 5, 46, 1000, 2.5):
+        assert wilson(0, n)[1] == pytest.approx(beta.ppf(0.975, 1, n), rel=1e-12)
+        assert wilson(n, n)[0] == pytest.approx(beta.ppf(0.025, n, 1), rel=1e-12)
+        row = pl.DataFrame({"k": [0.0, float(n)], "n": [n, n]}).select(wilson_exprs(pl.col("k"), pl.col("n")))
+        assert row["hi"][0] == pytest.approx(wilson(0, n)[1], rel=1e-12)
+        assert row["lo"][1] == pytest.approx(wilson(n, n)[0], rel=1e-12)
+    # the worst case of a rate just above the far end: 0 of n that often
+    for n in (1, 2, 5):
+        p = wilson(0, n)[1] + 1e-9
+        assert (1 - p) ** n <= 0.025
+    # between the edges it is Wilson's, as before (1 of 2: 9.5-90.5%)
+    assert wilson(1, 2) == pytest.approx((0.0945312, 0.9054688), abs=1e-6)
+
+
+def test_a_clustered_rate_of_none_or_all_takes_its_games_as_its_size():
+    """No spread, no design effect to estimate: the effective size is the games (rows of a game
+    alike, the most clustering can take), not the rows: 0 of 900 hands in 100 games reads 0 to
+    1 - 0.025^(1/100) = 3.6%, not 0.41%; deff reads rows over games."""
+    g = np.repeat(np.arange(100), 9)
+    for y, end in ((np.zeros(900, bool), "hi"), (np.ones(900, bool), "lo")):
+        r = rate_table(pl.DataFrame({"game": g, "x": 0, "y": y}), ["x"], "y").row(0, named=True)
+        assert r["deff"] == pytest.approx(9.0)
+        assert r[end] == pytest.approx(1 - 0.025 ** 0.01 if end == "hi" else 0.025 ** 0.01, rel=1e-9)
+        # one row a game: the games are the rows, as before
+        r1 = rate_table(pl.DataFrame({"game": np.arange(100), "x": 0, "y": y[:100]}), ["x"], "y").row(0, named=True)
+        assert r1["deff"] == 1.0 and r1[end] == pytest.approx(r[end], rel=1e-12)
+    # the same size in the card tables' effective_size, and one game is one trial at most
+    assert stats.effective_size(np.full(100, 9.0), np.zeros(100)) == 100.0
+    assert stats.effective_size(np.array([4.0, 0.0]), np.array([2.0, 0.0])) == 1.0
+    # a rate difference's side without a win: its games (2), not its 8 reveals
+    w_in, n_in = np.zeros(30), np.zeros(30)
+    n_in[:2] = 4
+    w_all, n_all = np.full(30, 6.0), np.full(30, 24.0)
+    e = rate_difference(w_in, n_in, w_all, n_all, mover=True)
+    ro = (w_all.sum()) / (n_all.sum() - 8)
+    assert e.hi == pytest.approx(1 - 0.025 ** 0.5 - ro, abs=0.02) and e.hi > 1 - 0.025 ** (1 / 8) - ro
