@@ -113,8 +113,52 @@ def _why_not(m: dict, scenario: Scenario, path: Path) -> str:
                     f"{new['seed']}")
     except (KeyError, TypeError):
         pass
-    why = identity_change(old, new) or f"it holds a run of another scenario (hash {m['hash']}, this one {scenario.hash()})"
+    why = identity_change(old, new)
+    if not why:
+        diff = identity_diff(old, new)
+        why = (f"it holds a run of another scenario ({diff}; hash {m['hash']}, this one {scenario.hash()})" if diff
+               else f"it holds a run of another scenario (hash {m['hash']}, this one {scenario.hash()})")
     return f"{why}; choose another --out or delete {path}"
+
+
+def identity_diff(old: dict, new: dict, limit: int = 3) -> str:
+    """Where two run identities differ, in the scenario's own words: ``rules.point_cards: 7 in the
+    directory, 5 in this scenario`` (at most ``limit`` places, then how
+    many more; '' when they are alike or not both readable). A directory of another scenario used
+    to be refused by its hash alone, which named no knob."""
+    found: list[str] = []
+
+    def walk(a: object, b: object, where: str) -> None:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in sorted(set(a) | set(b), key=str):
+                name = f"{where}.{k}" if where else str(k)
+                if k not in a:
+                    found.append(f"{name}: not set in the directory, {_shown(b[k])} in this scenario")
+                elif k not in b:
+                    found.append(f"{name}: {_shown(a[k])} in the directory, not set in this scenario")
+                else:
+                    walk(a[k], b[k], name)
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
+                walk(x, y, f"{where}[{i}]")
+        elif _canon(a) != _canon(b):
+            found.append(f"{where}: {_shown(a)} in the directory, {_shown(b)} in this scenario")
+
+    a, b = (i.get("setup") if isinstance(i, dict) else None for i in (old, new))
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        return ""
+    walk(a, b, "")
+    found = [f for f in found if not (f.startswith("seats[") and ".source:" in f)]  # identity_change's
+    if not found:
+        return ""
+    more = len(found) - limit
+    return "; ".join(found[:limit]) + (f"; and {more} more" if more > 0 else "")
+
+
+def _shown(v: object) -> str:
+    """A value as a scenario file writes it (JSON: true, "text", [1, 2])."""
+    text = json.dumps(v, sort_keys=True, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _canon(identity: dict) -> str:

@@ -259,7 +259,7 @@ def test_run_dir_of_another_scenario_refused_and_kept(tmp_path):
     assert invoke("run", write(tmp_path, GOOD), "--out", out).exit_code == 0
     before = sorted(p.name for p in (out / "hands").iterdir())
     r = invoke("run", write(tmp_path, GOOD.replace("point_cards = 7", "point_cards = 5"), "t.toml"), "--out", out)
-    assert r.exit_code == 2 and "another scenario" in r.output
+    assert r.exit_code == 2 and "another scenario (rules.point_cards: 7 in the directory, 5 in this scenario;" in r.output
     assert sorted(p.name for p in (out / "hands").iterdir()) == before
     (out / "manifest.json").write_text("garbage")
     r = invoke("run", write(tmp_path, GOOD), "--out", out)
