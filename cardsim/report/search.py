@@ -128,7 +128,8 @@ def search_sections(res: SearchResult) -> list[Section]:
             ax.set_xlabel("importance (share, sums to 1)")
             ax.set_title("Parameter importance over the search (PED-ANOVA)")
             sec.figures.append(("Parameter importance", F.png_bytes(fig)))
-            sec.tables.append(("Importance", res.importance))
+            sec.tables.append(("Importance (a ranking aid with no interval; the one-step contrasts measure a "
+                               "parameter's effect on held-out deals)", res.importance))
         out.append(sec)
     sec = Section("The search", text=(
         f"Sampler {p.sampler.upper()} (Optuna), {res.trials.height} candidates in batches of {p.batch}; rungs of "
@@ -141,7 +142,9 @@ def search_sections(res: SearchResult) -> list[Section]:
         names = [prm.name for prm in p.params]
         top = top.select("trial", "state", "deals", "objective", pl.struct(names).map_elements(
             lambda r: srch.describe(p, r), return_dtype=pl.String).alias("params"))
-        sec.tables.append(("Top trials (the best 15 by rung reached, then objective)", top))
+        sec.tables.append(("Top trials (the best 15 by rung reached, then objective: the objective on the search "
+                           "deals each reached, the race's own estimates, picked by these values, so the top ones "
+                           "read high, and given no interval; the held-out tables above are the measurements)", top))
     out.append(sec)
     return out
 

@@ -990,9 +990,12 @@ def output(res: SearchResult) -> Output:
         tables.append(("One step from the best (held-out, paired gain vs the best; 95% intervals that hold for "
                        f"all {res.contrasts.height} steps at once, max-T)", res.contrasts))
     if res.importance.height:
-        tables.append(("Parameter importance (PED-ANOVA over the first rung)", res.importance))
+        tables.append(("Parameter importance (PED-ANOVA over the first rung: a ranking aid with no interval; "
+                       "the one-step contrasts measure a parameter's effect on held-out deals)", res.importance))
     if res.trials.height:  # (none when the budget ended with the baseline's race)
-        tables.append(("Top trials", res.trials.sort(["deals", "objective", "trial"],
+        tables.append(("Top trials (the objective on the search deals each trial reached: the race's own "
+                       "estimates, picked by these values, so the top ones read high, and given no interval; "
+                       "the held-out tables are the measurements)", res.trials.sort(["deals", "objective", "trial"],
                                                       descending=[True, True, False]).head(10)))
     shares = {}
     if p.objective in SHARE_OBJECTIVES:  # objective values and gains: percentages on the terminal
