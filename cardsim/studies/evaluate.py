@@ -302,7 +302,7 @@ class Evaluator:
             client = self._client(todo)
             for k, setup, a, n in todo:
                 self._inflight[(k, key, a, n)] = (client.submit(play_chunk, self.game, setup, key, a, n, pure=False,
-                                                             retries=getattr(self.backend, "retries", 3)), n)
+                                                             retries=getattr(self.backend, "retries", 0)), n)
             return
         if self._pool is None and self.threads > 1:
             self._pool = ThreadPoolExecutor(self.threads)
