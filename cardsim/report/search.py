@@ -142,6 +142,8 @@ def search_sections(res: SearchResult) -> list[Section]:
         names = [prm.name for prm in p.params]
         top = top.select("trial", "state", "deals", "objective", pl.struct(names).map_elements(
             lambda r: srch.describe(p, r), return_dtype=pl.String).alias("params"))
+        if p.objective in ("win", "length_in", "first", "dealer"):  # a share: in percent, as the figure above
+            top = top.rename({"objective": "objective_rate"})
         sec.tables.append(("Top trials (the best 15 by rung reached, then objective: the objective on the search "
                            "deals each reached, the race's own estimates, picked by these values, so the top ones "
                            "read high, and given no interval; the held-out tables above are the measurements)", top))
