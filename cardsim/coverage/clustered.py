@@ -102,7 +102,7 @@ def clustered_rate_bursts(replicates: int, seed: int) -> list[Coverage]:
     half their hands, or (no bursts) every hand with chance 1%. A sample of 100 games then often has
     no event at all (37% and 13% of samples), where no design effect can be estimated: the interval
     takes the games as its effective size (Wilson at the 900 or so hands read 0-0.42% there, and
-    covered 63% and 87%)."""
+    covered 60% and 78%)."""
     rng = np.random.default_rng(seed)
     out = []
     for hot, inside, what in ((0.01, 1.0, "1% of games show it at every hand"),

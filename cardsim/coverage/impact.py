@@ -5,6 +5,7 @@ rate behind a revealed number card)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import comb, exp
 
 import numpy as np
@@ -56,21 +57,29 @@ def rate_difference_coverage(replicates: int, seed: int) -> list[Coverage]:
                 hit += e.lo <= truth <= e.hi
             out.append(Coverage("rate difference (drew vs not)", f"simulated, holders win 1.5x as often, card held "
                                 f"by {q:.0%} of seats, {games:,} games", 0.95, replicates, hit))
-        p1 = 1 - exp(-0.8)
-        truth = win_chance(1, p1, delta) - 1 / SEATS
-        hit = 0
-        for _ in range(replicates):
-            m = rng.poisson(0.8, (games, SEATS))
-            r = rng.poisson(6.0, (games, SEATS))
-            won = _games(rng, games, (m > 0).astype(np.int64), delta)
-            at = np.arange(games)
-            e = rate_difference(m[at, won].astype(np.float64), m.sum(axis=1), (m + r)[at, won].astype(np.float64),
-                                (m + r).sum(axis=1), mover=True)
-            hit += e.lo <= truth <= e.hi
+        hit = _lift_hits(rng, replicates, games, delta, 1 - exp(-0.8), lambda r, g: r.poisson(0.8, (g, SEATS)))
         out.append(Coverage("rate difference (lift)", f"simulated reveals, Poisson(0.8) of the card and Poisson(6) "
                             f"number cards a seat, {games:,} games", 0.95, replicates, hit))
     out += _burst_lifts(rng, replicates, delta)
     return out
+
+
+def _lift_hits(rng: np.random.Generator, replicates: int, games: int, delta: float, p1: float,
+               reveals: Callable[[np.random.Generator, int], np.ndarray]) -> int:
+    """How many of ``replicates`` lifts (Turtle's: the revealing seats' win rate minus the rate behind
+    Poisson(6) number cards a seat) held the truth, the card's reveals a seat drawn by ``reveals``
+    (a seat reveals it at all with chance ``p1``; holders win with weight 1 + ``delta``)."""
+    truth = win_chance(1, p1, delta) - 1 / SEATS
+    hit = 0
+    for _ in range(replicates):
+        m = reveals(rng, games)
+        r = rng.poisson(6.0, (games, SEATS))
+        won = _games(rng, games, (m > 0).astype(np.int64), delta)
+        at = np.arange(games)
+        e = rate_difference(m[at, won].astype(np.float64), m.sum(axis=1), (m + r)[at, won].astype(np.float64),
+                            (m + r).sum(axis=1), mover=True)
+        hit += e.lo <= truth <= e.hi
+    return hit
 
 
 def _burst_lifts(rng: np.random.Generator, replicates: int, delta: float) -> list[Coverage]:
@@ -79,18 +88,10 @@ def _burst_lifts(rng: np.random.Generator, replicates: int, delta: float) -> lis
     design effect from: the rate's effective size is then its games, not its reveals, with
     Clopper-Pearson's end (:func:`cardsim.stats.wilson`). At its reveals the lift covered 81.6% at
     30 games; at its games with Wilson's own end, 93.1% (2,000 replicates each)."""
-    p1, out = 0.05, []
-    truth = win_chance(1, p1, delta) - 1 / SEATS
+    out = []
     for games in (30, 500):
-        hit = 0
-        for _ in range(replicates):
-            m = np.where(rng.random((games, SEATS)) < p1, 1 + rng.poisson(3.0, (games, SEATS)), 0)
-            r = rng.poisson(6.0, (games, SEATS))
-            won = _games(rng, games, (m > 0).astype(np.int64), delta)
-            at = np.arange(games)
-            e = rate_difference(m[at, won].astype(np.float64), m.sum(axis=1), (m + r)[at, won].astype(np.float64),
-                                (m + r).sum(axis=1), mover=True)
-            hit += e.lo <= truth <= e.hi
+        hit = _lift_hits(rng, replicates, games, delta, 0.05, lambda r, g: np.where(
+            r.random((g, SEATS)) < 0.05, 1 + r.poisson(3.0, (g, SEATS)), 0))
         out.append(Coverage("rate difference (lift)", f"simulated reveals in bursts: 5% of seats reveal the card "
                             f"1 + Poisson(3) times, {games:,} games", 0.95, replicates, hit))
     return out
