@@ -957,6 +957,11 @@ INTERVALS = ("The best was chosen on the search deals and is measured on held-ou
              "gain and objective is a 95% interval for its own comparison. A one-step table's intervals hold for "
              "all its steps at once (max-T), so the steps the answer names are not picked by chance.")
 
+ESTIMATES = ("Top trials: the objective on the search deals each trial reached, the race's own estimates, picked by "
+             "these values, so the top ones read high; they are given no interval (the held-out tables are the "
+             "measurements). Parameter importance (PED-ANOVA) is a ranking aid with no interval; the one-step "
+             "contrasts measure a parameter's effect on held-out deals.")
+
 
 def output(res: SearchResult) -> Output:
     """What ``cardsim search`` prints; JSON adds ``best``, ``baseline``, ``heldout``."""
@@ -990,14 +995,11 @@ def output(res: SearchResult) -> Output:
         tables.append(("One step from the best (held-out, paired gain vs the best; 95% intervals that hold for "
                        f"all {res.contrasts.height} steps at once, max-T)", res.contrasts))
     if res.importance.height:
-        tables.append(("Parameter importance (PED-ANOVA over the first rung: a ranking aid with no interval; "
-                       "the one-step contrasts measure a parameter's effect on held-out deals)", res.importance))
+        tables.append(("Parameter importance (PED-ANOVA over the first rung)", res.importance))
     if res.trials.height:  # (none when the budget ended with the baseline's race)
-        tables.append(("Top trials (the objective on the search deals each trial reached: the race's own "
-                       "estimates, picked by these values, so the top ones read high, and given no interval; "
-                       "the held-out tables are the measurements)", res.trials.sort(["deals", "objective", "trial"],
+        tables.append(("Top trials", res.trials.sort(["deals", "objective", "trial"],
                                                       descending=[True, True, False]).head(10)))
     shares = {}
     if p.objective in SHARE_OBJECTIVES:  # objective values and gains: percentages on the terminal
         shares = {title: ("gain", "lo", "hi", "in_search", "heldout", "objective") for title, _t in tables}
-    return Output(headline(res), tables, notes=[*res.notes, INTERVALS], fields=fields, shares=shares)
+    return Output(headline(res), tables, notes=[*res.notes, INTERVALS, ESTIMATES], fields=fields, shares=shares)
