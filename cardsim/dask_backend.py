@@ -97,6 +97,12 @@ class DaskBackend(Backend):
                                        f"{self.connect_timeout} ({type(exc).__name__}); check the address and that "
                                        f"the scheduler runs, or leave out --scheduler to play on this machine"
                                        ) from None
+                except Exception as exc:  # something answered, but not a Dask scheduler (an HTTP port, say):
+                    # distributed read its reply as a frame length and raised MemoryError, with a traceback
+                    raise CardsimError(f"{self.scheduler} answered, but not as a Dask scheduler "
+                                       f"({type(exc).__name__}); give the scheduler's own address (tcp://HOST:8786 "
+                                       f"by default, not its dashboard's), or leave out --scheduler to play on "
+                                       f"this machine") from exc
             else:
                 import dask
 

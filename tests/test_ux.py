@@ -542,6 +542,44 @@ def test_unreachable_scheduler_gives_one_line(tmp_path, monkeypatch):
     assert "--scheduler" in line
 
 
+def test_scheduler_address_that_is_not_a_scheduler_gives_one_line(tmp_path):
+    """An address that answers, but not as a Dask scheduler (a dashboard's HTTP port, say): distributed
+    read the HTTP reply as a frame length and raised MemoryError ("Unable to allocate 3.07 EiB"), which
+    reached the user as a traceback with exit code 1."""
+    pytest.importorskip("distributed")
+    import socket
+    import threading
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(4)
+    srv.settimeout(30)
+
+    def serve():
+        try:
+            while True:
+                conn, _ = srv.accept()
+                with conn:
+                    conn.settimeout(2)
+                    try:
+                        conn.recv(65536)
+                    except OSError:
+                        pass
+                    conn.sendall(b"HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n"
+                                 b"date: Sun, 29 Nov 2026 01:26:18 GMT\r\n\r\n")
+        except OSError:  # closed at the end of the test, or no more connections
+            pass
+
+    threading.Thread(target=serve, daemon=True).start()
+    address = f"tcp://127.0.0.1:{srv.getsockname()[1]}"
+    try:
+        r = invoke("run", scenario(tmp_path, games=200, chunk=100), "--scheduler", address, "--out", tmp_path / "run")
+    finally:
+        srv.close()
+    line = one_error_line(r, f"{address} answered, but not as a Dask scheduler")
+    assert "--scheduler" in line and "8786" in line
+
+
 def test_run_files_follow_the_umask(tmp_path):
     old = os.umask(0o022)
     try:
