@@ -300,3 +300,18 @@ def test_readme_names_every_stored_column():
                             continue
                         missing.add(f"{name} {table}.{c}")
     assert not missing, "columns the README does not name:\n" + "\n".join(sorted(missing))
+
+
+def test_readme_cards_example_names_removable_cards(tmp_path):
+    """The README's ``[cards]`` example plans on a Bad, Bad, Turtle scenario: every card it names is one
+    a scenario may remove (it once listed the Turtle, which stays in the deck: ``cardsim cards`` refused it)."""
+    from cardsim import scenario as sc
+    from cardsim.studies import cards
+
+    section = readme_section("Questions: comparisons, sweeps, precision, ratings, card effects")
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", section, re.S) if b.startswith("[cards]"))
+    p = tmp_path / "s.toml"
+    p.write_text('[scenario]\ngame = "turtle"\nplayers = 4\ngames = 100\n\n[seats]\npolicy = "eager"\n\n' + block)
+    plan = cards.plan(sc.load(p))
+    named = re.search(r"^cards = \[(.*?)\]", block, re.M).group(1)
+    assert len(re.findall(r'"([^"]+)"', named)) == 3 and plan is not None
