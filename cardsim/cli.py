@@ -111,7 +111,7 @@ def main_options(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="print the cardsim version and exit")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="on an error, print the whole traceback (a plug-in's "
-                                                         "numba typing message in full) after the one-line error")
+                                                         "numba typing message in full) before the one-line error")
                      ] = False,
 ) -> None:
     """Monte Carlo strategy analysis for FUBNUB, Bad Bad Turtle, Gubs and FOURBID."""
