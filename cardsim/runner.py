@@ -130,6 +130,12 @@ def identity_diff(old: dict, new: dict, limit: int = 3) -> str:
 
     def walk(a: object, b: object, where: str) -> None:
         if isinstance(a, dict) and isinstance(b, dict):
+            if "policy" in a and "policy" in b and _canon(a["policy"]) != _canon(b["policy"]):
+                # a seat of another policy: its name, not the parameters that follow from it (which
+                # sort first and filled the three places: 'seats[0].params.call_need: not set in ...')
+                found.append(f"{where}.policy: {_shown(a['policy'])} in the directory, {_shown(b['policy'])} "
+                             f"in this scenario")
+                return
             for k in sorted(set(a) | set(b), key=str):
                 name = f"{where}.{k}" if where else str(k)
                 if k not in a:

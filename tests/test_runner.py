@@ -195,3 +195,19 @@ def test_identity_diff_names_the_settings_that_differ():
     assert identity_diff(old, {**old, "setup": {**old["setup"], "seats": [seat, {**old["setup"]["seats"][1],
                                                                                  "source": "c"}]}}) == ""
     assert identity_diff(old, old) == "" and identity_diff({"setup": 3}, old) == ""
+
+
+def test_identity_diff_names_a_seat_of_another_policy_by_its_policy():
+    """A seat that plays another policy is named by the policy, not by the parameters that come with
+    it: a FUBNUB run of four partners against a scenario with tacticians named three of seat 0's
+    tactician parameters ('seats[0].params.call_need: not set in the directory, 2.0 ...; and 11 more')."""
+    from cardsim.runner import identity_diff
+
+    partner = {"policy": "partner", "params": {}}
+    tactician = {"policy": "tactician", "params": {"call_need": 2.0, "call_top": 8.0, "cheap": 1.0}}
+    old = {"seed": 1, "setup": {"players": 4, "rules": {"point_cards": 15}, "seats": [partner] * 4}}
+    new = {"seed": 1, "setup": {"players": 4, "rules": {"point_cards": 15},
+                                "seats": [tactician, partner, tactician, partner]}}
+    assert identity_diff(old, new) == (
+        'seats[0].policy: "partner" in the directory, "tactician" in this scenario; seats[2].policy: "partner" '
+        'in the directory, "tactician" in this scenario')
