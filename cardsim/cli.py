@@ -864,7 +864,9 @@ def report(
     source: Annotated[Path, typer.Argument(metavar="SCENARIO|RUN_DIR", help="a scenario TOML (run or resumed first) or a run directory")],
     out: Annotated[Path, typer.Option(help="reports folder; the report goes to OUT/<name>/")] = Path("reports"),
     runs: Annotated[Path | None, typer.Option(help="parent of default run directories [default: runs]")] = None,
-    games: Annotated[int | None, typer.Option("--games", "-n", help="games (overrides the scenario)")] = None,
+    games: Annotated[int | None, typer.Option("--games", "-n", help="games (overrides the scenario; as -n of "
+                                              "the scenario's study command: a search's budget, a "
+                                              "meta-game's deals per profile and held out)")] = None,
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
 ) -> None:
     """Write the HTML and Markdown report of a scenario or run.
@@ -892,10 +894,12 @@ def report(
         _check_writable(out, "--out")
         path = rep.write(result, out)
     else:
-        s = api.load(source, games)
+        s = api.load(source)
         _check_writable(out, "--out")
         _check_writable(runs := runs or Path("runs"), "--runs")
         kind = next((k for k in ("compare", "sweep", "ratings", "cards", "search", "meta") if k in s.raw), None)
+        if kind not in ("search", "meta"):
+            s = api.load(s, games)
         bar, update = session().progress(f"{s.name}: games")
         with bar:
             if kind is None:
@@ -903,8 +907,11 @@ def report(
                 path = rep.write(result, out)
             elif kind in ("search", "meta"):
                 session().searching(s, kind, runs)
+                # --games as `cardsim search -n` / `cardsim meta -n` read it (it set the scenario's games,
+                # which neither reads: the report played the full search or meta-game, not the one played)
+                size = {"budget": games} if kind == "search" else {"games": games}
                 study = api.search if kind == "search" else api.meta
-                res = study(s, runs=runs, threads=threads, progress=update)
+                res = study(s, runs=runs, threads=threads, progress=update, **size)
                 path = rep.build_study(s, kind, res).write(out)
             else:
                 study = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate, "cards": api.cards}[kind]

@@ -661,6 +661,34 @@ def test_report_of_a_run_directory_refuses_games(tmp_path):
     assert not (tmp_path / "reports").exists()
 
 
+@pytest.mark.parametrize("kind, size", [("search", "budget"), ("meta", "games")])
+def test_report_games_of_a_search_or_meta_scenario_is_what_the_command_reads(tmp_path, monkeypatch, kind, size):
+    """`cardsim report S --games N` of a search or meta-game scenario set the scenario's own `games`,
+    which neither study reads: after `cardsim meta S --games 800`, the report played the full
+    meta-game (meta.deals and meta.heldout) instead of reading the 800-deal chunks, and answered
+    differently. It is now `cardsim search -n N` (the budget) and `cardsim meta -n N` (the deals)."""
+    from cardsim import api
+    from cardsim.errors import CardsimError
+
+    seen = {}
+
+    def study(s, **kw):
+        seen.update(kw, games_of_scenario=s.games)
+        raise CardsimError("stop here")
+
+    monkeypatch.setattr(api, kind, study)
+    p = tmp_path / "s.toml"
+    section = ('[search]\nbudget = 100000\n[search.params]\n"seat0.call_need" = [1, 4]\n' if kind == "search"
+               else '[meta]\nstrategies = ["partner", "greedy"]\n')
+    p.write_text('[scenario]\ngame = "fubnub"\ngames = 1\n[seats]\n'
+                 'policies = ["tactician", "partner", "tactician", "partner"]\n' + section)
+    one_error_line(invoke("report", p, "--games", 900, "--runs", tmp_path / "runs", "--out", tmp_path / "reports"),
+                   "stop here")
+    assert seen[size] == 900 and seen["games_of_scenario"] == 1
+    one_error_line(invoke("report", p, "--runs", tmp_path / "runs", "--out", tmp_path / "reports"), "stop here")
+    assert seen[size] is None
+
+
 def test_a_run_directory_refuses_the_options_it_would_ignore(tmp_path):
     """`cardsim run RUN_DIR --runs X` resumed RUN_DIR in place and `cardsim report RUN_DIR --threads 2`
     played nothing: both options were ignored without a word."""
