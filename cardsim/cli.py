@@ -766,7 +766,7 @@ def rate(
 @app.command()
 @user_errors
 def cards(
-    scenario: Annotated[Path, typer.Argument(help="scenario with a [cards] section")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [cards] section")],
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per deck (and rotation)")] = None,
     runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
@@ -815,7 +815,7 @@ Scheduler = Annotated[str | None, typer.Option(help="address of a Dask scheduler
 @app.command()
 @user_errors
 def search(
-    scenario: Annotated[Path, typer.Argument(help="scenario with a [search] section")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [search] section")],
     budget: Annotated[int | None, typer.Option("--budget", "-n", min=1, help="games the search may play "
                                                "(overrides search.budget)")] = None,
     seed: Seed = None,
@@ -838,7 +838,7 @@ def search(
 @app.command()
 @user_errors
 def meta(
-    scenario: Annotated[Path, typer.Argument(help="scenario with a [meta] section")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [meta] section")],
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="deals per profile and held out "
                                               "(overrides meta.deals and meta.heldout)")] = None,
     seed: Seed = None,

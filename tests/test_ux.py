@@ -73,12 +73,15 @@ def test_shell_completion_script(monkeypatch):
 
 @pytest.mark.parametrize(("command", "words"), [
     ("compare", "[compare] section"), ("sweep", "[sweep] section"), ("rate", "[ratings] section"),
+    ("cards", "[cards] section"), ("search", "[search] section"), ("meta", "[meta] section"),
 ])
 def test_help_keeps_bracketed_words(command, words):
     # typer's rich markup used to eat "[compare]", leaving "with a  section"
     r = invoke(command, "--help")
     assert r.exit_code == 0
     assert words in " ".join(r.output.split())
+    # every study names its argument alike (cards, search and meta read "{scenario}" in lower case)
+    assert f"Usage: cardsim {command} [OPTIONS] {{SCENARIO}}" in r.output, r.output
 
 
 def test_command_list_is_not_cut():
