@@ -58,4 +58,13 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if {"-h", "--help"} & set(sys.argv[1:]):  # it was read as a scenario file, with a traceback
+        print(__doc__.strip())
+        sys.exit(0)
+    from cardsim.errors import CardsimError
+
+    try:
+        main(sys.argv[1:])
+    except CardsimError as exc:  # a missing or malformed scenario: one line, as the CLI says it
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -106,6 +106,17 @@ def test_usage_errors_are_one_line_with_the_usage(args, needle, usage):
     assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0] and usage in lines[0], r.stderr
 
 
+def test_warm_module_help_and_a_missing_scenario():
+    """`python -m cardsim.warm --help` read "--help" as a scenario file and ended in a traceback, as
+    did a scenario that does not exist."""
+    r = subprocess.run([sys.executable, "-m", "cardsim.warm", "--help"], cwd=ROOT, env=ENV, capture_output=True,
+                       text=True)
+    assert r.returncode == 0 and "python -m cardsim.warm [SCENARIO ...]" in r.stdout and r.stderr == "", r.stderr
+    r = subprocess.run([sys.executable, "-m", "cardsim.warm", "scenarios/nosuch.toml"], cwd=ROOT, env=ENV,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr == "error: scenario file scenarios/nosuch.toml does not exist\n", r.stderr
+
+
 def test_no_command_prints_the_help():
     r = subprocess.run([sys.executable, "-m", "cardsim.cli"], cwd=ROOT, env=ENV, capture_output=True, text=True)
     assert r.returncode == 2 and "Commands:" in r.stdout + r.stderr
