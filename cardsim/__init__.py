@@ -17,4 +17,13 @@ def __getattr__(name: str):  # lazy: ``import cardsim`` stays cheap
         from cardsim import api
 
         return getattr(api, name)
+    if name in _SUBMODULES:  # ``import cardsim`` then ``cardsim.report.write(...)``, as the README writes it
+        import importlib
+
+        return importlib.import_module(f"cardsim.{name}")
     raise AttributeError(name)
+
+
+#: the modules the README names after ``import cardsim`` alone (``cardsim.report.write``,
+#: ``cardsim.studies.cards.output``, ``cardsim.stats.P_FLOOR``, ``cardsim.tracing.replay``, ...)
+_SUBMODULES = ("report", "studies", "stats", "tracing", "scenario", "windows", "games", "results", "policies")

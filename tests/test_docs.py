@@ -315,3 +315,18 @@ def test_readme_cards_example_names_removable_cards(tmp_path):
     plan = cards.plan(sc.load(p))
     named = re.search(r"^cards = \[(.*?)\]", block, re.M).group(1)
     assert len(re.findall(r'"([^"]+)"', named)) == 3 and plan is not None
+
+
+def test_readme_python_api_names_resolve_after_import_cardsim():
+    """The functions the README's Python API section names in its text (``cardsim.report.write(res,
+    "reports")``, ``cardsim.studies.cards.output(result)``, ...) are reached after ``import cardsim``
+    alone, in a fresh interpreter: ``cardsim.report`` raised AttributeError until imported by hand."""
+    import subprocess
+    import sys
+
+    section = readme_section("Python API")
+    names = sorted(set(re.findall(r"`(cardsim(?:\.\w+)+)\(", section)))
+    assert "cardsim.report.write" in names and "cardsim.studies.cards.output" in names, names
+    code = "import cardsim\n" + "".join(f"assert callable({n}), {n!r}\n" for n in names)
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -11,3 +11,15 @@ renders what they return.
 - :mod:`~cardsim.studies.sweep`: a grid or list of points.
 - :mod:`~cardsim.studies.rate`: a round robin or gauntlet, with a rating model.
 """
+
+#: the study modules, imported on first use: ``cardsim.studies.cards.output(result)`` as the README
+#: writes it, after ``import cardsim`` alone
+_MODULES = ("cards", "compare", "derive", "evaluate", "meta", "rate", "search", "space", "sweep", "until")
+
+
+def __getattr__(name: str):
+    if name in _MODULES:
+        import importlib
+
+        return importlib.import_module(f"cardsim.studies.{name}")
+    raise AttributeError(name)
