@@ -69,7 +69,9 @@ class _OneLineUsage(typer.core.TyperGroup):
             if e.ctx is not None:
                 usage = e.ctx.get_usage().replace("Usage: ", "", 1)
                 usage = f" (usage: {usage}; more with '{e.ctx.command_path} --help')"
-            typer.echo(f"error: {e.format_message().rstrip('.')}{usage}", err=True)
+            # typer's validation prefixes a bad choice with "Value error, " (--format xml)
+            message = e.format_message().rstrip(".").replace(": Value error, ", ": ")
+            typer.echo(f"error: {message}{usage}", err=True)
             sys.exit(e.exit_code)
         except _click.exceptions.ClickException as e:
             e.show()

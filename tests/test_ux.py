@@ -96,6 +96,8 @@ def test_command_list_is_not_cut():
     (["run"], "Missing argument", "cardsim run [OPTIONS]"),
     (["runn"], "Did you mean 'run'?", "cardsim [OPTIONS] COMMAND"),
     (["trace", "fubnub", "-n", "0"], "greater than or equal to 1", "cardsim trace [OPTIONS]"),
+    (["games", "--format", "xml"], "'--format' / '-f': 'xml' is not one of 'table', 'json', 'csv'",
+     "cardsim games [OPTIONS]"),
 ])
 def test_usage_errors_are_one_line_with_the_usage(args, needle, usage):
     """click's usage errors end like every other user error: one `error:` line on stderr (naming
