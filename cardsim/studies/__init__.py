@@ -12,14 +12,13 @@ renders what they return.
 - :mod:`~cardsim.studies.rate`: a round robin or gauntlet, with a rating model.
 """
 
-#: the study modules, imported on first use: ``cardsim.studies.cards.output(result)`` as the README
-#: writes it, after ``import cardsim`` alone
-_MODULES = ("cards", "compare", "derive", "evaluate", "meta", "rate", "search", "space", "sweep", "until")
-
 
 def __getattr__(name: str):
-    if name in _MODULES:
-        import importlib
+    """The study modules, imported on first use: ``cardsim.studies.cards.output(result)`` as the README
+    writes it, after ``import cardsim`` alone (any module of this package: the list is its files)."""
+    import importlib
+    import pkgutil
 
+    if name in {m.name for m in pkgutil.iter_modules(__path__)}:
         return importlib.import_module(f"cardsim.studies.{name}")
     raise AttributeError(name)
