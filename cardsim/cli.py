@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 #: what Ctrl-C before a command starts says (as :meth:`Session.kept` with no game played)
-NOTHING_KEPT = "no game was played yet; nothing to keep"
+NOTHING_KEPT = ("before this command played any game; nothing new to keep (what earlier commands kept is "
+                "untouched)")
 
 
 def _interrupted_early(signum, frame) -> None:
@@ -296,13 +297,21 @@ class Session:
         if not self.dirs:
             return NOTHING_KEPT
         kept = 0
-        for path in self.dirs:
+        complete = True
+        for path, asked in self.dirs.items():
             try:
-                kept += sum(RunDir(path).read_manifest()["done"].values())
+                done = sum(RunDir(path).read_manifest()["done"].values())
             except (CardsimError, OSError, AttributeError, TypeError):
+                complete = False
                 continue
+            kept += done
+            complete = complete and done >= asked
+        if complete:  # stopped after the last game (in the summary, a report): nothing is left to play
+            resume = "run the same command again for what it prints after the games (no game is played again)"
         if len(self.dirs) == 1:
             path, asked = next(iter(self.dirs.items()))
+            if complete:
+                return f"all {kept:,} games are kept in {path}; {resume}"
             return f"{kept:,} of {asked:,} games are kept in {path}; {resume}"
         parents = sorted({str(p.parent) for p in self.dirs})
         return (f"{kept:,} games are kept in the {len(self.dirs)} run directories started under "

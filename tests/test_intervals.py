@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -505,7 +506,19 @@ def test_card_effects_on_the_same_seeds(tmp_path):
     assert res.heldout.height == 1 and (h["measure"], h["card"]) == ("length", big["card"])
     assert h["seed"] == sw.heldout_seed(8) and h["games"] == 300 and h["in_study"] == big["effect"]
     assert h["lo"] < h["effect"] < h["hi"] and h["effect"] != big["effect"]
-    assert f"re-played on 300 fresh seeds: {h['effect']:+.1f} turns" in cards_study.headline(res)
+    # a length effect beyond chance is said with a verb, and so is its re-play; the largest of effects
+    # none of which is beyond chance gets no verb that claims a direction, and signed numbers
+    big_card = big["card"]
+    sure = cards_study.headline(dataclasses.replace(res, effects=e.with_columns(p_adjusted=pl.lit(0.001))))
+    verb = "shortens" if big["effect"] < 0 else "lengthens"
+    again = "shortens" if h["effect"] < 0 else "lengthens"
+    assert sure.startswith(f"Removing {big_card} {verb} games most, by {abs(big['effect']):.1f} turns (")
+    assert f"re-played on 300 fresh seeds: {again} them by {abs(h['effect']):.1f} turns (95% CI " in sure
+    unsure = cards_study.headline(dataclasses.replace(res, effects=e.with_columns(p_adjusted=pl.lit(0.5))))
+    assert unsure.startswith(f"No card changes the length beyond chance; the largest estimate is removing "
+                             f"{big_card}, {big['effect']:+.1f} turns (")
+    assert f"re-played on 300 fresh seeds: {h['effect']:+.1f} turns (95% CI {h['lo']:+.1f} to" in unsure
+    assert "0 of 2 cards change the length beyond chance" in unsure
     with pytest.raises(ScenarioError, match="unknown card"):
         cards_study.plan(from_dict({"scenario": {"name": "x", "game": "turtle", "games": 10},
                                     "cards": {"cards": ["Restart"]}}))

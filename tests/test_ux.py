@@ -214,6 +214,21 @@ def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path):
     assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
 
 
+def test_ctrl_c_after_the_last_game_says_nothing_is_left_to_play(tmp_path, monkeypatch):
+    """Stopped in the summary of a finished run, it said "3,000 of 3,000 games are kept ...; run the
+    same command again to resume", as if games were left to play."""
+    from cardsim.games.base import Game
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Game, "answer", interrupted)
+    r = invoke("run", scenario(tmp_path), "--out", tmp_path / "run")
+    assert r.exit_code == 130, r.output
+    assert r.output.splitlines()[-1] == (f"interrupted: all 3,000 games are kept in {tmp_path / 'run'}; run the same "
+                                         "command again for what it prints after the games (no game is played again)")
+
+
 def test_ctrl_c_in_a_search_names_its_journal(tmp_path, monkeypatch):
     """Ctrl-C in a search said "no game was played yet; nothing to keep", its journal holding every
     finished batch (the search resumes from it). And Optuna's journal lock, interrupted within its
@@ -250,7 +265,8 @@ def test_ctrl_c_while_the_command_line_loads_is_one_line():
             "time.sleep(30)\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120)
     assert r.returncode == 130 and r.stdout == ""
-    assert r.stderr == "interrupted: no game was played yet; nothing to keep\n"
+    assert r.stderr == ("interrupted: before this command played any game; nothing new to keep (what earlier "
+                        "commands kept is untouched)\n")
 
 
 # -- folders that cannot be written -----------------------------------------------------------

@@ -323,13 +323,19 @@ def headline(res: CardsResult) -> str:
     length = e.filter(pl.col("measure") == "length")
     if "length" in chosen:
         r = chosen["length"]
-        verb = "shortens" if r["effect"] < 0 else "lengthens"
         decks = (f"{mean_text(r['full_deck'], r['full_deck_lo'], r['full_deck_hi'])} -> "
                  f"{mean_text(r['changed'], r['changed_lo'], r['changed_hi'])} {unit}")
         d = span_digits(r["lo"], r["hi"], 1)
-        parts.append(f"{_verb(p)} {r['card']} {verb} games most, by {abs(r['effect']):.{d}f} {unit} "
-                     f"({decks}; the difference's 95% CI "
-                     f"{span(r['lo'], r['hi'], 1, unit, n=r['games'], what='games')})" + _again(again.get("length"), 1, unit))
+        sure = r["p_adjusted"] < 0.05
+        if sure:
+            verb = "shortens" if r["effect"] < 0 else "lengthens"
+            head = f"{_verb(p)} {r['card']} {verb} games most, by {abs(r['effect']):.{d}f} {unit}"
+        else:  # the largest of many estimates, not beyond chance: no verb that claims a direction
+            head = (f"no card changes the length beyond chance; the largest estimate is {_verb(p)} "
+                    f"{r['card']}, {r['effect']:+.{d}f} {unit}")
+        parts.append(f"{head} ({decks}; the difference's 95% CI "
+                     f"{span(r['lo'], r['hi'], 1, unit, signed=not sure, n=r['games'], what='games')})"
+                     + _again(again.get("length"), 1, unit, verb=sure))
         sig = length.filter(pl.col("p_adjusted") < 0.05)
         parts.append(f"{sig.height} of {length.height} cards change the length beyond chance "
                      f"({'Holm' if p.correction == 'holm' else 'BH'}-adjusted p < 0.05)")
@@ -348,14 +354,20 @@ def headline(res: CardsResult) -> str:
     return text[0].upper() + text[1:]
 
 
-def _again(r: dict | None, scale: float, unit: str) -> str:
-    """A named card's held-out effect, in words."""
+def _again(r: dict | None, scale: float, unit: str, verb: bool = False) -> str:
+    """A named card's held-out effect, in words: a signed number and signed ends, or with ``verb``
+    (the study's own figure was said as "shortens games by 8.3 turns") the same form: a verb that
+    carries the sign, then the size and the size range."""
     if r is None:
         return ""
     v, d = scale * r["effect"], span_digits(r["lo"], r["hi"], scale)
-    return (f"; re-played on {many(r['games'], 'fresh seed')}: {v:+.{d}f} {unit} "
-            f"(95% CI {span(r['lo'], r['hi'], scale, unit, signed=True, n=r['games'], what='games')})"
-            if math.isfinite(v) else f"; re-played on {many(r['games'], 'fresh seed')}: no game finished in both decks")
+    where = f"; re-played on {many(r['games'], 'fresh seed')}: "
+    if not math.isfinite(v):
+        return where + "no game finished in both decks"
+    ci = span(r["lo"], r["hi"], scale, unit, signed=not verb, n=r["games"], what="games")
+    if verb:
+        return where + f"{'shortens' if v < 0 else 'lengthens'} them by {abs(v):.{d}f} {unit} (95% CI {ci})"
+    return where + f"{v:+.{d}f} {unit} (95% CI {ci})"
 
 
 def output(res: CardsResult) -> Output:
