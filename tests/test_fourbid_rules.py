@@ -337,6 +337,20 @@ def test_b9_challenge_won_tied_declined_and_b11_negative_net():
     assert r["score"] == [49, 38, 32, 10]
 
 
+def test_b8_b9_bonus_and_challenge_knobs_are_applied():
+    """The same deal with other B8/B9 amounts (knobs out_bonus, challenge_cost, challenge_win,
+    challenge_tie): the goer-out's bonus is 30, each challenger spends 2, a won challenge earns 10 and a
+    tied one 5; B11's Net and the running scores follow."""
+    r = play_state(setup(out_bonus=30, challenge_cost=2, challenge_win=10, challenge_tie=5), hands=CHALLENGE_HANDS,
+                   deck="Set8 1", boards=(3, 3, 3, 2), last=3, spent=(0, 0, 0, 30), scores=(10, 10, 10, 10))
+    assert [e["result"] for e in r["events"] if e["event"] == "challenge_result"] == ["won", "tied"]
+    assert r["earned"] == [18, 20, 18, 6]
+    assert r["bonus"] == [30, 10, 5, 0]
+    assert r["spent"] == [3, 2, 2, 30]
+    assert r["net"] == [45, 28, 21, -24]
+    assert r["score"] == [55, 38, 31, 10]
+
+
 def test_b9_challenge_lost_still_spends_4():
     """Seat 1 holds Set2 2-6 minus the 6 plus Set2 1: Earned 15 < 18: it challenges (>= 15),
     loses, gets no bonus and still spends 4."""

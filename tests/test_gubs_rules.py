@@ -92,6 +92,29 @@ def test_G2_letters_one_in_each_third_of_the_deck():
         assert [sum(c >= C.LETTER_G for c in p) for p in parts] == [1, 1, 1]
 
 
+def test_G2_letter_placement_shuffled_puts_letters_anywhere():
+    """letter_placement = "shuffled": the same cards, the Letters shuffled in with the rest, so a deal
+    may hold two Letters in one third (never with "thirds", above); over 300 deals every position of
+    the deck holds a Letter about as often (3 of 68 cards: each third about a third of them)."""
+    s = build_setup(GAME, players=2, rules={"letter_placement": "shuffled"})
+    cnt, kn = GAME.counts(s), GAME.knob_array(s)
+    deck = np.zeros(C.DECK_MAX, np.int32)
+    scr = np.zeros(C.DECK_MAX, np.int32)
+    rng = np.zeros(1, np.uint64)
+    crowded, per_third = 0, np.zeros(3, np.int64)
+    for seed in range(300):
+        rng[0] = np.uint64(seed * 7919 + 1)
+        n = E.build_deck(2, cnt, kn, deck, rng, scr)
+        top_first = deck[:n][::-1].tolist()
+        assert n == 68 and sum(c >= C.LETTER_G for c in top_first) == 3
+        third = [sum(c >= C.LETTER_G for c in p) for p in (top_first[:23], top_first[23:46], top_first[46:])]
+        per_third += third
+        crowded += max(third) > 1
+    # two or three Letters in one third in about 7 of 9 deals (1 - 23*23*22*6/(68*67*66) = 0.77)
+    assert 0.65 < crowded / 300 < 0.88
+    assert per_third.min() > 240  # 900 Letters, about 300 a third
+
+
 def test_G2_start_gubs_and_event_free_opening_hands():
     for n in (2, 4, 6):
         s = build_setup(GAME, players=n, policies="random")
@@ -150,6 +173,18 @@ def test_G3_no_draw_after_playing_and_FAQ1_play_any_number():
     assert r.score(0) == 3 and r.protected(0) == 2 and r.free(0) == 1 and r.hand_size(0) == 0
     assert len(r.deck) == 5 and not r.kinds("draw")
     assert len(r.kinds("play")) == 4
+
+
+def test_G3_FAQ1_max_plays_knob_cuts_the_play_phase():
+    """FAQ 1 allows any number of plays; the max_plays knob (a safety cap against endless turns) cuts
+    a turn's play phase after that many plays: the third Gub stays in hand, the turn moves on."""
+    t = Table(2, rules={"max_plays": 2}).give(0, "Gub", "Gub", "Gub").deck(*FILL)
+    r = t.play([[skip(), play("gub", "Gub"), play("gub", "Gub"), play("gub", "Gub")], [skip()]], turns=2)
+    assert len(r.kinds("play")) == 2 and r.score(0) == 2 and r.hands(0) == Counter({"Gub": 1})
+    assert [e["seat"] for e in r.kinds("turn")] == [0, 1]
+    r = Table(2).give(0, "Gub", "Gub", "Gub").deck(*FILL).play(
+        [[skip(), play("gub", "Gub"), play("gub", "Gub"), play("gub", "Gub")], []])
+    assert len(r.kinds("play")) == 3 and r.score(0) == 3  # the default (200) does not cut it
 
 
 def test_G3_discard_down_to_the_hand_limit_at_the_end_of_the_turn():
