@@ -174,44 +174,32 @@ def started_run(scen: Path, out: Path, *options: str) -> subprocess.Popen:
     return proc
 
 
-def test_ctrl_c_says_what_was_kept_and_resume_is_exact(tmp_path):
+@pytest.mark.parametrize("sig, code, word, threads", [(signal.SIGINT, 130, "interrupted", "1"),
+                                                      (signal.SIGTERM, 143, "terminated", "2")])
+def test_ctrl_c_and_sigterm_say_what_was_kept_and_resume_is_exact(tmp_path, sig, code, word, threads):
+    """Ctrl-C, and SIGTERM (``kill PID``, a batch system's stop), end a run with one line saying what
+    was kept. SIGTERM ended the process at once and silently, leaving the temporary files of the parts
+    and manifest it was writing in the run directory (a local Dask cluster's scratch folder too)."""
     scen = scenario(tmp_path, games=400_000, chunk=2000)
     out = tmp_path / "run"
-    proc = started_run(scen, out, "--threads", "1")
-    proc.send_signal(signal.SIGINT)
+    proc = started_run(scen, out, "--threads", threads)
+    proc.send_signal(sig)
     stdout, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 130, stderr
+    assert proc.returncode == code, stderr
     assert "Traceback" not in stderr and stdout == ""
     last = stderr.strip().splitlines()[-1]
-    m = re.fullmatch(r"interrupted: ([\d,]+) of 400,000 games are kept in (.+); run the same command again to "
+    m = re.fullmatch(rf"{word}: ([\d,]+) of 400,000 games are kept in (.+); run the same command again to "
                      r"resume \(finished chunks are not played again\)", last)
     assert m, last
     kept = int(m.group(1).replace(",", ""))
     assert kept == sum(json.loads((out / "manifest.json").read_text())["done"].values()) > 0
     assert m.group(2) == str(out)
+    assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
     # resuming a shorter run from the kept chunks gives the tables of an uninterrupted one
     resumed = api.run(scen, out=out, games=kept)
     ref = api.run(scen, out=tmp_path / "ref", games=kept)
     for t in ("hands", "games"):
         assert resumed.tables[t].collect().sort("game").equals(ref.tables[t].collect().sort("game")), t
-
-
-def test_sigterm_ends_a_run_as_ctrl_c_does(tmp_path):
-    """SIGTERM (``kill PID``, a batch system's stop) ended the process at once and silently, leaving
-    the temporary files of the parts and manifest it was writing in the run directory (a local Dask
-    cluster's scratch folder too). It now ends a run as Ctrl-C does, with exit code 143."""
-    scen = scenario(tmp_path, games=400_000, chunk=2000)
-    out = tmp_path / "run"
-    proc = started_run(scen, out, "--threads", "2")
-    proc.send_signal(signal.SIGTERM)
-    stdout, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 143, stderr
-    assert "Traceback" not in stderr and stdout == ""
-    m = re.fullmatch(r"terminated: ([\d,]+) of 400,000 games are kept in (.+); run the same command again to "
-                     r"resume \(finished chunks are not played again\)", stderr.strip().splitlines()[-1])
-    assert m and m.group(2) == str(out), stderr
-    assert int(m.group(1).replace(",", "")) == sum(json.loads((out / "manifest.json").read_text())["done"].values())
-    assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
 
 
 def test_ctrl_c_after_the_last_game_says_nothing_is_left_to_play(tmp_path, monkeypatch):
