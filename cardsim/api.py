@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,9 +30,12 @@ class Result:
     def path(self) -> Path:
         return self.rundir.path
 
-    @property
+    @functools.cached_property
     def tables(self) -> dict[str, pl.LazyFrame]:
-        """Each table of the run, restricted to this scenario's games."""
+        """Each table of the run, restricted to this scenario's games (made once: the same lazy frames
+        for the answer, the figures and the summary, so what a game computes from them once it can
+        keep; a lazy frame reads its files when collected, and the parts of these games do not
+        change)."""
         chunks = [c.index for c in plan(self.scenario.games, self.scenario.chunk)]
         game = get_game(self.scenario.game)
         # the last chunk may hold more games than asked (a run read at fewer games than it played)

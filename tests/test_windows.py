@@ -65,7 +65,8 @@ def test_card_summaries_do_not_depend_on_the_window(tmp_path, monkeypatch):
         runs[name] = api.run(s, out=tmp_path / name)
 
     def both():
-        return (gubs_game.card_impact(runs["g"].tables, 3),
+        # read_impact_sums: card_impact would give the sums kept from the first call (impact_sums)
+        return (gubs_game.impact_table(gubs_game.read_impact_sums(runs["g"].tables, 3)),
                 turtle_game.card_section(runs["t"].tables, 3)[1])
 
     wide = both()
@@ -79,3 +80,22 @@ def test_card_summaries_do_not_depend_on_the_window(tmp_path, monkeypatch):
                 np.testing.assert_allclose(a[c].to_numpy(), b[c].to_numpy(), rtol=1e-12, equal_nan=True)
             else:
                 assert a[c].equals(b[c]), c
+
+
+def test_gubs_impact_sums_are_read_once_for_the_same_frames(tmp_path, monkeypatch):
+    """A Gubs report's answer, figure and summary ask for the same card sums (a pass over the run
+    each): a result's tables are made once, and the sums of the last frames asked are kept."""
+    s = from_dict({"scenario": {"name": "g", "game": "gubs", "players": 2, "games": 300, "seed": 3},
+                   "seats": {"policy": "random"}})
+    res = api.run(s, out=tmp_path / "g")
+    assert res.tables is res.tables
+    reads = []
+    real = gubs_game.read_impact_sums
+    monkeypatch.setattr(gubs_game, "read_impact_sums", lambda t, n: reads.append(n) or real(t, n))
+    first = gubs_game.impact_sums(res.tables, 2)
+    assert gubs_game.impact_sums(res.tables, 2) is first and reads == [2]
+    assert not first.n_in.flags.writeable  # kept, so nobody may change it
+    again = api.Result(res.scenario, res.rundir)  # other frames of the same run: read again, same sums
+    other = gubs_game.impact_sums(again.tables, 2)
+    assert reads == [2, 2] and other is not first
+    assert np.array_equal(other.n_in, first.n_in) and np.array_equal(other.w_all, first.w_all)
