@@ -14,13 +14,39 @@ silently wrong count.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import functools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import polars as pl
 
 #: rows of the leading table per window (the others bring the rows of the same games)
 WINDOW_ROWS = 1 << 16
+
+
+R = TypeVar("R")
+
+
+def kept_for_frames(fn: Callable[..., R]) -> Callable[..., R]:
+    """``fn(tables, *args)``, a pass over a run's tables, computed once for the same lazy frames (the
+    same objects: :attr:`cardsim.api.Result.tables` makes them once a result) and arguments: a
+    report's answer, figures and summary ask for the same card sums. Only the last call is kept (and
+    its frames, so that their ids are not reused); ``fn.read`` computes afresh. What ``fn`` returns
+    is shared between the callers, so nobody may change it."""
+    last: list[Any] = []
+
+    @functools.wraps(fn)
+    def kept(tables: Mapping[str, pl.LazyFrame], *args: Any) -> R:
+        key = (tuple(tables), tuple(map(id, tables.values())), args)
+        if last and last[0] == key:
+            return last[2]
+        value = fn(tables, *args)
+        last[:] = [key, tuple(tables.values()), value]
+        return value
+
+    kept.read = fn  # type: ignore[attr-defined]
+    return kept
 
 
 class OrderError(RuntimeError):

@@ -65,9 +65,9 @@ def test_card_summaries_do_not_depend_on_the_window(tmp_path, monkeypatch):
         runs[name] = api.run(s, out=tmp_path / name)
 
     def both():
-        # read_impact_sums: card_impact would give the sums kept from the first call (impact_sums)
-        return (gubs_game.impact_table(gubs_game.read_impact_sums(runs["g"].tables, 3)),
-                turtle_game.card_section(runs["t"].tables, 3)[1])
+        # .read: the kept functions would give what the first call computed (kept_for_frames)
+        return (gubs_game.impact_table(gubs_game.impact_sums.read(runs["g"].tables, 3)),
+                turtle_game.card_section.read(runs["t"].tables, 3)[1])
 
     wide = both()
     monkeypatch.setattr(gubs_game, "IMPACT_WINDOW", 7)
@@ -82,20 +82,23 @@ def test_card_summaries_do_not_depend_on_the_window(tmp_path, monkeypatch):
                 assert a[c].equals(b[c]), c
 
 
-def test_gubs_impact_sums_are_read_once_for_the_same_frames(tmp_path, monkeypatch):
-    """A Gubs report's answer, figure and summary ask for the same card sums (a pass over the run
-    each): a result's tables are made once, and the sums of the last frames asked are kept."""
-    s = from_dict({"scenario": {"name": "g", "game": "gubs", "players": 2, "games": 300, "seed": 3},
-                   "seats": {"policy": "random"}})
-    res = api.run(s, out=tmp_path / "g")
-    assert res.tables is res.tables
+def test_card_sums_are_read_once_for_the_same_frames(tmp_path):
+    """A Gubs report's answer, figure and summary ask for the same card sums, a Turtle report's figure
+    and summary for the same card table (a pass over the run each): a result's tables are made once,
+    and the last frames' values are kept."""
     reads = []
-    real = gubs_game.read_impact_sums
-    monkeypatch.setattr(gubs_game, "read_impact_sums", lambda t, n: reads.append(n) or real(t, n))
-    first = gubs_game.impact_sums(res.tables, 2)
-    assert gubs_game.impact_sums(res.tables, 2) is first and reads == [2]
-    assert not first.n_in.flags.writeable  # kept, so nobody may change it
-    again = api.Result(res.scenario, res.rundir)  # other frames of the same run: read again, same sums
-    other = gubs_game.impact_sums(again.tables, 2)
-    assert reads == [2, 2] and other is not first
-    assert np.array_equal(other.n_in, first.n_in) and np.array_equal(other.w_all, first.w_all)
+    for game, fn, n in (("gubs", gubs_game.impact_sums, 2), ("turtle", turtle_game.card_section, 3)):
+        s = from_dict({"scenario": {"name": game, "game": game, "players": n, "games": 300, "seed": 3},
+                       "seats": {"policy": "random"}})
+        res = api.run(s, out=tmp_path / game)
+        assert res.tables is res.tables
+        first = fn(res.tables, n)
+        assert fn(res.tables, n) is first and fn(dict(res.tables), n) is first  # the same frames
+        again = api.Result(res.scenario, res.rundir)  # other frames of the same run: read again, same values
+        other = fn(again.tables, n)
+        assert other is not first
+        reads.append((first, other))
+    (g1, g2), (t1, t2) = reads
+    assert not g1.n_in.flags.writeable  # kept, so nobody may change it
+    assert np.array_equal(g2.n_in, g1.n_in) and np.array_equal(g2.w_all, g1.w_all)
+    assert t2[1].equals(t1[1])

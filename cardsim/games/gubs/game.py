@@ -28,7 +28,7 @@ from cardsim.stats import (
     rate_table,
     wilson_exprs,
 )
-from cardsim.windows import game_windows
+from cardsim.windows import game_windows, kept_for_frames
 
 DECISIONS = {
     "draw": "seat, peek, pub, hand, params, rng",
@@ -458,23 +458,8 @@ class ImpactSums:
                                alpha=alpha, mover=mover)
 
 
-#: the last :func:`impact_sums` call's frames, seats and sums: a report's answer, figure and summary
-#: ask for the same sums (about 1 s per 500,000 games each)
-_LAST_SUMS: list[tuple[pl.LazyFrame, pl.LazyFrame, int, ImpactSums]] = []
-
-
+@kept_for_frames  # a report's answer, figure and summary ask for the same sums (about 1 s per 500,000 games)
 def impact_sums(tables: Mapping[str, pl.LazyFrame], n: int) -> ImpactSums:
-    """:func:`read_impact_sums`, kept for the next call on the same lazy frames (the same objects:
-    :attr:`cardsim.api.Result.tables` makes them once a result)."""
-    games, cards = tables["games"], tables["cards"]
-    if _LAST_SUMS and _LAST_SUMS[0][0] is games and _LAST_SUMS[0][1] is cards and _LAST_SUMS[0][2] == n:
-        return _LAST_SUMS[0][3]
-    sums = read_impact_sums(tables, n)
-    _LAST_SUMS[:] = [(games, cards, n, sums)]
-    return sums
-
-
-def read_impact_sums(tables: Mapping[str, pl.LazyFrame], n: int) -> ImpactSums:
     """Per card: times drawn and played (all games) and, over finished games, the win rate
     of seats that drew it vs seats that did not (shared wins count 1/k), and their difference
     (``lift``) with its interval clustered by game (the seats of a game share it; ``lift_deff``
@@ -516,7 +501,7 @@ def read_impact_sums(tables: Mapping[str, pl.LazyFrame], n: int) -> ImpactSums:
         n_in += np.bincount(key, minlength=nk * nc)
         w_in += np.bincount(key, cw[drew], minlength=nk * nc)
     arrays = (drawn, played, rows_of, n_all, w_all, n_in.reshape(nk, nc), w_in.reshape(nk, nc))
-    for a in arrays:  # kept for the next call (impact_sums): nobody may change them
+    for a in arrays:  # kept for the next call (kept_for_frames): nobody may change them
         a.flags.writeable = False
     return ImpactSums(*arrays)
 

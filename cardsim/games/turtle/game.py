@@ -33,7 +33,7 @@ from cardsim.stats import (
     wilson_at,
     wilson_exprs,
 )
-from cardsim.windows import game_windows
+from cardsim.windows import game_windows, kept_for_frames
 
 ARGS = "seat, obs, legal, params, rng"
 DECISIONS = {"pick": ARGS, "respond": ARGS, "perform": ARGS}
@@ -722,6 +722,7 @@ def summarize(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[st
     return out
 
 
+@kept_for_frames  # a report's figure and summary (and a cards study) ask for the same table
 def card_section(tables: Mapping[str, pl.LazyFrame], players: int) -> tuple[Estimate, pl.DataFrame]:
     """The full variant's per-card table (:func:`card_table` with the lifts of :func:`card_lifts`) and
     its baseline, from a run's tables."""
