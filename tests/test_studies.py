@@ -89,6 +89,35 @@ def test_compare_prints_no_unpaired_interval_for_a_difference_on_the_same_deals(
         assert not any("unpaired" in c and c != "se_unpaired" for c in doc["tables"][title][0])
 
 
+def test_compare_claims_a_direction_only_where_the_interval_shows_it():
+    """The answer read "'hide_two' wins 2.7 points more often than 'play_at_once'" beside a 95% CI of
+    -1.0 to +6.4 points (Holm p 0.31). A sign the interval does not show is "no detectable difference"
+    with signed numbers; one the pointwise interval shows but Holm's adjustment over the differences
+    does not is said to be so; the answer says its intervals are pointwise when there are several."""
+    rng = np.random.default_rng(5)
+    a = (rng.random(400) < 0.4).astype(float)
+    same = np.where(rng.random(400) < 0.9, a, (rng.random(400) < 0.4).astype(float))  # about a's
+    better = np.where(rng.random(400) < 0.7, a, 1.0)  # wins about 18 points more often
+    for metric, scale, unit in (("win", 1.0, "points"), ("length", 20.0, "turns")):
+        p = paired.Plan(base=SimpleNamespace(game="turtle"), arms=["a", "same", "better"],
+                        runs={k: [None] for k in ("a", "same", "better")}, focus=0, metric=metric, decide=False,
+                        alpha=0.05)
+        res = paired.CompareResult(p, 400, *paired.summarize(p, {"a": scale * a, "same": scale * same,
+                                                                  "better": scale * better}))
+        rows = {r["arm"]: r for r in res.diffs.iter_rows(named=True)}
+        assert rows["same"]["lo"] < 0 < rows["same"]["hi"] and rows["better"]["lo"] > 0
+        words = paired.headline(res)
+        what = "wins" if metric == "win" else "length"
+        assert f"'same' against 'a': no detectable difference in {what}, " in words
+        assert re.search(rf"'same' against 'a': .*?the difference's 95% CI [-+][\d.]+ to [-+][\d.]+ {unit}\)", words)
+        assert ("'better' wins" if metric == "win" else "'better' lengthens games by") in words
+        assert "Each interval holds for its own difference; the table's p_holm adjusts for the 2 of them." in words
+        # a sign the pointwise interval shows, Holm's adjustment not
+        held = res.diffs.with_columns(p_holm=pl.when(pl.col("arm") == "better").then(0.2).otherwise(pl.col("p_holm")))
+        words = paired.headline(paired.CompareResult(p, 400, res.arms, held))
+        assert "; not beyond chance once the 2 differences are adjusted, Holm p 0.2)" in words
+
+
 def test_compare_p_values_that_underflow_are_never_zero_in_json():
     """`cardsim compare -f json` printed "p": 0.0 and "p_holm": 0.0 where the table read "< 0.001": a
     p-value too small to compute is the smallest positive normal double (P_FLOOR), never 0."""

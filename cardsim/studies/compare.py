@@ -242,23 +242,40 @@ LENGTH_UNITS = {"fubnub": "hands", "fourbid": "hands", "turtle": "turns", "gubs"
 
 
 def describe(res: CompareResult, row: dict) -> str:
-    """One difference in plain words, with units and its interval."""
+    """One difference in plain words, with units and its interval. A verb that carries the sign
+    ("shortens", "wins ... more often") only where the interval excludes 0; otherwise "no detectable
+    difference" and the signed estimate. With several differences a sign the interval shows but
+    Holm's adjustment over them does not is said to be so."""
     arms = {r["arm"]: r for r in res.arms.iter_rows(named=True)}
     a, b = arms[row["vs"]], arms[row["arm"]]
     kind = "anytime-valid 95% CI" if res.plan.decide else "95% CI"
+    known = row["lo"] > 0 or row["hi"] < 0  # the interval shows the sign
+    holm = ""
+    if known and res.diffs.height > 1 and row.get("p_holm") is not None and row["p_holm"] >= 0.05:
+        holm = f"; not beyond chance once the {res.diffs.height} differences are adjusted, Holm p {row['p_holm']:.2g}"
     if res.plan.metric == "length":
         unit = LENGTH_UNITS.get(res.plan.base.game, "turns")
-        verb = "shortens" if row["diff"] < 0 else "lengthens"
         arms_ = f"{mean_text(a['mean'], a['lo'], a['hi'])} -> {mean_text(b['mean'], b['lo'], b['hi'])} {unit}"
         d = span_digits(row["lo"], row["hi"], 1)
-        return (f"'{row['arm']}' {verb} games by {abs(row['diff']):.{d}f} {unit} against '{row['vs']}' "
-                f"({arms_}; the difference's {kind} {span(row['lo'], row['hi'], 1, unit, n=row['n'])})")
-    more = "more" if row["diff"] >= 0 else "less"
+        ci = span(row["lo"], row["hi"], 1, unit, signed=not known, n=row["n"])
+        if known:
+            verb = "shortens" if row["diff"] < 0 else "lengthens"
+            head = f"'{row['arm']}' {verb} games by {abs(row['diff']):.{d}f} {unit} against '{row['vs']}'"
+        else:
+            head = (f"'{row['arm']}' against '{row['vs']}': no detectable difference in length, "
+                    f"{row['diff']:+.{d}f} {unit}")
+        return f"{head} ({arms_}; the difference's {kind} {ci}{holm})"
     d = span_digits(row["lo"], row["hi"], 100)
-    return (f"'{row['arm']}' wins {100 * abs(row['diff']):.{d}f} points {more} often than '{row['vs']}' "
-            f"({mean_text(a['mean'], a['lo'], a['hi'], share=True)} -> {mean_text(b['mean'], b['lo'], b['hi'], share=True)} "
-            f"of games for the focus seat; the difference's {kind} "
-            f"{span(row['lo'], row['hi'], 100, 'points', n=row['n'])})")
+    ci = span(row["lo"], row["hi"], 100, "points", signed=not known, n=row["n"])
+    if known:
+        more = "more" if row["diff"] >= 0 else "less"
+        head = f"'{row['arm']}' wins {100 * abs(row['diff']):.{d}f} points {more} often than '{row['vs']}'"
+    else:
+        head = (f"'{row['arm']}' against '{row['vs']}': no detectable difference in wins, "
+                f"{100 * row['diff']:+.{d}f} points")
+    return (f"{head} ({mean_text(a['mean'], a['lo'], a['hi'], share=True)} -> "
+            f"{mean_text(b['mean'], b['lo'], b['hi'], share=True)} of games for the focus seat; the difference's "
+            f"{kind} {ci}{holm})")
 
 
 def mean_text(mean: float, lo: float, hi: float, share: bool = False) -> str:
@@ -309,7 +326,9 @@ def headline(res: CompareResult) -> str:
     rot = len(res.plan.runs[res.plan.arms[0]])
     where = f"the same {many(res.games, 'deal')}" + (f" in each of {rot} seat rotations" if rot > 1 else "")
     stop = " The decision rule stopped the run." if res.decided else ""
-    return f"On {where}: " + "; ".join(parts) + "." + stop
+    several = (f" Each interval holds for its own difference; the table's p_holm adjusts for the "
+               f"{res.diffs.height} of them." if res.diffs.height > 1 and not res.plan.decide else "")
+    return f"On {where}: " + "; ".join(parts) + "." + stop + several
 
 
 def output(res: CompareResult) -> Output:
