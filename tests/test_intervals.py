@@ -512,7 +512,17 @@ def test_card_effects_on_the_same_seeds(tmp_path):
     sure = cards_study.headline(dataclasses.replace(res, effects=e.with_columns(p_adjusted=pl.lit(0.001))))
     verb = "shortens" if big["effect"] < 0 else "lengthens"
     again = "shortens" if h["effect"] < 0 else "lengthens"
-    assert sure.startswith(f"Removing {big_card} {verb} games most, by {abs(big['effect']):.1f} turns (")
+    assert sure.startswith(f"Removing {big_card} has the largest estimated effect on the length: it {verb} games "
+                           f"by {abs(big['effect']):.1f} turns (")
+    # the runner-up is named when its interval holds the named card's figure (the order is then not settled)
+    other = e.filter((pl.col("measure") == "length") & (pl.col("card") != big_card)).row(0, named=True)
+    named = f"the next, {other['card']} ({other['effect']:+.1f} turns, 95% CI "
+    assert (named in sure) == (other["lo"] <= big["effect"] <= other["hi"])
+    close = e.with_columns(lo=pl.when(pl.col("card") == other["card"]).then(-1e9).otherwise(pl.col("lo")),
+                           hi=pl.when(pl.col("card") == other["card"]).then(1e9).otherwise(pl.col("hi")),
+                           p_adjusted=pl.lit(0.001))
+    assert "so which of the two changes it most is not settled" in cards_study.headline(
+        dataclasses.replace(res, effects=close))
     assert f"re-played on 300 fresh seeds: {again} them by {abs(h['effect']):.1f} turns (95% CI " in sure
     unsure = cards_study.headline(dataclasses.replace(res, effects=e.with_columns(p_adjusted=pl.lit(0.5))))
     assert unsure.startswith(f"No card changes the length beyond chance; the largest estimate is removing "

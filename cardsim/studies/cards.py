@@ -329,13 +329,14 @@ def headline(res: CardsResult) -> str:
         sure = r["p_adjusted"] < 0.05
         if sure:
             verb = "shortens" if r["effect"] < 0 else "lengthens"
-            head = f"{_verb(p)} {r['card']} {verb} games most, by {abs(r['effect']):.{d}f} {unit}"
+            head = (f"{_verb(p)} {r['card']} has the largest estimated effect on the length: it {verb} games by "
+                    f"{abs(r['effect']):.{d}f} {unit}")
         else:  # the largest of many estimates, not beyond chance: no verb that claims a direction
             head = (f"no card changes the length beyond chance; the largest estimate is {_verb(p)} "
                     f"{r['card']}, {r['effect']:+.{d}f} {unit}")
         parts.append(f"{head} ({decks}; the difference's 95% CI "
                      f"{span(r['lo'], r['hi'], 1, unit, signed=not sure, n=r['games'], what='games')})"
-                     + _again(again.get("length"), 1, unit, verb=sure))
+                     + _again(again.get("length"), 1, unit, verb=sure) + _next(length, r, 1, unit))
         sig = length.filter(pl.col("p_adjusted") < 0.05)
         parts.append(f"{sig.height} of {length.height} cards change the length beyond chance "
                      f"({'Holm' if p.correction == 'holm' else 'BH'}-adjusted p < 0.05)")
@@ -345,13 +346,30 @@ def headline(res: CardsResult) -> str:
             if measure in chosen:
                 r = chosen[measure]
                 d = span_digits(r["lo"], r["hi"], 100)
-                parts.append(f"{_verb(p)} {r['card']} moves {label} most: {100 * r['effect']:+.{d}f} points "
+                parts.append(f"{_verb(p)} {r['card']} moves {label} most of the cards beyond chance: "
+                             f"{100 * r['effect']:+.{d}f} points "
                              f"(95% CI {span(r['lo'], r['hi'], 100, 'points', signed=True, n=r['games'], what='games')})"
-                             + _again(again.get(measure), 100, "points"))
+                             + _again(again.get(measure), 100, "points")
+                             + _next(e.filter((pl.col("measure") == measure) & (pl.col("p_adjusted") < 0.05)), r,
+                                     100, "points"))
             else:
                 parts.append(f"no card moves {label} beyond chance")
     text = "; ".join(parts) + f" (the same {many(res.games, 'seed')} in every deck)."
     return text[0].upper() + text[1:]
+
+
+def _next(rows: pl.DataFrame, top: dict, scale: float, unit: str) -> str:
+    """The runner-up to the named card, when the named card's estimate lies inside the runner-up's
+    interval: the order at the top is then not a finding (said so, not tested)."""
+    rest = sorted((x for x in rows.iter_rows(named=True) if x["card"] != top["card"] and math.isfinite(x["effect"])),
+                  key=lambda x: -abs(x["effect"]))
+    if not rest or not rest[0]["lo"] <= top["effect"] <= rest[0]["hi"]:
+        return ""
+    x = rest[0]
+    d = span_digits(x["lo"], x["hi"], scale)
+    return (f"; the next, {x['card']} ({scale * x['effect']:+.{d}f} {unit}, 95% CI "
+            f"{span(x['lo'], x['hi'], scale, unit, signed=True, n=x['games'], what='games')}), holds that figure in "
+            f"its interval, so which of the two changes it most is not settled")
 
 
 def _again(r: dict | None, scale: float, unit: str, verb: bool = False) -> str:
