@@ -623,6 +623,12 @@ def test_ratings_reference_is_exactly_zero_and_the_share_has_the_strengths_inter
     words = R.headline(res)
     assert (f"beats one of ref's in {share(top['theta'])} of contests (95% CI {share(top['lo'])}-{share(top['hi'])}, "
             "the strength's interval transformed)") in words
+    # the top is chosen from these figures: the answer says they are in-sample; a poor fit is named
+    assert words.startswith(f"b rates highest in these games: {top['theta']:+.2f} log-odds over ref (95% CI ")
+    assert "; in-sample, the top chosen from these figures, so it reads high)" in words
+    assert "fit the results poorly" not in words
+    poor = dataclasses.replace(res, warnings=["The strengths do not fit the results (goodness of fit p = 1e-09)"])
+    assert "The strengths fit the results poorly (see the notes)" in R.headline(poor)
     # the reference on top: the next policy's share of its contests with the reference, likewise
     res = R.analyse(p, _obs([65, 55, 50], p.pairs), 100)
     nxt = res.ratings.row(1, named=True)

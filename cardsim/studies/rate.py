@@ -638,12 +638,18 @@ def headline(res: RatingResult) -> str:
     elif top["policy"] == ref:  # it was read against itself: "+0.00 log-odds over partner"
         lead = f"{ref} (the reference) rates highest; no other policy has a finite strength (see the ratings)"
     else:
-        lead = (f"{top['policy']} rates highest: {top['theta']:+.2f} log-odds over {ref} (95% CI {top['lo']:+.2f} to "
-                f"{top['hi']:+.2f}), so one of its seats beats one of {ref}'s in {_odds(top['theta'])} of contests "
+        # the top is chosen from these very figures, so its own reads high: said so; the held-out re-play
+        # (after the ranking) is the measurement of the chosen one
+        lead = (f"{top['policy']} rates highest in these games: {top['theta']:+.2f} log-odds over {ref} (95% CI "
+                f"{top['lo']:+.2f} to {top['hi']:+.2f}; in-sample, the top chosen from these figures, so it reads "
+                f"high), so one of its seats beats one of {ref}'s in {_odds(top['theta'])} of contests "
                 f"({_share_ci(top)})")
-    warn = ""  # a poor fit is told once, in the notes (with its p-value and the worst pair)
+    warn = ""  # a poor fit is told in the notes (with its p-value and the worst pair), and named here
     if any("transitive" in w for w in res.warnings):
         warn = " The results are not transitive, so no ranking describes them: read the pairwise table."
+    elif any(w.startswith("The strengths do not fit") for w in res.warnings):
+        warn = (" The strengths fit the results poorly (see the notes), so the figures above are the model's: "
+                "read the pairwise table beside them.")
     return (f"{lead}. Ranking: {order} ({res.games:,} deal{'s' if res.games != 1 else ''} per table, each distinct "
             f"seating once; intervals "
             f"clustered by deal).{warn}{_heldout_words(res.heldout)}")
