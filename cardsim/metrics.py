@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from cardsim.stats import collect, maxt_critical, mean_ci, t_scale, wilson
+from cardsim.stats import UNBOUNDED, collect, maxt_critical, mean_ci, t_scale, wilson
 
 #: the balance interval is given from this many finished games (its coverage: 95% from 100 games)
 BALANCE_MIN_GAMES = 100
@@ -41,9 +41,18 @@ def _row(metric: str, value: float, lo: float, hi: float, n: int, note: str = ""
     return {"metric": metric, "value": value, "lo": lo, "hi": hi, "n": n, "note": note}
 
 
-def _mean_row(metric: str, x: np.ndarray, note: str = "") -> dict:
-    e = mean_ci(np.asarray(x, dtype=np.float64))
+def _mean_row(metric: str, x: np.ndarray, note: str = "", bounds: tuple[float, float] = UNBOUNDED) -> dict:
+    """A mean a game with its interval: bounded values (an advantage in [-1, 1], a share of a game in
+    [0, 1]) get the bounded interval of :func:`cardsim.stats.mean_ci` (a first-seat advantage that is
+    -0.25 in most games and 0.75 in the rest: the t interval covered 39% at 10 games where the seat
+    wins 5% of them, 78% at 30; the bounded one 97-100%)."""
+    e = mean_ci(np.asarray(x, dtype=np.float64), bounds=bounds)
     return _row(metric, e.value, e.lo, e.hi, e.n, note)
+
+
+def advantage_row(metric: str, x: np.ndarray, note: str) -> dict:
+    """The first-player (dealer) advantage a game, a win share minus the mean seat's: in [-1, 1]."""
+    return _mean_row(metric, x, note, (-1.0, 1.0))
 
 
 @dataclass
@@ -221,8 +230,8 @@ def outcome_metrics(out: pl.DataFrame | Games) -> list[dict]:
                 keep = n_sel > 0
                 sel_won = sum(np.where(sel[:, j], won[:, j], 0.0) for j in range(won.shape[1]))  # a column at a time
                 x = sel_won[keep] / n_sel[keep] - won.sum(axis=1)[keep] / n_all[keep]
-                rows.append(_mean_row(name, x, f"win rate of the seat that {'moved' if col == 'first' else 'dealt'} "
-                                               f"first minus the mean seat win rate ({fair.mean():.3f})"))
+                rows.append(advantage_row(name, x, f"win rate of the seat that {'moved' if col == 'first' else 'dealt'} "
+                                                   f"first minus the mean seat win rate ({fair.mean():.3f})"))
     length = lay.length
     rows.append(_mean_row("duration", length, f"sd {length.std(ddof=1):.2f}" if length.size > 1 else ""))
     return rows
@@ -272,10 +281,11 @@ def progress_metrics(progress: pl.LazyFrame, winners: pl.LazyFrame) -> list[dict
     return [
         _mean_row("final lead taken at", f("decisive"),
                   "share of the game played before the eventual winner took the sole lead it kept (0: led from the "
-                  "start); not Ludii's Decisiveness, which needs a state evaluation"),
+                  "start); not Ludii's Decisiveness, which needs a state evaluation", (0.0, 1.0)),
         _mean_row("lead changes per game", f("changes"), "changes of the sole leader per game"),
         _mean_row("lead change rate", f("change_rate"),
-                  "changes of the sole leader per step (hand or game of a tournament), as Ludii's Lead Change"),
+                  "changes of the sole leader per step (hand or game of a tournament), as Ludii's Lead Change",
+                  (0.0, 1.0)),
         _mean_row("largest deficit overcome", f("rel_drama"),
                   "the eventual winner's largest deficit to the leader, as a share of its final score (Ludii's "
                   "Drama measures deficits on a state evaluation instead)"),

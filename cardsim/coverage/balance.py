@@ -49,6 +49,29 @@ def balance(replicates: int, seed: int) -> list[Coverage]:
     return out
 
 
+@case("first-player advantage", replicates=2000)
+def first_player_advantage(replicates: int, seed: int) -> list[Coverage]:
+    """The balance table's first-player advantage (the first seat's win minus the mean seat's, a game:
+    -1/4 or +3/4 with four seats and one winner; its row in :func:`cardsim.metrics.outcome_metrics`,
+    whose interval :func:`cardsim.metrics.advantage_row` gives): a fair first seat, one that wins 45% of
+    games, and one that wins 5% (mostly -1/4: the t interval it had covered 39% at 10 games)."""
+    from cardsim.metrics import advantage_row
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for p0 in (0.25, 0.45, 0.05):
+        probs = [p0] + [(1 - p0) / 3] * 3
+        for n in (10, 30, 100, 1000):
+            hit = 0
+            for _ in range(replicates):
+                w = _shared(rng, n, probs, 0.0)
+                row = advantage_row("first-player advantage", w[:, 0] - w.mean(axis=1), "")
+                hit += row["lo"] <= p0 - 0.25 <= row["hi"]
+            out.append(Coverage("balance metric: first-player advantage (bounded mean)",
+                                f"first seat wins {p0:.0%} of 4-seat games, {n:,} games", 0.95, replicates, hit))
+    return out
+
+
 @case("balance, FUBNUB", replicates=500)
 def balance_fubnub(replicates: int, seed: int) -> list[Coverage]:
     """FUBNUB with four partner players: every seat wins half its games (balance 1) by team symmetry."""
