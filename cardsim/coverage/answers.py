@@ -54,4 +54,30 @@ def answer_families(replicates: int, seed: int) -> list[Coverage]:
         hit += bool(((d["lo"] <= 0) & (d["hi"] >= 0)).all())
     out.append(Coverage(f"answer: action cards minus the other cards (clustered, Bonferroni over {len(cards)})",
                         f"no card does anything, {games:,} games of 2 reveals", 0.95, reps, hit))
+    out += _gubs_lifts(rng, reps)
+    return out
+
+
+def _gubs_lifts(rng: np.random.Generator, reps: int, k: int = 20) -> list[Coverage]:
+    """Gubs' answer names the cards whose drawers win most and least more often than the rest: the
+    lift (drew vs not, clustered by game, Wilson by MOVER) of each of ``k`` cards at level 0.05 / k.
+    Here no card does anything (truth 0 for each), four seats, one winner a game, and card j is drawn
+    by a seat with chance from 5% to 60%, so the family mixes rare and common cards."""
+    from cardsim.stats import rate_difference
+
+    q = np.linspace(0.05, 0.6, k)
+    out = []
+    for games in (500, 3000):
+        hit = 0
+        for _ in range(reps):
+            won = rng.integers(0, 4, games)
+            ok = True
+            for j in range(k):
+                flags = rng.random((games, 4)) < q[j]
+                e = rate_difference(flags[np.arange(games), won].astype(np.float64), flags.sum(axis=1).astype(np.float64),
+                                    np.ones(games), np.full(games, 4.0), alpha=0.05 / k, mover=True)
+                ok = ok and e.lo <= 0 <= e.hi
+            hit += ok
+        out.append(Coverage(f"answer: Gubs' card lifts, drew vs not (clustered, Bonferroni over {k})",
+                            f"no card does anything, drawn by 5-60% of seats, {games:,} games", 0.95, reps, hit))
     return out
