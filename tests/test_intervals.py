@@ -488,6 +488,22 @@ def test_sweep_answer_gives_the_gaps_simultaneous_intervals(k):
     assert "the other 1 is " in one and "(simultaneous 95% intervals" in one
 
 
+def test_sweep_words_p_best_as_a_stability_not_a_probability():
+    # "the chance it is truly the best point is about 59%": a plug-in share of normal draws centred on the
+    # estimates, not a calibrated probability (it overstates the chance where points are close)
+    rng = np.random.default_rng(5)
+    values = (rng.random((1000, 3)) < [0.5, 0.48, 0.3]).astype(float)
+    res = _sweep_result(values)
+    words = sw.headline(res)
+    pb = res.table["p_best"][res.best_index]
+    assert "chance" not in words and "truly" not in words
+    share = "more than 99%" if pb > 0.99 else f"{100 * pb:.0f}%"
+    assert (f"it comes out best in {share} of resamples of these estimates (a measure of how settled the ranking "
+            "is, not a probability that it is the best)") in words
+    notes = " ".join(sw.output(res).notes)
+    assert "p_best: the share of resamples of these estimates" in notes and "not a probability" in notes
+
+
 # -- card effects ------------------------------------------------------------------------------
 def test_card_effects_on_the_same_seeds(tmp_path):
     s = from_dict({"scenario": {"name": "tc", "game": "turtle", "variant": "full", "players": 4, "games": 300,

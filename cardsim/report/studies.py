@@ -99,7 +99,8 @@ def sweep_section(res: SweepResult) -> Section:
     # the unfinished share as a percentage, as the terminal prints it (a column named as a rate)
     t = t.rename({c: c.replace("unfinished", "unfinished_rate") for c in t.columns if c.startswith("unfinished")})
     sec.tables.append(("One row per point (vs_best: minus the best point, simultaneous 95% interval; p_best: "
-                       "probability of being the best point)", t))
+                       "the share of resamples of the estimates in which the point comes out best, how settled "
+                       "the ranking is, not a probability that it is the best)", t))
     if res.heldout is not None:
         h = res.heldout
         if res.plan.metric != "length":  # a win rate: its interval and in-sweep value as percentages too

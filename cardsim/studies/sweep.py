@@ -14,9 +14,10 @@ When the points share deals (no ``players`` or ``variant`` key), the sweep
 answers "which point is best, by how much, how sure": each point's paired
 contrast with the best point (per-game differences), simultaneous 95%
 intervals for every pair of points (max-T, so they hold whichever point the
-data call best), max-T adjusted p-values, the probability that each point is
-best (the share of draws from the estimates' joint normal distribution in
-which it comes out best), and the best point re-played on fresh deals (a seed
+data call best), max-T adjusted p-values, how settled the ranking is (the share
+of draws from the estimates' joint normal distribution in which each point
+comes out best: a plug-in stability, not a calibrated probability that the
+point is the best), and the best point re-played on fresh deals (a seed
 the sweep never used, :func:`heldout_seed`) with its interval, so the winner's
 curse does not inflate the answer. Points with another player count or
 variant play other games: each is then compared with its own fair share.
@@ -155,7 +156,9 @@ def contrasts(values: np.ndarray, best: str = "max", alpha: float = 0.05, seed: 
               draws: int = 200_000, bounds: tuple[float, float] = UNBOUNDED) -> dict[str, np.ndarray]:
     """From a games x points matrix of per-game values (the same deals in every column): the best
     point, each point's difference from it with simultaneous max-T intervals over every pair of
-    points, max-T adjusted p-values, and the probability that each point is best.
+    points, max-T adjusted p-values, and ``p_best``: the share of normal draws centred on the
+    estimates in which each point comes out best (how settled the ranking is; a plug-in figure, not a
+    calibrated probability that the point is the best).
 
     ``bounds``: where a deal's difference of two points lies ((-1, 1) for wins). The intervals are cut
     to them, and a point whose difference from the best is the same at every deal (no spread: a max-T
@@ -347,9 +350,7 @@ def headline(res: SweepResult) -> str:
         lo, hi = _fmt(res, h["lo"], digits=d), _fmt(res, h["hi"], digits=d)
         parts[0] += (f", {_fmt(res, h[res.plan.metric], digits=d)} on {h['games']:,} fresh deals (95% CI "
                      f"{lo.rstrip('%')}-{hi})")
-    pb = best["p_best"]
-    chance = "above 99%" if pb > 0.99 else f"about {100 * pb:.0f}%"
-    parts[0] += f"; the chance it is truly the best point is {chance}"
+    parts[0] += "; " + stability(best["p_best"])
     if tied:
         names = "; ".join(_describe(res.plan, i) for i in tied[:4]) + ("; ..." if len(tied) > 4 else "")
         parts.append(f"{len(tied)} other point{'s' if len(tied) > 1 else ''} cannot be told apart from it (simultaneous 95% intervals of the "
@@ -358,6 +359,16 @@ def headline(res: SweepResult) -> str:
     if worse:
         parts.append(_gaps(worse, length, unit, gap))
     return "; ".join(parts) + "."
+
+
+def stability(p_best: float) -> str:
+    """``p_best`` in words, as a stability of the ranking, not a probability: the share of normal draws
+    centred on the estimates (resamples of these estimates) in which the point comes out best. It is a
+    plug-in figure: the estimates stand in for the truth, so it is not calibrated (as cardsim meta words
+    its bootstrap shares)."""
+    share = "more than 99%" if p_best > 0.99 else f"{100 * p_best:.0f}%"
+    return (f"it comes out best in {share} of resamples of these estimates (a measure of how settled the "
+            "ranking is, not a probability that it is the best)")
 
 
 def _gaps(worse: list[dict[str, Any]], length: bool, unit: str, gap: str) -> str:
@@ -404,6 +415,8 @@ def output(res: SweepResult) -> Output:
                 "has a spread to measure (each gets the interval of a difference without spread, none for a length)")
         notes.append(f"vs_best: each point minus the best, on the same deals; vs_best_lo/hi: simultaneous 95% "
                      f"intervals for every pair of points (max-T, {crit}); p_adj: max-T "
-                     "adjusted p-value of the difference; p_best: probability the point is the best (points "
-                     "that play the same games share it evenly).")
+                     "adjusted p-value of the difference; p_best: the share of resamples of these estimates (draws "
+                     "from their joint normal distribution) in which the point comes out best, a measure of how "
+                     "settled the ranking is, not a probability that it is the best (points that play the same "
+                     "games share it evenly).")
     return Output(headline(res), tables, notes=notes, shares=shares)
