@@ -41,11 +41,12 @@ Z95 = 1.959963984540054
 #: (:func:`cluster_block`)
 CLUSTERS = 1 << 16
 
+#: the first sentence of :data:`ROWWISE`: a table's intervals are each for their own row (a sweep's table says it too)
+POINTWISE = ("Each interval is a 95% interval for its own row (pointwise): in a table of many rows about one in "
+             "twenty misses its truth by chance, so a table's highest and lowest rows are not findings on their own.")
 #: how a run's summary (its tables of many rows: by seat, by card, by position) handles multiplicity,
 #: said under every summary and report of a run
-ROWWISE = ("Each interval is a 95% interval for its own row (pointwise): in a table of many rows about one in "
-           "twenty misses its truth by chance, so a table's highest and lowest rows are not findings on their "
-           "own. The answer's claims about which seats or cards differ, and the highest and lowest rows "
+ROWWISE = (POINTWISE + " The answer's claims about which seats or cards differ, and the highest and lowest rows "
            "it quotes, read 95% intervals simultaneous over the rows (Bonferroni). The balance metric allows for "
            "picking the best and worst seat (max-T over every pair of seats); the studies cardsim compare, sweep "
            "and cards compare rows with the multiplicity adjusted.")

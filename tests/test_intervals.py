@@ -504,6 +504,52 @@ def test_sweep_words_p_best_as_a_stability_not_a_probability():
     assert "p_best: the share of resamples of these estimates" in notes and "not a probability" in notes
 
 
+def _players_sweep(rates: list[float], games: int = 400) -> sw.SweepResult:
+    """A sweep over player counts 2.. (each point its own games) from seat 0's true-to-life win counts."""
+    k = len(rates)
+    plan = sw.Plan(None, ["players"], [{"players": p} for p in range(2, 2 + k)], [], "winrate_s0", "max")
+    assert not plan.paired
+    lo, hi = zip(*(stats.wilson(r * games, games) for r in rates), strict=True)
+    table = pl.DataFrame({"players": list(range(2, 2 + k)), "games": [games] * k,
+                          "fair": [1 / p for p in range(2, 2 + k)], "finished": [games] * k,
+                          "winrate_s0": rates, "lo_s0": list(lo), "hi_s0": list(hi)})
+    return sw.SweepResult(plan, sw.fair_share_intervals(table, "winrate_s0"))
+
+
+def test_sweep_over_player_counts_judges_the_fair_share_at_every_point_at_once():
+    # five pointwise "seat 0 vs fair share" intervals, no word on multiplicity and the question never answered
+    res = _players_sweep([0.50375, 0.32625, 0.26, 0.1625, 0.14875])
+    z = stats.bonferroni_z(5)
+    for r in res.table.iter_rows(named=True):
+        assert (r["sim_lo_s0"], r["sim_hi_s0"]) == pytest.approx(stats.wilson(r["winrate_s0"] * 400, 400, z))
+        assert r["sim_lo_s0"] < r["lo_s0"] and r["sim_hi_s0"] > r["hi_s0"]
+    words = sw.headline(res)
+    assert "95% intervals simultaneous over the 5 points (Bonferroni)" in words
+    assert "players=5: 16.2% (12.1-21.5%; fair 20.0%)" in words  # pointwise 13.0-20.2%
+    assert "At no point does seat 0 win more or less than its fair share beyond chance" in words
+    notes = sw.output(res).notes
+    assert notes[0].startswith(stats.POINTWISE) and stats.ROWWISE.startswith(stats.POINTWISE)
+    assert "sim_lo_s0/sim_hi_s0, 95% intervals simultaneous over the 5 points (Bonferroni)" in notes[0]
+    assert sw.intervals(res) == notes[0]  # the report's word on its intervals
+
+
+def test_sweep_over_player_counts_names_the_points_beyond_chance():
+    res = _players_sweep([0.60, 0.3333, 0.25, 0.14, 0.1667], games=2000)
+    words = sw.headline(res)
+    assert ("Seat 0 wins more than its fair share beyond chance at players=2 (+10.0 percentage points); less at "
+            "players=5 (-6.0 percentage points); at the other 3 the simultaneous intervals hold the fair share.") in words
+    none_above = sw.headline(_players_sweep([0.5, 0.3333, 0.25, 0.14, 0.1667], games=2000))
+    assert "beyond chance at no point; less at players=5" in none_above
+
+
+def test_sweep_fair_share_ends_keep_their_side_of_the_fair_share():
+    # an end just past the fair share rounds onto it at one decimal: it gets the decimals that show its side
+    res = _players_sweep([0.5, 0.55])
+    t = res.table.with_columns(sim_lo_s0=pl.Series([0.44, 0.33345]), sim_hi_s0=pl.Series([0.56, 0.7]))
+    words = sw.headline(sw.SweepResult(res.plan, t))
+    assert "players=3: 55.00% (33.34-70.00%; fair 33.33%)" in words
+
+
 # -- card effects ------------------------------------------------------------------------------
 def test_card_effects_on_the_same_seeds(tmp_path):
     s = from_dict({"scenario": {"name": "tc", "game": "turtle", "variant": "full", "players": 4, "games": 300,

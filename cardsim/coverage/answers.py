@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from cardsim.coverage import Coverage, case
-from cardsim.stats import bonferroni_z, rate_table, wilson_at
+from cardsim.stats import bonferroni_z, rate_table, wilson, wilson_at
 
 
 @case("answer: seats and cards at once", replicates=1000)
@@ -80,4 +80,24 @@ def _gubs_lifts(rng: np.random.Generator, reps: int, k: int = 20) -> list[Covera
             hit += ok
         out.append(Coverage(f"answer: Gubs' card lifts, drew vs not (clustered, Bonferroni over {k})",
                             f"no card does anything, drawn by 5-60% of seats, {games:,} games", 0.95, reps, hit))
+    return out
+
+
+@case("answer: a sweep's seat at every point", replicates=1000)
+def sweep_fair_share(replicates: int, seed: int) -> list[Coverage]:
+    """A sweep over player counts (2 to 6, each point its own games): the metric seat's win rate at every
+    point with its Wilson interval at the Bonferroni level over the 5 points
+    (:func:`cardsim.studies.sweep.fair_share_intervals`); every point's truth inside at once."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for truth, label in (([1 / k for k in range(2, 7)], "fair shares 1/2-1/6"),
+                         ([0.52, 0.32, 0.26, 0.19, 0.17], "0.52/0.32/0.26/0.19/0.17")):
+        for games in (400, 20000):
+            z, hit = bonferroni_z(len(truth)), 0
+            for _ in range(replicates):
+                wins = rng.binomial(games, truth)
+                hit += all(lo <= q <= hi for q, (lo, hi) in zip(truth, (wilson(w, games, z) for w in wins),
+                                                                  strict=True))
+            out.append(Coverage("answer: a sweep's seat 0 at every point (Wilson, Bonferroni over 5)",
+                                f"win chances {label}, {games:,} games a point", 0.95, replicates, hit))
     return out

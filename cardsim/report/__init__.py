@@ -130,6 +130,8 @@ def fmt(v: object) -> str:
 
 # -- tables as a person reads them ---------------------------------------------------------------------
 def _ci_name(lo: str) -> str:
+    if lo.startswith("sim_lo_"):  # sim_lo_s0: seat 0's interval simultaneous over the rows
+        return f"{lo[7:]} simultaneous 95% CI"
     p = re.sub(r"^lo_|_?lo$", "", lo)
     return f"{p} 95% CI" if p else "95% CI"
 
@@ -358,4 +360,5 @@ def build_study(base, kind: str, res) -> Report:
     if kind in SCALE_SECTIONS:  # search and meta play in memory: no run directory, no games per run
         meta.pop("games per run")
     return Report(base.name, title, base.question or f"What does this {kind} show?", mod.headline(res), meta, text,
-                  _dedupe(sections), intervals=getattr(mod, "INTERVALS", ""))
+                  _dedupe(sections), intervals=mod.intervals(res) if hasattr(mod, "intervals") else
+                  getattr(mod, "INTERVALS", ""))

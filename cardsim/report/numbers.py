@@ -8,6 +8,8 @@ matplotlib: importing it is cheap.
   :func:`pct_ci` ``(0.5028, 0.493, 0.5126) -> "50.3% (95% CI 49.3-51.3%)"``;
   :func:`num` a mean or difference to a precision its interval justifies;
   :func:`num_ci` ``(7.73, 6.6, 8.9, "turns") -> "7.7 turns (95% CI 6.6-8.9)"``;
+- an interval judged against a reference (a fair share, 0) keeps each end on its own side of it
+  (:func:`side_digits`: ``49.96%``, not ``50.0%``, below a fair 50%);
 - :func:`column` formats a whole table column alike (integers with thousands separators, shares
   as percentages, other numbers to the same number of decimals), for tables a person reads.
 """
@@ -25,7 +27,7 @@ import polars as pl
 MISSING = "n/a"
 
 #: columns that hold a share in [0, 1] (shown as a percentage); ``lo`` / ``hi`` only beside a share
-_SHARE = re.compile(r"^(rate|share|fair|lift|lift_lo|lift_hi|variance_saved|winrate_s\d+|lo_s\d+|hi_s\d+|\w+_rate|\w+_rate_lo|\w+_rate_hi|\w+_share|share_\w+|rate_\w+)$")
+_SHARE = re.compile(r"^(rate|share|fair|lift|lift_lo|lift_hi|variance_saved|winrate_s\d+|(?:sim_)?lo_s\d+|(?:sim_)?hi_s\d+|\w+_rate|\w+_rate_lo|\w+_rate_hi|\w+_share|share_\w+|rate_\w+)$")
 _BOUNDS = ("lo", "hi", "lo_simultaneous", "hi_simultaneous")
 
 
@@ -56,10 +58,16 @@ def pct(x: Any, digits: int | None = None) -> str:
     return f"{100 * x:.{digits}f}%"
 
 
-def pct_ci(rate: Any, lo: Any, hi: Any, digits: int = 1, label: str = "95% CI") -> str:
+def pct_ci(rate: Any, lo: Any, hi: Any, digits: int = 1, label: str = "95% CI",
+           ref: float | Sequence[float] | None = None) -> str:
     """``50.3% (95% CI 49.3-51.3%)``; ``label`` names another interval (``simultaneous 95% CI``). An
-    interval whose ends would print alike gets the decimals that show it (:func:`share_digits`)."""
+    interval whose ends would print alike gets the decimals that show it (:func:`share_digits`), and
+    ``ref`` (a reference the sentence judges the interval against: a fair share, an even game) the
+    decimals that keep each end on its own side of it (:func:`side_digits`): ``52.13% (95% CI
+    49.96-54.30%)``, not ``52.1% (95% CI 50.0-54.3%)``, which reads as if 50% were left out."""
     digits = share_digits([lo], [hi], digits)
+    if ref is not None:
+        digits = side_digits(lo, hi, ref, digits)
     return f"{pct(rate, digits)} ({_label(label)}{_range(lo, hi, lambda v: f'{100 * v:.{digits}f}')}%)"
 
 
@@ -79,6 +87,22 @@ def share_digits(lo: Sequence[Any], hi: Sequence[Any], digits: int = 1) -> int:
     return max(digits, decimals_for(100 * min(halves))) if halves else digits
 
 
+def side_digits(lo: Any, hi: Any, ref: float | Sequence[float], digits: int = 1, scale: float = 100.0,
+                most: int = 4) -> int:
+    """Decimals (of ``scale`` times the value: percentages by default) at which each end of ``lo``-``hi``
+    prints on its own side of every reference in ``ref``: an end below a reference never rounds onto it
+    or above it (49.96% against a fair 50% needs 2 decimals: 49.96, where 1 prints 50.0), nor one above
+    it onto it or below. ``digits`` at least, ``most`` at most; an end exactly at a reference is left
+    as it is."""
+    refs = [r for r in ([ref] if isinstance(ref, int | float) else ref) if finite(r)]
+    ends = [e for e in (lo, hi) if finite(e)]
+    d = digits
+    while d < most and any((e < r and round(scale * e, d) >= round(scale * r, d)) or
+                           (e > r and round(scale * e, d) <= round(scale * r, d)) for e in ends for r in refs):
+        d += 1
+    return d
+
+
 def points(x: Any, digits: int = 1, sign: bool = True) -> str:
     """A difference of two shares in percentage points (``0.028`` -> ``+2.8 percentage points``)."""
     if not finite(x):
@@ -86,13 +110,17 @@ def points(x: Any, digits: int = 1, sign: bool = True) -> str:
     return f"{100 * x:{'+' if sign else ''}.{digits}f} percentage points"
 
 
-def points_ci(d: Any, lo: Any, hi: Any, digits: int = 1, label: str = "95% CI") -> str:
+def points_ci(d: Any, lo: Any, hi: Any, digits: int = 1, label: str = "95% CI", ref: float | None = None) -> str:
     """``+2.8 percentage points (95% CI +1.8 to +3.7)``; ``label`` names another interval. An interval
     whose ends would print alike gets the decimals that show it (:func:`share_digits`): +0.30 percentage
-    points (95% CI +0.27 to +0.33) at 10 million games, not +0.3 (95% CI +0.3 to +0.3)."""
+    points (95% CI +0.27 to +0.33) at 10 million games, not +0.3 (95% CI +0.3 to +0.3); an end near
+    ``ref`` (0, no difference) the decimals that keep it on its own side (:func:`side_digits`): -0.04
+    to +5.00, not -0.0 to +5.0."""
     if not (finite(lo) and finite(hi)):
         return points(d, digits)
     digits = share_digits([lo], [hi], digits)
+    if ref is not None:
+        digits = side_digits(lo, hi, ref, digits)
     return f"{points(d, digits)} ({_label(label)}{100 * lo:+.{digits}f} to {100 * hi:+.{digits}f})"
 
 
@@ -123,12 +151,15 @@ def num(x: Any, decimals: int | None = None, unit: str = "") -> str:
     return f"{text} {unit}" if unit else text
 
 
-def num_ci(est: Any, lo: Any, hi: Any, unit: str = "", decimals: int | None = None, label: str = "95% CI") -> str:
+def num_ci(est: Any, lo: Any, hi: Any, unit: str = "", decimals: int | None = None, label: str = "95% CI",
+           ref: float | Sequence[float] | None = None) -> str:
     """``7.7 turns (95% CI 6.6-8.9)``: the estimate and its interval to the precision the interval
     justifies (its half-width's first significant digit, one more for small widths); ``label`` names
-    another interval."""
+    another interval; ``ref`` a reference whose side each end keeps (:func:`side_digits`)."""
     if decimals is None and finite(lo) and finite(hi):  # without an interval, 3 significant digits (118, not 118.0000)
         decimals = decimals_for((hi - lo) / 2, hi=4)
+        if ref is not None:
+            decimals = side_digits(lo, hi, ref, decimals, scale=1.0)
     return f"{num(est, decimals, unit)} ({_label(label)}{_range(lo, hi, lambda v: num(v, decimals))})"
 
 
@@ -229,12 +260,14 @@ def text(v: Any) -> str:
 
 
 def interval_pairs(cols: Sequence[str]) -> dict[str, tuple[str, str]]:
-    """``lo`` -> (``lo``, ``hi``), ``win_lo`` -> (``win_lo``, ``win_hi``), ``lo_s0`` -> (``lo_s0``, ``hi_s0``):
-    the bounds of each interval among ``cols``."""
+    """``lo`` -> (``lo``, ``hi``), ``win_lo`` -> (``win_lo``, ``win_hi``), ``lo_s0`` -> (``lo_s0``, ``hi_s0``),
+    ``sim_lo_s0`` -> (``sim_lo_s0``, ``sim_hi_s0``): the bounds of each interval among ``cols``."""
     out = {}
     for c in cols:
         if c == "lo" or c.endswith("_lo"):
             hi = c[:-2] + "hi"
+        elif c.startswith("sim_lo_"):  # a simultaneous interval beside a pointwise one (a sweep's sim_lo_s0)
+            hi = "sim_hi_" + c[7:]
         elif c.startswith("lo_"):
             hi = "hi_" + c[3:]
         else:

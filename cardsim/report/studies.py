@@ -64,7 +64,9 @@ def sweep_section(res: SweepResult) -> Section:
 
     lo, hi = nan_for_none(t[a].to_list()), nan_for_none(t[b].to_list())
     words = metric_words(res.plan.metric)
-    sec = Section("Sweep", text=f"{len(res.plan.points)} points, each on the same deals; metric: {words} "
+    deals = ("each on the same deals" if res.plan.paired else
+             "each playing its own games (the player count or variant changes), against its own fair share")
+    sec = Section("Sweep", text=f"{len(res.plan.points)} points, {deals}; metric: {words} "
                                 f"({res.plan.metric} in the tables)." + (f" {res.note}" if res.note else ""))
     ylabel = f"{words} (95% interval)"
     e = nan_for_none(t[est].to_list())
@@ -98,9 +100,16 @@ def sweep_section(res: SweepResult) -> Section:
                             F.png_bytes(fig)))
     # the unfinished share as a percentage, as the terminal prints it (a column named as a rate)
     t = t.rename({c: c.replace("unfinished", "unfinished_rate") for c in t.columns if c.startswith("unfinished")})
-    sec.tables.append(("One row per point (vs_best: minus the best point, simultaneous 95% interval; p_best: "
-                       "the share of resamples of the estimates in which the point comes out best, how settled "
-                       "the ranking is, not a probability that it is the best)", t))
+    if "vs_best" in t.columns:
+        title = ("One row per point (vs_best: minus the best point, simultaneous 95% interval; p_best: the share of "
+                 "resamples of the estimates in which the point comes out best, how settled the ranking is, not a "
+                 "probability that it is the best)")
+    elif any(c.startswith("sim_lo_s") for c in t.columns):
+        title = ("One row per point (pointwise 95% intervals; sim: the metric seat's interval simultaneous over the "
+                 "points, Bonferroni, which the answer reads against the fair share)")
+    else:
+        title = "One row per point (pointwise 95% intervals)"
+    sec.tables.append((title, t))
     if res.heldout is not None:
         h = res.heldout
         if res.plan.metric != "length":  # a win rate: its interval and in-sweep value as percentages too

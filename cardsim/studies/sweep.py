@@ -38,9 +38,12 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
 from cardsim.output import Output
+from cardsim.report import numbers as N
 from cardsim.report.numbers import share_digits
 from cardsim.stats import (
+    POINTWISE,
     UNBOUNDED,
+    bonferroni_z,
     maxt_pvalues,
     mean_ci,
     mean_exprs,
@@ -239,6 +242,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
                                else point.get(k) for k in p.keys}
         row["games"] = out["game"].n_unique()
         row["fair"] = float(seats["fair"][0]) if seats.height else float("nan")
+        row["finished"] = int(seats["n"].max()) if seats.height else 0  # every seat's n: the finished games
         for r in seats.iter_rows(named=True):
             row[f"winrate_s{r['seat']}"] = r["rate"]
             row[f"lo_s{r['seat']}"] = r["lo"]
@@ -251,6 +255,8 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         rows.append(row)
         per_game.append(point_values(out, p.metric))
     table = pl.DataFrame(rows)
+    if not p.paired and p.metric != "length":
+        table = fair_share_intervals(table, p.metric)
     if not p.paired or len(p.points) < 2:
         return SweepResult(p, table)
     joined = per_game[0].rename({"v": "v0"})
@@ -291,6 +297,26 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
     return SweepResult(p, table, held, b, float(c["critical"]))
 
 
+def fair_share_intervals(table: pl.DataFrame, metric: str) -> pl.DataFrame:
+    """Points that play different games (another player count or variant): the metric seat's win rate at
+    every point with its Wilson interval at the Bonferroni level over the points that finished a game
+    (``sim_lo_s<k>``, ``sim_hi_s<k>``: level 0.05 / points each, so all hold at once with chance at least
+    95%), as ``cardsim run``'s answer reads its seats (:func:`cardsim.stats.wilson_at`): which points' seat
+    is above or below its fair share is a claim about every point at once. The seat's games are
+    independent (one row a game), so the size is the point's finished games (a shared win counts 1/k)."""
+    seat = metric.split("_s")[1]
+    n = table["finished"].to_list()
+    rate = table[metric].to_list() if metric in table.columns else [None] * table.height
+    live = [r is not None and math.isfinite(r) and m > 0 for r, m in zip(rate, n, strict=True)]
+    z = bonferroni_z(sum(live))
+    ends = [wilson(r * m, m, z) if ok else (None, None) for r, m, ok in zip(rate, n, live, strict=True)]
+    table = table.with_columns(pl.Series(f"sim_lo_s{seat}", [e[0] for e in ends], pl.Float64),
+                               pl.Series(f"sim_hi_s{seat}", [e[1] for e in ends], pl.Float64))
+    cols = [c for c in table.columns if not c.startswith("sim_")]
+    at = cols.index(f"hi_s{seat}") + 1 if f"hi_s{seat}" in cols else len(cols)
+    return table.select(*cols[:at], f"sim_lo_s{seat}", f"sim_hi_s{seat}", *cols[at:])
+
+
 def _describe(p: Plan, i: int) -> str:
     return ", ".join(f"{k}={_label(v)}" for k, v in p.points[i].items())
 
@@ -328,13 +354,7 @@ def headline(res: SweepResult) -> str:
             parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: {r[est]:.1f} (95% CI "
                      f"{r[a]:.1f}-{r[b]:.1f})" for r in t.iter_rows(named=True)]
             return f"{metric_words(res.plan.metric).capitalize()} at each point: " + "; ".join(parts) + "."
-        # the fair share changes with the player count: compare each point with its own
-        parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: " + (
-                 f"{100 * r[est]:.1f}% (95% CI {100 * r[a]:.1f}-{100 * r[b]:.1f}%; fair {100 * r['fair']:.1f}%)"
-                 if r.get(est) is not None and math.isfinite(r[est]) else "no finished game")
-                 for r in t.iter_rows(named=True)]
-        return (f"{metric_words(res.plan.metric).capitalize()} against the fair share at each point: "
-                + "; ".join(parts) + ".")
+        return _fair_share_answer(res)
     best = t.row(res.best_index, named=True)
     desc = _describe(res.plan, res.best_index)
     word = "highest" if res.plan.best == "max" else "lowest"
@@ -359,6 +379,57 @@ def headline(res: SweepResult) -> str:
     if worse:
         parts.append(_gaps(worse, length, unit, gap))
     return "; ".join(parts) + "."
+
+
+def _fair_share_answer(res: SweepResult) -> str:
+    """Points that play different games: the metric seat at each point against its own fair share (the
+    fair share changes with the player count), with the Bonferroni intervals over the points
+    (:func:`fair_share_intervals`), and in words which points' seat is above or below its fair share
+    beyond chance. Each end keeps its side of the fair share (:func:`cardsim.report.numbers.side_digits`)."""
+    t = res.table
+    seat = res.plan.metric.split("_s")[1]
+    lo_c, hi_c = f"sim_lo_s{seat}", f"sim_hi_s{seat}"
+    rows = list(t.iter_rows(named=True))
+
+    def name(r: dict[str, Any]) -> str:
+        return ", ".join(f"{k}={r[k]}" for k in res.plan.keys)
+
+    def live(r: dict[str, Any]) -> bool:
+        return r.get(res.plan.metric) is not None and math.isfinite(r[res.plan.metric]) and r.get(lo_c) is not None
+
+    m = sum(live(r) for r in rows)
+    parts = []
+    for r in rows:
+        if not live(r):
+            parts.append(f"{name(r)}: no finished game")
+            continue
+        d = N.side_digits(r[lo_c], r[hi_c], r["fair"], N.share_digits([r[lo_c]], [r[hi_c]]))
+        parts.append(f"{name(r)}: {N.pct(r[res.plan.metric], d)} ({100 * r[lo_c]:.{d}f}-{100 * r[hi_c]:.{d}f}%; "
+                     f"fair {N.pct(r['fair'], d)})")
+    who = f"seat {seat}"
+    head = (f"{metric_words(res.plan.metric).capitalize()} against its fair share at each point, with 95% intervals "
+            f"simultaneous over the {m} point{'s' if m != 1 else ''} (Bonferroni): " + "; ".join(parts) + ".")
+    if m == 0:
+        return head
+    above = [r for r in rows if live(r) and r[lo_c] > r["fair"]]
+    below = [r for r in rows if live(r) and r[hi_c] < r["fair"]]
+
+    def listed(rs: list[dict[str, Any]]) -> str:
+        return ", ".join(f"{name(r)} ({N.points(r[res.plan.metric] - r['fair'])})" for r in rs)
+
+    if not above and not below:
+        verdict = (f"At no point does {who} win more or less than its fair share beyond chance (every simultaneous "
+                   "interval holds the fair share).")
+    else:
+        said = [f"{who.capitalize()} wins more than its fair share beyond chance "
+                + (f"at {listed(above)}" if above else "at no point")]
+        if below:
+            said.append(f"less at {listed(below)}")
+        rest = m - len(above) - len(below)
+        verdict = "; ".join(said) + (
+            "; at the other point the simultaneous interval holds the fair share." if rest == 1 else
+            f"; at the other {rest} the simultaneous intervals hold the fair share." if rest else ".")
+    return f"{head} {verdict}"
 
 
 def stability(p_best: float) -> str:
@@ -399,6 +470,28 @@ def _gaps(worse: list[dict[str, Any]], length: bool, unit: str, gap: str) -> str
     return f"the other {len(spans)} are {gaps} ({sim}: each between {num(lo)} and {num(hi)})"
 
 
+def pointwise_note(res: SweepResult) -> str:
+    """How the sweep's table handles multiplicity: its per-point intervals are pointwise (as ``cardsim
+    run``'s seat table, :data:`cardsim.stats.POINTWISE`), and which intervals the answer reads."""
+    if res.plan.paired:
+        read = ("the answer compares the points with vs_best_lo/hi, which hold for every pair of points at once "
+                "(max-T)" if res.best_index is not None else "the points are not compared")
+    elif res.plan.metric == "length":
+        read = "the answer quotes each point's own (pointwise) interval and compares none of them"
+    else:
+        seat = res.plan.metric.split("_s")[1]
+        m = int(res.table[f"sim_lo_s{seat}"].is_not_null().sum()) if f"sim_lo_s{seat}" in res.table.columns else 0
+        read = (f"the answer's claims about which points' seat {seat} is above or below its fair share read "
+                f"sim_lo_s{seat}/sim_hi_s{seat}, 95% intervals simultaneous over the {m} points (Bonferroni)")
+    return (f"{POINTWISE} In the Sweep table that is every point's seat win rates (lo_s<k>, hi_s<k>), length and "
+            f"unfinished intervals; {read}.")
+
+
+def intervals(res: SweepResult) -> str:
+    """The report's word on its intervals (:func:`pointwise_note`)."""
+    return pointwise_note(res)
+
+
 def output(res: SweepResult) -> Output:
     """What ``cardsim sweep`` prints."""
     tables = [("Sweep", res.table)]
@@ -406,6 +499,7 @@ def output(res: SweepResult) -> Output:
     if res.heldout is not None:
         tables.append(("Best point on fresh deals", res.heldout))
     shares = {"Sweep": ("unfinished", "unfinished_lo", "unfinished_hi")}
+    notes.append(pointwise_note(res))
     if res.plan.metric != "length":  # a win rate (named winrate_s<k>) and its differences
         shares = {"Sweep": ("vs_best", "vs_best_lo", "vs_best_hi", "unfinished", "unfinished_lo", "unfinished_hi"),
                   "Best point on fresh deals": (res.plan.metric, "lo", "hi", "in_sweep")}
