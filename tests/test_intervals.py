@@ -843,6 +843,23 @@ def test_summaries_print_a_count_exact_only_where_the_rules_fix_it():
     assert turtle_exact(build_setup(TURTLE, "full", 4, None, {"remove": ["Shuffle"]})) == {"shuffles"}
 
 
+def test_an_interval_keeps_its_ends_on_their_side_of_the_reference():
+    """"The first dealer's team wins 52.1% (95% CI 50.0-54.3%), no detectable edge": the lower end was 49.96%,
+    printed as if the interval left 50% out. An end on one side of the reference the sentence judges it
+    against (an even game, a fair share, no difference) gets the decimals that keep it there."""
+    from cardsim.report import numbers as N
+
+    assert N.pct_ci(0.5213, 0.49962, 0.54311, ref=0.5) == "52.13% (95% CI 49.96-54.31%)"
+    assert N.pct_ci(0.5213, 0.49962, 0.54311) == "52.1% (95% CI 50.0-54.3%)"  # no reference: as before
+    assert N.pct_ci(0.521, 0.4990, 0.543, ref=0.5) == "52.1% (95% CI 49.9-54.3%)"  # already on its side
+    assert N.pct_ci(0.52, 0.5, 0.54, ref=0.5) == "52.0% (95% CI 50.0-54.0%)"  # an end at the reference stays
+    assert N.pct_ci(0.25, 0.2504, 0.3, ref=[0.2, 0.25]) == "25.00% (95% CI 25.04-30.00%)"  # above, not onto it
+    assert N.side_digits(0.4999999, 0.51, 0.5) == 4  # at most 4 decimals
+    assert N.points_ci(0.025, -0.0004, 0.05) == "+2.50 percentage points (95% CI -0.04 to +5.00)"  # not -0.0
+    assert N.points_ci(0.025, 0.0004, 0.05) == "+2.50 percentage points (95% CI +0.04 to +5.00)"  # not +0.0
+    assert N.num_ci(10.0, 9.96, 12.0, ref=10.0) == "10.00 (95% CI 9.96-12.00)"
+
+
 def test_a_difference_in_points_never_prints_its_ends_alike():
     """At 10 million deals a difference of two win rates is known to +-0.03 points: one fixed decimal
     printed "+0.3 points (95% CI +0.3 to +0.3)" (compare's answer, points_ci, the sweep's gaps, the card

@@ -110,7 +110,7 @@ def points(x: Any, digits: int = 1, sign: bool = True) -> str:
     return f"{100 * x:{'+' if sign else ''}.{digits}f} percentage points"
 
 
-def points_ci(d: Any, lo: Any, hi: Any, digits: int = 1, label: str = "95% CI", ref: float | None = None) -> str:
+def points_ci(d: Any, lo: Any, hi: Any, digits: int = 1, label: str = "95% CI", ref: float | None = 0.0) -> str:
     """``+2.8 percentage points (95% CI +1.8 to +3.7)``; ``label`` names another interval. An interval
     whose ends would print alike gets the decimals that show it (:func:`share_digits`): +0.30 percentage
     points (95% CI +0.27 to +0.33) at 10 million games, not +0.3 (95% CI +0.3 to +0.3); an end near

@@ -760,7 +760,7 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     k = len(SEATS)
     rows = list(wilson_at(pl.concat(rates), bonferroni_z(k)).iter_rows(named=True))
     off = [s for s in SEATS if not rows[s]["sim_lo"] <= 0.25 <= rows[s]["sim_hi"]]
-    each = ", ".join(f"{who} {s} ({names[s]}) {N.pct_ci(r['rate'], r['sim_lo'], r['sim_hi'], label='')}"
+    each = ", ".join(f"{who} {s} ({names[s]}) {N.pct_ci(r['rate'], r['sim_lo'], r['sim_hi'], label='', ref=0.25)}"
                      for s, r in zip(SEATS, rows, strict=True))
     listed = ", ".join(str(s) for s in off[:-1]) + (" and " if len(off) > 1 else "") + (str(off[-1]) if off else "")
     verdict = (f"no {who} differs detectably from the fair share of 25%" if not off else

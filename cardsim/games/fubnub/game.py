@@ -35,9 +35,10 @@ from cardsim.stats import (
 )
 
 
-def pct(row: Mapping[str, Any]) -> str:
-    """A rate row (``rate``, ``lo``, ``hi``) in words: ``50.3% (95% CI 49.3-51.3%)``."""
-    return N.pct_ci(row["rate"], row["lo"], row["hi"])
+def pct(row: Mapping[str, Any], ref: float | None = None) -> str:
+    """A rate row (``rate``, ``lo``, ``hi``) in words: ``50.3% (95% CI 49.3-51.3%)``; ``ref`` a reference the
+    sentence judges it against (an even game): each end keeps its side of it (49.96, not 50.0)."""
+    return N.pct_ci(row["rate"], row["lo"], row["hi"], ref=ref)
 
 POINT_ENUM = pl.Enum(list(cards.KIND_NAMES))
 POINT_SERIES = pl.Series("point_card", cards.KIND_NAMES, dtype=POINT_ENUM)
@@ -368,9 +369,10 @@ class Fubnub(Game):
         # cards (Wilson at level 0.05 / cards, at the effective size of the summary's clustered rate)
         cards_ = wilson_at(cards_, bonferroni_z(cards_.height)).sort("rate")
         lo_card, hi_card = cards_.row(0, named=True), cards_.row(cards_.height - 1, named=True)
-        seat = (f"Seats do not detectably favour a team: team 0 (seats 0+2) wins {pct(t0)} of {N.many(t0['n'], 'game')}."
-                if t0["lo"] <= 0.5 <= t0["hi"] else f"Team 0 (seats 0+2) wins {pct(t0)} of {N.many(t0['n'], 'game')}.")
-        deal = f"The first dealer's team wins {pct(fd)}"
+        seat = (f"Seats do not detectably favour a team: team 0 (seats 0+2) wins {pct(t0, 0.5)} of "
+                f"{N.many(t0['n'], 'game')}." if t0["lo"] <= 0.5 <= t0["hi"] else
+                f"Team 0 (seats 0+2) wins {pct(t0, 0.5)} of {N.many(t0['n'], 'game')}.")
+        deal = f"The first dealer's team wins {pct(fd, 0.5)}"
         deal += (f", {N.points(fd['rate'] - 0.5, sign=False)} above an even game." if fd["lo"] > 0.5 else
                  f", {N.points(0.5 - fd['rate'], sign=False)} below an even game." if fd["hi"] < 0.5 else
                  ", no detectable edge.")
@@ -844,7 +846,7 @@ def headline_ghost(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     t0 = rate_table(games.with_columns(x=pl.lit(0), win=pl.col("winner") == 0), ["x"], "win").row(0, named=True)
     who = f"{setup.players} player{'s' if setup.players > 1 else ''} and {4 - setup.players} ghost" + \
         ("s" if 4 - setup.players > 1 else "")
-    return (f"With {who}, team 0 (seats 0+2) wins {pct(t0)} of {N.many(t0['n'], 'game')}"
+    return (f"With {who}, team 0 (seats 0+2) wins {pct(t0, 0.5)} of {N.many(t0['n'], 'game')}"
             + ("; " + "; ".join(parts) if parts else "") + ".")
 
 
@@ -934,7 +936,8 @@ def headline_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     shown = list(wilson_at(wins, bonferroni_z(k)).iter_rows(named=True))
     diffs = sole_win_differences([r["k"] for r in rows], int(rows[0]["n"]))
     off = [(r, d) for r, d in zip(rows, diffs, strict=True) if not d[1] <= 0 <= d[2]]
-    seats = ", ".join(f"seat {r['seat']} {N.pct_ci(r['rate'], r['sim_lo'], r['sim_hi'], label='')}" for r in shown)
+    seats = ", ".join(f"seat {r['seat']} {N.pct_ci(r['rate'], r['sim_lo'], r['sim_hi'], label='', ref=fair)}"
+                      for r in shown)
     verdict = (f"no seat differs detectably from the fair share of sole wins, {N.pct(fair)}" if not off else
                "; ".join(f"seat {r['seat']} differs detectably from the fair share of sole wins, {N.pct(fair)}: "
                          f"{N.points_ci(*d, label='simultaneous 95% CI')}" for r, d in off))

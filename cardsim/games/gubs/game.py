@@ -274,7 +274,8 @@ class Gubs(Game):
         fair = 1 / setup.players
         edge = ("no detectable edge over" if first["lo"] <= fair <= first["hi"] else
                 f"{N.points(abs(first['rate'] - fair), sign=False)} {'above' if first['rate'] > fair else 'below'}")
-        seats = (f"With {setup.players} players the starting seat wins {N.pct_ci(first['rate'], first['lo'], first['hi'])} "
+        seats = (f"With {setup.players} players the starting seat wins "
+                 f"{N.pct_ci(first['rate'], first['lo'], first['hi'], ref=fair)} "
                  f"of {first['n']:,} finished games: {edge} the fair share of {N.pct(fair)}.")
         sums = impact_sums(tables, setup.players)
         impact = impact_table(sums).filter(pl.col("n_drew") >= 30).sort("lift", descending=True)

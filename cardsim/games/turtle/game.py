@@ -779,7 +779,7 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     fair = 1 / k
 
     def ci(s: int) -> str:
-        return N.pct_ci(rows[s]["rate"], rows[s]["sim_lo"], rows[s]["sim_hi"], label="")
+        return N.pct_ci(rows[s]["rate"], rows[s]["sim_lo"], rows[s]["sim_hi"], label="", ref=fair)
 
     off = [s for s in range(k) if not rows[s]["sim_lo"] <= fair <= rows[s]["sim_hi"]]
     others = ", ".join(f"seat {s} {ci(s)}" for s in range(k) if s != best)
