@@ -156,6 +156,28 @@ def test_run_report_reads_as_an_answer(small, tmp_path):
     assert html.count("<figure>") >= 3
 
 
+def test_report_game_length_agrees_with_the_answer(tmp_path, monkeypatch):
+    """Turtle's answer gave its length a count's interval (43.43 turns, 95% CI 43.20-43.65) and the report's
+    Game length section the plain one (43.21-43.65): both read the count's now."""
+    from cardsim import stats
+
+    calls = []
+    real = stats.mean_exprs
+
+    def spy(col, prefix="", count=False):
+        calls.append((col, count))
+        return real(col, prefix, count)
+
+    s = from_dict({"scenario": {"name": "tl", "game": "turtle", "variant": "full", "players": 4, "games": 300,
+                                "seed": 5}, "seats": {"policy": "eager"}})
+    res = api.run(s, runs=tmp_path / "runs")
+    monkeypatch.setattr(stats, "mean_exprs", spy)
+    md = (rep.write(res, tmp_path / "reports") / "report.md").read_text()
+    assert ("length", True) in calls and ("length", False) not in calls
+    said = re.findall(r"A game lasts ([\d.]+ turns \(95% CI [\d.]+-[\d.]+\))", md)
+    assert len(said) == 2 and said[0] == said[1], said
+
+
 def test_no_table_is_shown_twice(small, tmp_path):
     report = rep.build(small)
     frames = [f for s in report.sections for _t, f in s.tables]

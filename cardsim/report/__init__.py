@@ -247,9 +247,12 @@ def standard_sections(result) -> tuple[str, list[Section]]:
                         F.png_bytes(F.rate_dots(seats, "seat", "Win rate by seat", "seat", ref=fair,
                                                 ylabel="win rate (95% interval)"))))
     sec.tables.append(("Win rate by seat", seats.drop("fair", strict=False)))
-    # a row per game and seat, every seat (Game.outcomes): seat 0's row gives each game's length
+    # a row per game and seat, every seat (Game.outcomes): seat 0's row gives each game's length, a count
+    # (hands or turns), so its interval is a count's, as every game's answer and summary give it (Turtle's
+    # answer read 43.20-43.65 beside this section's 43.21-43.65); where every game has the same length
+    # (a count the rules fix) the sentence gives no interval
     lengths = collect(out.filter(pl.col("seat") == 0).select("length"))
-    m = lengths.select(*mean_exprs("length"), pl.col("length").std().alias("sd"),
+    m = lengths.select(*mean_exprs("length", count=True), pl.col("length").std().alias("sd"),
                        pl.col("length").min().alias("min"), pl.col("length").max().alias("max")).row(0, named=True)
     if not m["n"]:
         said = "No game was played."
