@@ -136,6 +136,17 @@ def test_terminal_counts_are_integers():
     assert "5,028" in text_table(frame) and "5028.0" not in text_table(frame)
 
 
+def test_fractional_wins_print_as_such():
+    """Gubs' win table showed `wins 264` beside `rate 26.5%` (264.5 wins: a shared win counts 1/k)."""
+    frame = pl.DataFrame({"seat": [0, 1], "n": [1000, 1000], "wins": [264.5, 260.0], "rate": [0.2645, 0.26]})
+    assert "264.5" in text_table(frame) and "260.0" in text_table(frame)
+    quarters = pl.DataFrame({"card": ["a", "b"], "wins_drew": [928.25, 72.0], "wins_not": [71.75, 928.0]})
+    assert "928.25" in text_table(quarters) and "71.75" in text_table(quarters)
+    thirds = pl.DataFrame({"seat": [0], "k": [5028 + 1 / 3]})
+    assert "5,028.33" in text_table(thirds)
+    assert "5,028" in text_table(pl.DataFrame({"seat": [0], "k": [5028.0]}))  # whole wins stay integers
+
+
 # -- the run report ----------------------------------------------------------------------------
 def test_run_report_reads_as_an_answer(small, tmp_path):
     out = rep.write(small, tmp_path)

@@ -11,7 +11,8 @@ matplotlib: importing it is cheap.
 - an interval judged against a reference (a fair share, 0) keeps each end on its own side of it
   (:func:`side_digits`: ``49.96%``, not ``50.0%``, below a fair 50%);
 - :func:`column` formats a whole table column alike (integers with thousands separators, shares
-  as percentages, other numbers to the same number of decimals), for tables a person reads.
+  as percentages, a count of wins with a shared win's fractions, 264.5, other numbers to the same
+  number of decimals), for tables a person reads.
 """
 
 from __future__ import annotations
@@ -228,12 +229,29 @@ def column(frame: pl.DataFrame, name: str, shares: set[str] | None = None) -> li
         return [pct(v) if v is not None else "" for v in values]
     if dtype.is_integer() or all(float(v).is_integer() for v in good):
         return [count(v) if v is not None else "" for v in values]
+    if _WINS.match(name):  # wins where a shared win counts 1/k: 264.5, not 264 beside a rate of 26.5%
+        d = fraction_decimals(good)
+        return [num(v, d) if v is not None else "" for v in values]
     small = [abs(v) for v in good if v != 0]
     if not small:
         return [num(v, 0) if v is not None else "" for v in values]
     # enough decimals for the smallest magnitude (3 significant digits), at most 4
     d = min(4, max(_sig_decimals(max(small)), _sig_decimals(min(small), 2)))
     return [num(v, d) if v is not None else "" for v in values]
+
+
+#: columns counting wins (``k``, ``wins``, ``wins_drew``, ``not_wins``, ...): a shared win counts 1/k, so the
+#: count can be fractional, and is printed so (:func:`fraction_decimals`) that the column adds up
+_WINS = re.compile(r"^(k|w|wins|wins_\w+|\w+_wins)$")
+
+
+def fraction_decimals(values: Sequence[float], most: int = 2) -> int:
+    """The fewest decimals (1 to ``most``) that print every value exactly (264.5: 1; 264.25: 2), else
+    ``most`` (a win shared three ways: 264.33, within 0.005 of the count)."""
+    for d in range(1, most + 1):
+        if all(abs(round(v, d) - v) < 1e-9 * max(1.0, abs(v)) for v in values):
+            return d
+    return most
 
 
 #: columns holding a p-value or a probability (``p``, ``p_adj``, ``p_holm``, ``p_best``, ...)
