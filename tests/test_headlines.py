@@ -187,6 +187,11 @@ def test_action_card_answer_names_a_card_only_off_zero_against_the_other_cards()
     assert wilson(285, 1000)[0] > pooled
     words = action_card_answer(tables)
     assert "helps most" not in words and "hurts most" not in words
+    # the rate leaves the Turtle's reveals out, and says so (the summary's table has them)
+    assert words.startswith(" After any action card other than the Turtle (which ends the game unplayed) its "
+                            "revealer wins the hand's point card")
+    with_turtle = action_card_answer({"hands": pl.concat([tables["hands"], _reveals({"Turtle": 0.0}, 500)["hands"]])})
+    assert with_turtle == words  # the Turtle's reveals change nothing it says
     assert (f"no card is detectably different from the other cards' reveals (the largest observed difference, "
             f"{names[0]}: +3.5 percentage points (simultaneous 95% CI over the 30 cards") in words
     d = action_card_differences(tables)
