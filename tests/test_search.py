@@ -82,6 +82,30 @@ def test_candidate_objective_of_a_share_is_never_zero_width():
     assert (length.estimate(x).lo, length.estimate(x).hi) == (estimate(x).lo, estimate(x).hi)
 
 
+def test_heldout_gain_of_a_share_is_never_zero_width():
+    """A held-out gain of a share (a team that won each of 800 deals against a field the mirror splits
+    50/50: +0.5 on every deal) read "50.0% lo 50.0% hi 50.0%" with the t interval. A share's gain takes
+    the bounded interval (compare's difference of wins): never zero width, never past -1 or +1; a
+    length's gain keeps the t interval."""
+    from cardsim.stats import mean_ci
+    from cardsim.studies import search as srch
+    from cardsim.studies.evaluate import estimate, gain_estimate
+
+    flat = gain_estimate(np.full(800, 0.5), mt.GAIN_BOUNDS)
+    assert flat.mean == 0.5 and flat.lo < 0.49 and 0.5 < flat.hi <= 1.0
+    assert estimate(np.full(800, 0.5)).lo == estimate(np.full(800, 0.5)).hi  # what it replaced
+    rng = np.random.default_rng(3)
+    v = rng.binomial(4, 0.6, 800) / 4 - rng.binomial(4, 0.5, 800) / 4
+    b = mean_ci(v, bounds=(-1, 1))
+    assert (gain_estimate(v, (-1, 1)).lo, gain_estimate(v, (-1, 1)).hi) == (b.lo, b.hi)
+    assert (gain_estimate(v, None).lo, gain_estimate(v, None).hi) == (estimate(v).lo, estimate(v).hi)
+    sp = {**SMALL, "params": {"seat0.first_at": [4, 7]}}
+    assert srch.plan(scenario(sp)).gain_bounds() == (-1.0, 1.0)
+    assert srch.plan(scenario({**sp, "objective": "length"})).gain_bounds() is None
+    assert srch.plan(scenario({**sp, "objective": "first"})).gain_bounds() == (-2.0, 2.0)  # target 0
+    assert srch.plan(scenario({**sp, "objective": "win", "goal": 0.25})).gain_bounds() == (-1.5, 1.5)
+
+
 def test_planted_rule_value_is_recovered():
     """Rule design: find the target whose mean game length (hands) is the length measured at target
     60 on other deals. Length grows with the target, so the planted optimum is 60."""
@@ -649,7 +673,7 @@ def test_meta_unexploited_strategy_has_no_measured_zero():
 
     res = SimpleNamespace(labels=["a", "b"], entries=["collector", "bidder"], mix=np.array([0.0, 1.0]),
                           alpharank=np.array([0.1, 0.9]), support=None, first=None,
-                          exploit={"a": mt.Exploit("b", mt.estimate(np.array([0.1, 0.2, 0.15, 0.12]))),
+                          exploit={"a": mt.Exploit("b", mt.gain_estimate(np.array([0.1, 0.2, 0.15, 0.12]), mt.GAIN_BOUNDS)),
                                    "b": mt.Exploit("none", None), "Nash mixture": mt.Exploit("none", None)})
     t = mt.strategies_table(res)
     assert t["exploitability"].dtype == t["lo"].dtype == t["hi"].dtype

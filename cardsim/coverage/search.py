@@ -26,7 +26,7 @@ from cardsim.coverage import Coverage, case
 from cardsim.rng import spawn_keys
 from cardsim.studies import meta as mt
 from cardsim.studies import space
-from cardsim.studies.evaluate import Evaluator, estimate, share_estimate
+from cardsim.studies.evaluate import Evaluator, estimate, gain_estimate, share_estimate
 
 TUNED = {"name": "bidder", "first_at": 5, "next_at": 3, "cost_base": 9, "cost_top": 4, "cost_ready": 0,
          "cost_card": 0, "out_min": 0, "challenge_at": 12}
@@ -73,7 +73,13 @@ def heldout_gain(replicates: int, seed: int) -> list[Coverage]:
                         [0], fld, 0, "win") for e in (FOUND, TUNED)]
     ns = (50, 250)
     a, b = _values("fourbid", lus, replicates * max(ns), seed)
-    return _blocks(a - b, ns, replicates, "search: paired gain (held-out)", "FOURBID found - tuned bidder")
+    return _blocks(a - b, ns, replicates, "search: paired gain (held-out)", "FOURBID found - tuned bidder",
+                   _bounded)
+
+
+def _bounded(v: np.ndarray):
+    """The held-out gain's interval as search and meta print it: a difference of win shares, in [-1, 1]."""
+    return gain_estimate(v, mt.GAIN_BOUNDS)
 
 
 @case("meta payoff and exploitability", replicates=1000)
@@ -97,7 +103,38 @@ def meta_intervals(replicates: int, seed: int) -> list[Coverage]:
     payoff = t.v[(0, 0, 0, 1)][1]
     gain = t.against(1, x, 4) - sum(x[i] * t.against(i, x, 4) for i in (0, 1))
     return (_blocks(payoff, ns, replicates, "meta: payoff-table entry", "tuned vs three collectors", share_estimate)
-            + _blocks(gain, ns, replicates, "meta: exploitability (held-out)", "50/50 collector/tuned mixture"))
+            + _blocks(gain, ns, replicates, "meta: exploitability (held-out)", "50/50 collector/tuned mixture",
+                      _bounded))
+
+
+@case("held-out gain near its bound", replicates=2000)
+def near_bound(replicates: int, seed: int) -> list[Coverage]:
+    """A held-out gain of a share near its bound, n = 800 deals (simulated, so the truth is known): a
+    FUBNUB team that wins nearly every deal in both seatings against a field that the mirror splits
+    50/50 (+0.5 on a deal, 0 on a deal where each side wins one seating: truth 0.5 minus half the share
+    of such deals; the audit's greedy population read "+50.0 (50.0 to 50.0)"), and a difference of
+    wins near +1 (four rotations a deal, one arm winning 99.9%, the other 0.2%). The bounded interval
+    (:func:`gain_estimate`) and, for comparison, the t interval it replaced."""
+    rng = np.random.default_rng(seed)
+    n = 800
+    out = []
+    for label, draw, truth in (
+            ("+0.5 on 99.8% of deals, 0 otherwise (a team against the mirror)",
+             lambda: np.where(rng.random(n) < 0.002, 0.0, 0.5), 0.5 - 0.001),
+            ("+0.5 on 99% of deals, 0 otherwise", lambda: np.where(rng.random(n) < 0.01, 0.0, 0.5), 0.5 - 0.005),
+            ("difference of wins near +1 (99.9% against 0.2%, 4 rotations a deal)",
+             lambda: rng.binomial(4, 0.999, n) / 4 - rng.binomial(4, 0.002, n) / 4, 0.999 - 0.002)):
+        hit_b = hit_t = 0
+        for _ in range(replicates):
+            v = draw()
+            b, t = _bounded(v), estimate(v)
+            hit_b += b.lo <= truth <= b.hi
+            hit_t += t.lo <= truth <= t.hi
+        out.append(Coverage("held-out gain near its bound (bounded)", f"{label}, n={n:,} deals", 0.95,
+                            replicates, hit_b))
+        out.append(Coverage("held-out gain near its bound (t interval, replaced)", f"{label}, n={n:,} deals", 0.95,
+                            replicates, hit_t))
+    return out
 
 
 @case("search rule-design objective", replicates=1000)

@@ -430,6 +430,25 @@ def share_estimate(values: np.ndarray) -> Estimate:
     return e
 
 
+def gain_estimate(values: np.ndarray, bounds: tuple[float, float] | None) -> Estimate:
+    """:func:`estimate` of per-deal gains (paired differences) that lie within ``bounds`` (two shares of
+    a deal's wins: -1 to +1), with :func:`cardsim.stats.mean_ci`'s bounded interval instead of the t
+    interval: MOVER on the positive and negative parts, each Clopper-Pearson at its effective size (the
+    interval of ``cardsim compare``'s difference of wins). Near a bound the t interval covers badly, and
+    where every deal gave the same gain it has zero width (a team that won every one of 800 deals
+    against a field the mirror splits 50/50 read "+50.0 points (50.0 to 50.0)"); the bounded one never
+    has. ``bounds`` None (an unbounded measure, a length): the t interval of :func:`estimate`. The
+    coverage cases ``search held-out paired gain``, ``meta payoff and exploitability`` and ``held-out
+    gain near its bound`` measure it."""
+    from cardsim.stats import mean_ci
+
+    e = estimate(values)
+    if bounds is not None and e.n > 1:
+        b = mean_ci(np.asarray(values, dtype=np.float64), bounds=bounds)
+        e.lo, e.hi = b.lo, b.hi
+    return e
+
+
 def keys_for(seed: int) -> dict[str, int]:
     """The deal streams of a study: ``search`` (the deals candidates race on), ``heldout`` (fresh
     deals for the final estimates, never seen by the search) and ``table`` / ``check`` for meta."""

@@ -49,11 +49,15 @@ from cardsim.studies.evaluate import (
     Evaluator,
     Lineup,
     Seating,
-    estimate,
+    gain_estimate,
     keys_for,
     rotations,
     share_estimate,
 )
+
+#: where a held-out gain lies: two strategies' shares of a deal's wins differ by -1 to +1 (its interval is
+#: bounded, :func:`cardsim.studies.evaluate.gain_estimate`: never zero width where every deal gave the same gain)
+GAIN_BOUNDS = (-1.0, 1.0)
 
 #: the fewest deals per profile (and held-out deals) a meta-game may play: see plan()
 MIN_DEALS = 800
@@ -490,8 +494,8 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
         j = len(entries)
         sup = np.flatnonzero(x > SUPPORT).tolist()
         check.fill(trial_entries, check.needed([j, *sup], sup, k))
-        gain = estimate(check.against(j, _pad(x, j + 1), k) - sum(
-            x[i] * check.against(i, _pad(x, j + 1), k) for i in sup))
+        gain = gain_estimate(check.against(j, _pad(x, j + 1), k) - sum(
+            x[i] * check.against(i, _pad(x, j + 1), k) for i in sup), GAIN_BOUNDS)
         label = f"response {r}"
         added = gain.lo > p.margin
         rounds.append(Round(r, {labels[i]: float(x[i]) for i in sup}, resp, gain, added, label))
@@ -625,7 +629,7 @@ def _exploitability(p: Plan, table: Table, check: Table, entries: list[Any], lab
         sup = np.flatnonzero(mix > SUPPORT).tolist()
         check.fill(entries, check.needed(sorted({j, *sup}), sup, k))
         d = check.against(j, mix, k) - sum(mix[i] * check.against(i, mix, k) for i in sup)
-        out[name] = Exploit(labels[j], estimate(d))
+        out[name] = Exploit(labels[j], gain_estimate(d, GAIN_BOUNDS))
     return out
 
 

@@ -59,6 +59,7 @@ from cardsim.studies.evaluate import (
     Lineup,
     Timing,
     estimate,
+    gain_estimate,
     games_of,
     keys_for,
     share_estimate,
@@ -125,6 +126,22 @@ class Plan:
         a share in [0, 1], with :func:`share_estimate`'s interval (a t interval covered 91-92% at a rare
         share, and read 0.0-0.0% where no deal scored); an advantage or a length, +- t SE."""
         return share_estimate(values) if self.objective in ("win", "length_in") else estimate(values)
+
+    def gain_bounds(self) -> tuple[float, float] | None:
+        """Where a per-deal gain of one candidate over another lies (:meth:`Race.paired`), for the held-out
+        gains' bounded interval (:func:`gain_estimate`): a win or a share of games in the band is in [0, 1],
+        an advantage (first, dealer: a seat's win minus the seats' mean) in [-1, 1], so a gain to max or min
+        is within the value's range either side of 0; to a target ``t``, each side's distance ``|v - t|``
+        is at most ``max(t - low, high - t)``, and the gain at most twice that. A length has no bound: None
+        (the t interval)."""
+        if self.objective not in SHARE_OBJECTIVES:
+            return None
+        low, high = (0.0, 1.0) if self.objective in ("win", "length_in") else (-1.0, 1.0)
+        if self.goal in ("max", "min"):
+            return (low - high, high - low)
+        t = float(self.goal)
+        r = 2 * max(t - low, high - t, 0.0)
+        return (-r, r)
 
     def score(self, mean: float) -> float:
         """The objective to maximise from a mean per-deal value."""
@@ -718,10 +735,11 @@ def _finish(p: Plan, study, race: Race, keys: dict[str, int], baseline_v: np.nda
     hv = dict(zip(lus, race.ev.evaluate(list(lus.values()), keys["heldout"], 0, p.heldout), strict=True))
     best_c.heldout = p.estimate(hv["best"])
     base_c.heldout = p.estimate(hv["baseline"])
-    gain["baseline"] = estimate(race.paired(hv["best"], hv["baseline"]))
+    # a share's gain is bounded: its interval never has zero width, whatever the deals (gain_estimate)
+    gain["baseline"] = gain_estimate(race.paired(hv["best"], hv["baseline"]), p.gain_bounds())
     if runner is not None:
         runner.heldout = p.estimate(hv["runner-up"])
-        gain["runner-up"] = estimate(race.paired(hv["best"], hv["runner-up"]))
+        gain["runner-up"] = gain_estimate(race.paired(hv["best"], hv["runner-up"]), p.gain_bounds())
     heldout_games = games_of(list(lus.values()), p.heldout)
     contrasts = _contrasts(p, race, best_c.values if inc_vals else base_vals_full(p), hv["best"], keys["heldout"])
     rows = []
