@@ -290,6 +290,15 @@ def test_meta_json_gives_mix_and_exploitability(tmp_path):
     assert "Nash mixture" in out["exploitability"]
     ex = out["exploitability"]["collector"]  # the tuned bidder crushes a field of collectors
     assert ex["by"] in ("tuned", "cb12") and ex["lo"] > 0.3 and ex["lo"] <= ex["gain"] <= ex["hi"]
+    assert ex["detected"] and ex["simultaneous"] == 2 and set(ex["replies"]) == {"tuned", "cb12"}
+    # the mixture, pure or mixed, is re-played against every strategy on held-out deals, whatever the table said
+    nash = out["exploitability"]["Nash mixture"]
+    pure = max(out["mix"].values()) > 1 - 1e-9
+    assert nash["gain"] is not None and nash["deals"] == 800
+    assert set(nash["replies"]) == set(out["mix"]) - ({max(out["mix"], key=out["mix"].get)} if pure else set())
+    assert nash["simultaneous"] == len(nash["replies"])
+    top = max(nash["replies"].values(), key=lambda g: g["gain"])
+    assert nash["detected"] == (nash["lo"] > 0) and (nash["detected"] or nash["gain"] == top["gain"])
 
 
 def test_meta_counts_the_same_games_when_its_search_resumes(tmp_path):
@@ -664,9 +673,35 @@ def test_meta_cells_never_read_a_zero_width_interval():
     assert c.mean == t.mean and abs((c.hi - c.lo) / (t.hi - t.lo) - 1) < 0.05
 
 
+def test_meta_exploitability_names_a_reply_only_when_it_gains():
+    """Every other strategy is re-played against a strategy on held-out deals (simultaneous intervals):
+    ``exploited_by`` names a reply only when its interval is above 0 (``none`` otherwise, the largest
+    gain still given with its interval under ``best_reply``); the Nash mixture's row too, and the
+    answer says which strategy gains, or that none does detectably, with the largest gain's interval."""
+    from cardsim.studies.evaluate import Estimate
+
+    def est(m, lo, hi):
+        e = Estimate(m, 0.01, 800)
+        e.lo, e.hi = lo, hi
+        return e
+
+    up, flat, down = est(0.05, 0.01, 0.09), est(0.01, -0.02, 0.04), est(-0.1, -0.14, -0.06)
+    ex = mt.Exploit("a", up, True, {"a": up, "c": flat}, 2)
+    assert ex.exploited_by == "a" and mt._exploit_row(ex)["best_reply"] == "a"
+    assert mt._exploit_sentence(ex) == ("a gains +5.0 points against it on held-out deals (simultaneous 95% CI "
+                                        "over the 2 strategies re-played: +1.0 to +9.0 points)")
+    ex = mt.Exploit("c", flat, False, {"a": down, "c": flat}, 2)
+    assert ex.exploited_by == "none" and mt._exploit_row(ex)["lo"] == -0.02
+    assert mt._exploit_sentence(ex).startswith("on held-out deals no strategy of the population gains against it "
+                                               "detectably (the largest gain, c's, +1.0 points; simultaneous 95% CI")
+    ex = mt.Exploit("a", down, False, {"a": down}, 1)
+    assert "every strategy of the population re-played against it does worse than it (the closest, a, -10.0 points; " \
+           "95% CI: -14.0 to -6.0 points)" in mt._exploit_sentence(ex)
+
+
 def test_meta_unexploited_strategy_has_no_measured_zero():
-    """A strategy nothing on the payoff table beats is not re-played: its exploitability is empty
-    (null in JSON, blank in the table), not a 0.0 without an interval."""
+    """A population of one has no other strategy to re-play: its exploitability is empty (null in JSON,
+    blank in the table), not a 0.0 without an interval."""
     from types import SimpleNamespace
 
     from cardsim.output import render

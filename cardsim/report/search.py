@@ -159,9 +159,10 @@ def meta_sections(res: MetaResult) -> list[Section]:
     sec = Section("The meta-game", text=(
         "Every profile (one strategy per side) played the same deals in every seat rotation. Nash: a symmetric "
         "equilibrium mixture of the meta-game; alpha-rank: the stationary share of each strategy when players "
-        "copy better strategies (Omidshafiei et al. 2019). Exploitability: what the best strategy of the "
-        "population (picked on the table) gains against a field of it, re-played on held-out deals (paired 95% "
-        "interval)." + ("" if res.first is None else
+        "copy better strategies (Omidshafiei et al. 2019). Exploitability: every other strategy of the population "
+        "re-played against a field of it on held-out deals; the largest gain, with a 95% interval that holds for "
+        "every strategy re-played at once (Bonferroni); exploited_by names a strategy only when its interval is "
+        "above 0." + ("" if res.first is None else
                         f" in_support_share and first_share: the share of {res.plan.bootstrap} resamples of the deals in "
                         "which a strategy is in the Nash mixture's support, and is alpha-rank's first: how steady the "
                         "answer is under the deals' sampling, not a probability that it is right.")))

@@ -430,7 +430,7 @@ def share_estimate(values: np.ndarray) -> Estimate:
     return e
 
 
-def gain_estimate(values: np.ndarray, bounds: tuple[float, float] | None) -> Estimate:
+def gain_estimate(values: np.ndarray, bounds: tuple[float, float] | None, family: int = 1) -> Estimate:
     """:func:`estimate` of per-deal gains (paired differences) that lie within ``bounds`` (two shares of
     a deal's wins: -1 to +1), with :func:`cardsim.stats.mean_ci`'s bounded interval instead of the t
     interval: MOVER on the positive and negative parts, each Clopper-Pearson at its effective size (the
@@ -439,13 +439,19 @@ def gain_estimate(values: np.ndarray, bounds: tuple[float, float] | None) -> Est
     against a field the mirror splits 50/50 read "+50.0 points (50.0 to 50.0)"); the bounded one never
     has. ``bounds`` None (an unbounded measure, a length): the t interval of :func:`estimate`. The
     coverage cases ``search held-out paired gain``, ``meta payoff and exploitability`` and ``held-out
-    gain near its bound`` measure it."""
-    from cardsim.stats import mean_ci
+    gain near its bound`` measure it. ``family``: the interval is one of ``family`` that hold at once
+    (Bonferroni: each at level 0.05 / family; :func:`cardsim.stats.bonferroni_z`)."""
+    from cardsim.stats import bonferroni_z, mean_ci
 
     e = estimate(values)
-    if bounds is not None and e.n > 1:
-        b = mean_ci(np.asarray(values, dtype=np.float64), bounds=bounds)
-        e.lo, e.hi = b.lo, b.hi
+    if e.n > 1 and (bounds is not None or family > 1):
+        z = None if family <= 1 else bonferroni_z(family)
+        if bounds is not None:
+            b = mean_ci(np.asarray(values, dtype=np.float64), z=z, bounds=bounds)
+            e.lo, e.hi = b.lo, b.hi
+        else:
+            c = bonferroni_z(family, e.n - 1)
+            e.lo, e.hi = e.mean - c * e.se, e.mean + c * e.se
     return e
 
 

@@ -424,11 +424,21 @@ def alpharank(ubar, n: int, k: int, alpha: float = 50.0, m: int = 50) -> np.ndar
 # -- the study ------------------------------------------------------------------------------
 @dataclass
 class Exploit:
-    """What the best response in the population (picked on the table) gains against a strategy or
-    mixture, re-played on held-out deals."""
+    """What the population gains against a strategy or mixture on held-out deals: every other strategy
+    of the population re-played against a field of it, with intervals that hold for all of them at
+    once (Bonferroni over ``family``). ``by`` is the reply with the largest held-out gain (among those
+    whose interval is above 0, when some is: ``detected``), ``gain`` its gain, ``replies`` every one's."""
 
     by: str
-    gain: Estimate | None   # None: no strategy of the population gains on the table
+    gain: Estimate | None   # None: no other strategy to re-play (a population of one)
+    detected: bool = False  # the reply's simultaneous interval is above 0: it gains against it
+    replies: dict[str, Estimate] = field(default_factory=dict)
+    family: int = 0         # the intervals that hold at once (the strategies re-played)
+
+    @property
+    def exploited_by(self) -> str:
+        """The reply that gains (its interval above 0), or ``none``."""
+        return self.by if self.detected else "none"
 
 
 @dataclass
@@ -515,7 +525,7 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
     support, first = (stability(table.v, n, k, p.alpha, p.population, p.bootstrap, base.seed) if p.bootstrap
                       else (None, None))
     tb = time.perf_counter() - tb
-    exploit = _exploitability(p, table, check, entries, labels, x, k)
+    exploit = _exploitability(p, check, entries, labels, x, k)
     trows, frows = [], []
     for pr, d in sorted(table.v.items()):
         for i, v in d.items():
@@ -609,27 +619,32 @@ def _best_response(p: Plan, x: np.ndarray, entries: list[Any], ev: Evaluator, ru
     return sp.tuned_entry(res.best.setting), res.games + res.heldout_games
 
 
-def _exploitability(p: Plan, table: Table, check: Table, entries: list[Any], labels: list[str], x: np.ndarray,
+def _exploitability(p: Plan, check: Table, entries: list[Any], labels: list[str], x: np.ndarray,
                     k: int) -> dict[str, Exploit]:
-    """For each pure strategy and the Nash mixture: the population's best response on the table,
-    its gain over the strategy's own value re-played on the held-out deals. When no strategy
-    gains against it on the table nothing is re-played: ``Exploit("none", None)``, printed as
-    ``none`` with an empty gain (not a measured 0)."""
+    """For each pure strategy and the Nash mixture: every other strategy of the population re-played on
+    the held-out deals against a field of it (the mixture: every strategy, its support's too), each
+    one's per-deal gain over the target's own value, with bounded intervals that hold for all of them
+    at once (Bonferroni over the strategies re-played, :func:`gain_estimate`). Nothing is picked on the
+    payoff table the Nash mixture was solved on: a claim that no strategy gains is the held-out
+    intervals' (a pure Nash was never re-played, and a mixed one's "best reply" was a support member
+    picked by floating-point noise)."""
     n = len(entries)
     out: dict[str, Exploit] = {}
     targets = [(labels[s], np.eye(n)[s]) for s in range(n)] + [("Nash mixture", x)]
-    ubar = table.mean()
     for name, mix in targets:
-        f = payoff(ubar, mix, k)
-        own = float(mix @ f)
-        j = int(np.argmax(f))
-        if f[j] - own <= 1e-12:
+        sup = np.flatnonzero(mix > SUPPORT).tolist()
+        pure = len(sup) == 1 and mix[sup[0]] > 1 - SUPPORT
+        family = [j for j in range(n) if not (pure and j == sup[0])]  # a strategy gains nothing on itself
+        if not family:
             out[name] = Exploit("none", None)
             continue
-        sup = np.flatnonzero(mix > SUPPORT).tolist()
-        check.fill(entries, check.needed(sorted({j, *sup}), sup, k))
-        d = check.against(j, mix, k) - sum(mix[i] * check.against(i, mix, k) for i in sup)
-        out[name] = Exploit(labels[j], gain_estimate(d, GAIN_BOUNDS))
+        check.fill(entries, check.needed(sorted({*family, *sup}), sup, k))
+        own = sum(mix[i] * check.against(i, mix, k) for i in sup)
+        gains = {labels[j]: gain_estimate(check.against(j, mix, k) - own, GAIN_BOUNDS, len(family)) for j in family}
+        detected = {lab: g for lab, g in gains.items() if g.lo > 0}
+        pool = detected or gains
+        by = max(pool, key=lambda lab: (pool[lab].mean, -labels.index(lab)))
+        out[name] = Exploit(by, gains[by], bool(detected), gains, len(family))
     return out
 
 
@@ -642,14 +657,19 @@ def strategies_table(res: MetaResult) -> pl.DataFrame:
                      **({"nash_support": float(res.support[i])} if res.support is not None else {}),
                      "alpharank": float(res.alpharank[i]),
                      **({"alpharank_first": float(res.first[i])} if res.first is not None else {}),
-                     "exploited_by": ex.by, "exploitability": ex.gain.mean if ex.gain else None,
-                     "lo": ex.gain.lo if ex.gain else None, "hi": ex.gain.hi if ex.gain else None})
+                     **_exploit_row(ex)})
     ex = res.exploit["Nash mixture"]
-    rows.append({**{c: None for c in rows[0]}, "strategy": "Nash mixture", "policy": "", "exploited_by": ex.by,
-                 "exploitability": ex.gain.mean if ex.gain else None, "lo": ex.gain.lo if ex.gain else None,
-                 "hi": ex.gain.hi if ex.gain else None})
+    rows.append({**{c: None for c in rows[0]}, "strategy": "Nash mixture", "policy": "", **_exploit_row(ex)})
     floats = (*STABILITY, "nash", "alpharank", "exploitability", "lo", "hi")
     return pl.DataFrame(rows, schema_overrides={c: pl.Float64 for c in floats if c in rows[0]})
+
+
+def _exploit_row(ex: Exploit) -> dict[str, Any]:
+    """The strategies table's exploitability columns: the reply that gains (``none``: none detectably),
+    the reply with the largest held-out gain, its gain and simultaneous interval."""
+    return {"exploited_by": ex.exploited_by, "best_reply": ex.by if ex.gain else None,
+            "exploitability": ex.gain.mean if ex.gain else None, "lo": ex.gain.lo if ex.gain else None,
+            "hi": ex.gain.hi if ex.gain else None}
 
 
 #: the strategies table's bootstrap columns (:func:`stability`)
@@ -668,11 +688,29 @@ def _pts(x: float, digits: int = 1) -> str:
     return f"{100 * x:+.{digits}f} points"
 
 
-def _gain_ci(g: Any, where: str = "") -> str:
+def _gain_ci(g: Any, where: str = "", label: str = "95% CI") -> str:
     """A gain in points with its interval: ``+1.2 points{where} (95% CI +0.4 to +2.0 points)``, more decimals
     where one would print the ends alike (:func:`cardsim.report.numbers.share_digits`)."""
     d = share_digits([g.lo], [g.hi])
-    return f"{_pts(g.mean, d)}{where} (95% CI {100 * g.lo:+.{d}f} to {_pts(g.hi, d)})"
+    return f"{_pts(g.mean, d)}{where} ({label} {100 * g.lo:+.{d}f} to {_pts(g.hi, d)})"
+
+
+def _exploit_sentence(ex: Exploit) -> str:
+    """What the held-out re-play of every strategy against the Nash mixture says: which one gains (its
+    simultaneous interval above 0), or that none does detectably, with the interval of the largest gain."""
+    if ex.gain is None:
+        return "the population has no other strategy to re-play against it"
+    g = ex.gain
+    d = share_digits([g.lo], [g.hi])
+    sim = (f"simultaneous 95% CI over the {ex.family} strategies re-played" if ex.family > 1 else "95% CI")
+    ci = f"{sim}: {100 * g.lo:+.{d}f} to {_pts(g.hi, d)}"
+    if ex.detected:
+        return f"{ex.by} gains {_pts(g.mean, d)} against it on held-out deals ({ci})"
+    if g.hi < 0:
+        return (f"on held-out deals every strategy of the population re-played against it does worse than it "
+                f"(the closest, {ex.by}, {_pts(g.mean, d)}; {ci})")
+    return (f"on held-out deals no strategy of the population gains against it detectably (the largest gain, "
+            f"{ex.by}'s, {_pts(g.mean, d)}; {ci})")
 
 
 def headline(res: MetaResult) -> str:
@@ -687,12 +725,7 @@ def headline(res: MetaResult) -> str:
     if found:
         eq += " (" + "; ".join(found) + ")"
     top = res.labels[int(np.argmax(res.alpharank))]
-    ex = res.exploit["Nash mixture"]
-    if ex.gain is None:
-        sure = "no strategy of the population gains against it"
-    else:
-        g = ex.gain
-        sure = f"the best reply in the population ({ex.by}) gains {_gain_ci(g, ' against it on held-out deals')}"
+    sure = _exploit_sentence(res.exploit["Nash mixture"])
     conv = ""
     if res.rounds:
         last = res.rounds[-1]
@@ -712,10 +745,12 @@ def headline(res: MetaResult) -> str:
 
 
 #: how the meta-game's intervals handle multiplicity (under the answer and in the report)
-INTERVALS = ("Each payoff cell's and each strategy's exploitability interval is a 95% interval for its own row "
-             "(pointwise): the tables' extreme cells are not findings on their own. The Nash mixture and alpha-rank "
-             "come from the payoff table's point estimates; the answer tests the mixture with one interval, the "
-             "best reply's gain against it on held-out deals, and each best-response round with one interval of its own. "
+INTERVALS = ("Each payoff cell's interval is a 95% interval for its own cell (pointwise): the tables' extreme cells "
+             "are not findings on their own. The Nash mixture and alpha-rank come from the payoff table's point "
+             "estimates; the answer tests the mixture on held-out deals, where every strategy of the population is "
+             "re-played against it, with intervals that hold for all of them at once (Bonferroni), and so is each "
+             "strategy's exploitability (every other strategy re-played against a field of it); each best-response "
+             "round has one interval of its own. "
              "nash_support and alpharank_first: the share of resamples of the deals (bootstrap, meta.bootstrap) in "
              "which a strategy is in the Nash mixture's support, and is alpha-rank's first: how steady the answer is "
              "under the deals' sampling, not a probability that it is right.")
@@ -726,8 +761,11 @@ def output(res: MetaResult) -> Output:
     (with the bootstrap) ``stability``."""
     exploit = {}
     for name, ex in res.exploit.items():
-        exploit[name] = ({"gain": ex.gain.mean, "lo": ex.gain.lo, "hi": ex.gain.hi, "deals": ex.gain.n, "by": ex.by}
-                         if ex.gain else {"gain": None, "lo": None, "hi": None, "deals": 0, "by": None})
+        exploit[name] = ({"gain": ex.gain.mean, "lo": ex.gain.lo, "hi": ex.gain.hi, "deals": ex.gain.n, "by": ex.by,
+                          "detected": ex.detected, "simultaneous": ex.family,
+                          "replies": {lab: {"gain": g.mean, "lo": g.lo, "hi": g.hi} for lab, g in ex.replies.items()}}
+                         if ex.gain else {"gain": None, "lo": None, "hi": None, "deals": 0, "by": None,
+                                          "detected": False, "simultaneous": 0, "replies": {}})
     fields = {
         "mix": {lab: float(w) for lab, w in zip(res.labels, res.mix, strict=True)},
         "alpharank": {lab: float(w) for lab, w in zip(res.labels, res.alpharank, strict=True)},
@@ -741,7 +779,7 @@ def output(res: MetaResult) -> Output:
         fields["stability"] = {"resamples": res.plan.bootstrap,
                                "nash_support": {lab: float(w) for lab, w in zip(res.labels, res.support, strict=True)},
                                "alpharank_first": {lab: float(w) for lab, w in zip(res.labels, res.first, strict=True)}}
-    tables = [("Strategies: Nash mixture, alpha-rank, exploitability (held-out, 95% CI)", strategies_table(res)),
+    tables = [("Strategies: Nash mixture, alpha-rank, exploitability (held-out; 95% CIs that hold for every strategy re-played at once)", strategies_table(res)),
               ("One strategy against a field of another (win rate, 95% CI)", res.field)]
     if res.rounds:
         tables.append(("Iterated best response", rounds_table(res)))
