@@ -106,6 +106,37 @@ def test_heldout_gain_of_a_share_is_never_zero_width():
     assert srch.plan(scenario({**sp, "objective": "win", "goal": 0.25})).gain_bounds() == (-1.5, 1.5)
 
 
+def test_answer_names_each_step_and_never_says_changes_little():
+    """The answer read "Moving cheap, round2_need one step from the best costs ...; one step of call_top,
+    call_need, ... changes little there" where call_need's step reached +4.8 points and round2_need's
+    other step crossed 0. It names each step that costs (with its direction and interval), calls a step
+    whose simultaneous interval crosses 0 not detectably different (with the intervals' range), and
+    says which steps change no game."""
+    from types import SimpleNamespace
+
+    import polars as pl
+
+    from cardsim.studies import search as srch
+
+    p = srch.plan(scenario({**SMALL, "params": {"seat0.first_at": [3, 7], "seat0.next_at": [1, 5],
+                                                "seat0.cost_top": [0, 8]}}))
+    t = pl.DataFrame({"param": ["seat0.first_at", "seat0.first_at", "seat0.next_at", "seat0.cost_top",
+                                "seat0.cost_top"],
+                      "value": ["4", "6", "2", "3", "5"], "gain": [0.01, -0.038, -0.075, 0.0, 0.0],
+                      "lo": [-0.028, -0.071, -0.121, 0.0, 0.0], "hi": [0.048, -0.004, -0.029, 0.0, 0.0],
+                      "deals": [200] * 5, "same_games": [False, False, False, True, True]})
+    res = SimpleNamespace(plan=p, contrasts=t, best=SimpleNamespace(values={"seat0.first_at": 5, "seat0.next_at": 3,
+                                                                            "seat0.cost_top": 4}))
+    text = srch._steps_sentence(res)
+    assert "changes little" not in text
+    assert ("One step from the best costs, with simultaneous 95% intervals over the 5 steps: next_at 3 -> 2, 7.5 "
+            "points (-12.1 to -2.9 points) and first_at 5 -> 6, 3.8 points (-7.1 to -0.4 points).") in text
+    assert ("The step first_at 5 -> 4 is not detectably different from the best (its simultaneous 95% interval over "
+            "the 5 steps: -2.8 to +4.8 points).") in text
+    assert text.endswith(" Moving cost_top 4 -> 3 or 5 changes no game on the held-out deals.")
+    assert srch._steps_sentence(SimpleNamespace(plan=p, contrasts=t.head(0), best=res.best)) == ""
+
+
 def test_planted_rule_value_is_recovered():
     """Rule design: find the target whose mean game length (hands) is the length measured at target
     60 on other deals. Length grows with the target, so the planted optimum is 60."""

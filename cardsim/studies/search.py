@@ -899,22 +899,65 @@ def headline(res: SearchResult) -> str:
                   f"95% CI each: {_pts(p, g.mean, lo=g.lo, hi=g.hi)} (95% CI {_ci(p, g.lo, g.hi, diff=True)}; {sure})")
     else:
         change = (f"{what} {_val_ci(p, b.heldout)} against {_val_ci(p, base.heldout)} for the baseline, target {_val(p, float(p.goal))}")
-    matter = ""
+    matter = _steps_sentence(res)
     if res.contrasts.height:
-        names = short_names(p)
-        sig = (res.contrasts.filter(pl.col("hi") < 0).group_by("param").agg(pl.col("gain").min())
-               .sort("gain")["param"].to_list())
-        flat = [names[prm.name] for prm in p.params if prm.name not in sig]
-        sig = [names[k] for k in sig]
-        if sig:
-            matter = (f" Moving {', '.join(sig[:4])} one step from the best costs (simultaneous 95% intervals "
-                      f"over the {res.contrasts.height} steps)")
-            if flat:
-                matter += f"; one step of {', '.join(flat[:4])} changes little there"
-            matter += "."
         matter += _better_neighbour(res, "But moving" if matter else "Moving")
     return (f"Best found{against}: {describe(p, b.values)}. On {p.heldout:,} held-out deals never used by the "
             f"search, {change}.{matter}")
+
+
+def _steps_sentence(res: SearchResult, most: int = 4) -> str:
+    """What the one-step contrasts say, step by step (``round2_need 2 -> 1``), from their simultaneous
+    intervals: the steps that cost (interval below 0, with the cost and its interval), the steps that are
+    not detectably different from the best (interval across 0: the range of their intervals is given,
+    never "changes little", which no interval across 0 shows without a stated margin) and the steps that
+    change no game on the held-out deals; '' without contrasts. The steps that gain: :func:`_better_neighbour`."""
+    p = res.plan
+    t = res.contrasts
+    if not t.height:
+        return ""
+    names = short_names(p)
+    best = res.best.values
+
+    def step(r: dict[str, Any]) -> str:
+        return f"{names[r['param']]} {space._fmt(best.get(r['param']))} -> {r['value']}"
+
+    def grouped(rows: list[dict[str, Any]]) -> str:  # call_top 8 -> 7 or 9, call_need 5 -> 4
+        by: dict[str, list[str]] = {}
+        for r in rows:
+            by.setdefault(r["param"], []).append(r["value"])
+        parts = [f"{names[k]} {space._fmt(best.get(k))} -> {' or '.join(v)}" for k, v in by.items()]
+        more = len(parts) - most
+        return ", ".join(parts[:most]) + (f" and {more} other parameter{'s' if more > 1 else ''}" if more > 0 else "")
+
+    rows = list(t.iter_rows(named=True))
+    costs = sorted((r for r in rows if r["hi"] < 0), key=lambda r: r["gain"])
+    unclear = [r for r in rows if r["lo"] <= 0 <= r["hi"] and not r["same_games"]]
+    same = [r for r in rows if r["same_games"]]
+    steps = f"{t.height} step{'s' if t.height > 1 else ''}"
+    out = ""
+    if costs:
+        items = []
+        for r in costs[:most]:
+            d = _digits(p, r["lo"], r["hi"])
+            items.append(f"{step(r)}, {_pts(p, -r['gain'], d).lstrip('+')} "
+                         f"({_ci(p, r['lo'], r['hi'], diff=True, digits=d)})")
+        more = len(costs) - most
+        if more > 0:
+            items.append(f"{more} more step{'s' if more > 1 else ''}")
+        listed = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+        out += f" One step from the best costs, with simultaneous 95% intervals over the {steps}: {listed}."
+    if unclear:
+        lo, hi = min(r["lo"] for r in unclear), max(r["hi"] for r in unclear)
+        if len(unclear) == 1:
+            out += (f" The step {grouped(unclear)} is not detectably different from the best (its simultaneous "
+                    f"95% interval over the {steps}: {_ci(p, lo, hi, diff=True)}).")
+        else:
+            out += (f" The steps {grouped(unclear)} are not detectably different from the best (their simultaneous "
+                    f"95% intervals over the {steps} lie within {_ci(p, lo, hi, diff=True)}).")
+    if same:
+        out += f" Moving {grouped(same)} changes no game on the held-out deals."
+    return out
 
 
 def _better_neighbour(res: SearchResult, lead: str) -> str:
