@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from cardsim.coverage import Coverage, case
-from cardsim.stats import bonferroni_z, rate_table, wilson, wilson_at
+from cardsim.stats import bonferroni_z, rate_difference, rate_table, wilson, wilson_at
 
 
 @case("answer: seats and cards at once", replicates=1000)
@@ -63,8 +63,6 @@ def _gubs_lifts(rng: np.random.Generator, reps: int, k: int = 20) -> list[Covera
     lift (drew vs not, clustered by game, Wilson by MOVER) of each of ``k`` cards at level 0.05 / k.
     Here no card does anything (truth 0 for each), four seats, one winner a game, and card j is drawn
     by a seat with chance from 5% to 60%, so the family mixes rare and common cards."""
-    from cardsim.stats import rate_difference
-
     q = np.linspace(0.05, 0.6, k)
     out = []
     for games in (500, 3000):
