@@ -41,12 +41,14 @@ def _row(metric: str, value: float, lo: float, hi: float, n: int, note: str = ""
     return {"metric": metric, "value": value, "lo": lo, "hi": hi, "n": n, "note": note}
 
 
-def _mean_row(metric: str, x: np.ndarray, note: str = "", bounds: tuple[float, float] = UNBOUNDED) -> dict:
+def _mean_row(metric: str, x: np.ndarray, note: str = "", bounds: tuple[float, float] = UNBOUNDED,
+              count: bool = False) -> dict:
     """A mean a game with its interval: bounded values (an advantage in [-1, 1], a share of a game in
     [0, 1]) get the bounded interval of :func:`cardsim.stats.mean_ci` (a first-seat advantage that is
     -0.25 in most games and 0.75 in the rest: the t interval covered 39% at 10 games where the seat
-    wins 5% of them, 78% at 30; the bounded one 94.2-100% in the coverage case "first-player advantage")."""
-    e = mean_ci(np.asarray(x, dtype=np.float64), bounds=bounds)
+    wins 5% of them, 78% at 30; the bounded one 94.2-100% in the coverage case "first-player advantage"); ``count``: a count a game (the
+    duration, lead changes), at least Garwood's interval (:func:`cardsim.stats.mean_ci`'s ``count``)."""
+    e = mean_ci(np.asarray(x, dtype=np.float64), bounds=bounds, count=count)
     return _row(metric, e.value, e.lo, e.hi, e.n, note)
 
 
@@ -233,7 +235,7 @@ def outcome_metrics(out: pl.DataFrame | Games) -> list[dict]:
                 rows.append(advantage_row(name, x, f"win rate of the seat that {'moved' if col == 'first' else 'dealt'} "
                                                    f"first minus the mean seat win rate ({fair.mean():.3f})"))
     length = lay.length
-    rows.append(_mean_row("duration", length, f"sd {length.std(ddof=1):.2f}" if length.size > 1 else ""))
+    rows.append(_mean_row("duration", length, f"sd {length.std(ddof=1):.2f}" if length.size > 1 else "", count=True))
     return rows
 
 
@@ -282,7 +284,7 @@ def progress_metrics(progress: pl.LazyFrame, winners: pl.LazyFrame) -> list[dict
         _mean_row("final lead taken at", f("decisive"),
                   "share of the game played before the eventual winner took the sole lead it kept (0: led from the "
                   "start); not Ludii's Decisiveness, which needs a state evaluation", (0.0, 1.0)),
-        _mean_row("lead changes per game", f("changes"), "changes of the sole leader per game"),
+        _mean_row("lead changes per game", f("changes"), "changes of the sole leader per game", count=True),
         _mean_row("lead change rate", f("change_rate"),
                   "changes of the sole leader per step (hand or game of a tournament), as Ludii's Lead Change",
                   (0.0, 1.0)),

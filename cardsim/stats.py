@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -158,7 +158,7 @@ def _alpha(z: float) -> float:
 
 
 def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None = None,
-            bounds: tuple[float, float] = UNBOUNDED) -> Estimate:
+            bounds: tuple[float, float] = UNBOUNDED, count: bool = False) -> Estimate:
     """Mean of ``x`` with its standard error, 95% interval and the p-value of a mean of 0 (the test the
     interval inverts), clustered by ``clusters`` (e.g. the game of each observation) when given: the
     cluster-robust variance of a ratio of sums, ``C / (C - 1) * sum_c (s_c - mean * n_c)^2 / n^2``, and
@@ -184,9 +184,18 @@ def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None =
 
     Neither has zero width (a part without spread takes the clusters as its effective size, a share
     whose every cluster gave the same value :func:`_alike_interval`) or reaches past the bounds. An
-    unbounded mean without spread has no interval (NaN)."""
+    unbounded mean without spread has no interval (NaN).
+
+    ``count``: the values are counts, or means of counts (a game's turns or hands, lead changes): as
+    :func:`mean_exprs` with ``count``, the interval is cut at 0 and widened to at least Garwood's
+    Poisson interval at the effective count ``m^2 / se^2``, and a sample without spread gets Garwood's
+    interval at its total instead of none (:func:`_count_floor`): 10 games that all lasted 2 turns read
+    1.2-3.1, not none (coverage rows "mean of a count a unit": 93.2-96.0% at 10 games, 94.8-95.9% from
+    30)."""
     lo_b, hi_b = bounds
     x = np.asarray(x, dtype=np.float64)
+    if count:
+        return _count_floor(mean_ci(x, clusters, z, (0.0, math.inf)), x, _alpha(Z95 if z is None else z))
     if math.isfinite(lo_b) and math.isfinite(hi_b):
         if lo_b < 0 < hi_b:
             return _mover_mean(x, clusters, bounds, _alpha(Z95 if z is None else z))
@@ -226,6 +235,28 @@ def mean_ci(x: np.ndarray, clusters: np.ndarray | None = None, z: float | None =
     lo, hi = m - se * hall_inverse(q, b), m - se * hall_inverse(-q, b)
     g0 = hall_forward(m / se, b)  # the test of a mean of 0 that the interval inverts
     return Estimate(m, se, within(lo, bounds), within(hi, bounds), n, k, deff, t_p(g0, 1.0, k - 1))
+
+
+def _count_floor(e: Estimate, x: np.ndarray, alpha: float) -> Estimate:
+    """:func:`mean_ci`'s estimate ``e`` of a mean count, its interval widened to at least Garwood's at the
+    effective count ``m^2 / se^2`` seen in ``m / se^2`` units (the count whose Poisson variance is the
+    estimated one: a mean of few events is skewed, and the symmetric interval misses its long upper
+    side), or, where every unit gave the same count, Garwood's at the total over the units: never zero
+    width and never none (0 of 10 games: 0 to 0.37). The same rule as :func:`_count_interval`."""
+    from scipy.stats import chi2
+
+    if e.clusters < 2 or not math.isfinite(e.value):
+        return e
+    if not e.se > 0:  # no spread: the total count over the units
+        k, units = e.value * e.n, float(e.n)
+    else:
+        k = e.value * e.value / (e.se * e.se)
+        units = k / e.value
+    glo = chi2.ppf(alpha / 2, 2 * k) / 2 / units if k > 0 else 0.0
+    ghi = chi2.ppf(1 - alpha / 2, 2 * k + 2) / 2 / units
+    if not e.se > 0:
+        return replace(e, se=0.0, lo=float(glo), hi=float(ghi))
+    return replace(e, lo=float(min(max(e.lo, 0.0), glo)), hi=float(max(e.hi, ghi)))
 
 
 def hall_forward(s: float, b: float) -> float:

@@ -822,6 +822,40 @@ def test_a_count_no_game_showed_reads_0_to_a_positive_upper_end():
     assert a["lo"] == pytest.approx(b["lo"]) and b["hi"] <= a["hi"] <= b["hi"] * 1.01
 
 
+@pytest.mark.parametrize("x", [[0.0] * 10, [2.0] * 10, [1.0] + [0.0] * 99, [3, 40, 7, 12, 22, 5, 61, 9, 18, 30],
+                               [1.0, 2.0, 3.0, 4.0, 5.0] * 20])
+def test_mean_ci_of_a_count_is_the_summaries_interval(x):
+    """compare's and sweep's lengths and the balance metrics' duration and lead changes took mean_ci's
+    interval of an unbounded value, which has no count's floor: 10 games that all lasted 2 turns read
+    none at all, and a length's t interval was narrower than the summaries' Game length of the same
+    games. ``mean_ci(count=True)`` is now ``mean_exprs(count=True)``'s interval, value for value."""
+    from cardsim.stats import mean_ci, mean_exprs
+
+    v = np.asarray(x, dtype=np.float64)
+    r = pl.DataFrame({"x": v}).select(*mean_exprs("x", count=True)).row(0, named=True)
+    e = mean_ci(v, count=True)
+    assert (e.value, e.lo, e.hi) == pytest.approx((r["mean"], r["lo"], r["hi"]), rel=1e-6, abs=1e-12)
+    assert 0.0 <= e.lo < e.hi  # never zero width, never below 0
+
+
+def test_the_studies_lengths_take_a_counts_interval():
+    """A length is a count: compare's arms and the balance metrics' duration (as the sweep's points and
+    held-out point, and lead changes) read at least Garwood's interval (``count``), never none."""
+    from cardsim.metrics import _mean_row
+    from cardsim.stats import mean_ci
+    from cardsim.studies import compare
+    from cardsim.studies.compare import Plan
+
+    same = np.full(10, 2.0)
+    assert math.isnan(mean_ci(same, bounds=(0.0, math.inf)).lo)  # what lengths read before: no interval
+    row = _mean_row("duration", same, count=True)
+    assert (row["lo"], row["hi"]) == pytest.approx((mean_ci(same, count=True).lo, mean_ci(same, count=True).hi))
+    plan = Plan(base=None, arms=["a", "b"], runs={}, focus=0, metric="length", decide=False, alpha=0.05)
+    arms, _ = compare.summarize(plan, {"a": same, "b": same + np.arange(10)})
+    a = arms.row(0, named=True)
+    assert 0 < a["lo"] < 2.0 < a["hi"]
+
+
 def test_summaries_print_a_count_exact_only_where_the_rules_fix_it():
     """Which counts the summaries print without an interval's width: those the setup makes constant."""
     from cardsim.games.fubnub.game import GAME as FUBNUB

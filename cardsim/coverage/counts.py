@@ -76,11 +76,13 @@ def per_game_mean(replicates: int, seed: int) -> list[Coverage]:
             hit = int(((t["lo"] <= truth) & (truth <= t["hi"])).sum())
             out.append(Coverage("per-game mean (t, Hall's skewness correction)", f"{kind}, {games:,} games", 0.95,
                                 replicates, hit))
-            # the same values through mean_ci (balance metrics, compare's and sweep's lengths)
-            est = [mean_ci(row, bounds=(0.0, math.inf)) for row in x.astype(np.float64)]
-            hit = sum(e.lo <= truth <= e.hi for e in est)
-            out.append(Coverage("mean of one value a unit (mean_ci, Hall)", f"{kind}, {games:,} games", 0.95,
-                                replicates, hit))
+            # the same values through mean_ci: a value without a count's floor (a balance metric's ratio)
+            # and a count (balance duration and lead changes, compare's and sweep's lengths)
+            for count, label in ((False, "mean of one value a unit (mean_ci, Hall)"),
+                                 (True, "mean of a count a unit (mean_ci, Hall, at least Garwood)")):
+                est = [mean_ci(row, bounds=(0.0, math.inf), count=count) for row in x.astype(np.float64)]
+                hit = sum(e.lo <= truth <= e.hi for e in est)
+                out.append(Coverage(label, f"{kind}, {games:,} games", 0.95, replicates, hit))
     return out
 
 

@@ -143,7 +143,7 @@ def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) 
     arm_bounds, diff_bounds = ((0.0, 1.0), (-1.0, 1.0)) if win else ((0.0, math.inf), UNBOUNDED)
     ok = np.all(np.vstack([np.isfinite(v) for v in values.values()]), axis=0)
     for name in p.arms:
-        e = mean_ci(values[name][ok], bounds=arm_bounds)
+        e = mean_ci(values[name][ok], bounds=arm_bounds, count=not win)  # a length: a count's floor
         rows.append({"arm": name, "n": e.n, "mean": e.value, "se": e.se, "lo": e.lo, "hi": e.hi})
         if sequential and win:
             cs = eb_sequence(values[name][ok], alpha=p.alpha, lo=0.0, hi=1.0)

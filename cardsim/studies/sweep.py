@@ -247,7 +247,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
             row[f"winrate_s{r['seat']}"] = r["rate"]
             row[f"lo_s{r['seat']}"] = r["lo"]
             row[f"hi_s{r['seat']}"] = r["hi"]
-        length = out.group_by("game").agg(pl.col("length").first()).select(mean_exprs("length", "length_"))
+        length = out.group_by("game").agg(pl.col("length").first()).select(mean_exprs("length", "length_", count=True))
         row |= {k: length[k][0] for k in ("length_mean", "length_se", "length_lo", "length_hi")}
         cut = out.group_by("game").agg(pl.col("win").null_count() > 0)["win"]
         row["unfinished"] = float(cut.mean())
@@ -286,7 +286,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         fresh = p.scenarios[b].with_options(games=n_games, seed=heldout_seed(base.seed))
         v = point_values(runner(fresh).outcomes().collect(), p.metric)["v"].drop_nulls().to_numpy()
         if p.metric == "length":
-            e = mean_ci(v, bounds=(0.0, math.inf))
+            e = mean_ci(v, count=True)
             est, lo, hi = e.value, e.lo, e.hi
         else:
             lo, hi = wilson(float(v.sum()), v.size)
