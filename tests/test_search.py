@@ -137,6 +137,40 @@ def test_answer_names_each_step_and_never_says_changes_little():
     assert srch._steps_sentence(SimpleNamespace(plan=p, contrasts=t.head(0), best=res.best)) == ""
 
 
+def test_answer_names_every_costly_step():
+    """The FOURBID search's answer ended its costs with "and 1 more step" (cost_card's 0.3 points),
+    and its steps that change no game with "and 1 other parameter": a count where the name fits. Every
+    step that costs is named now: the largest four with their intervals, the rest grouped with the
+    range of theirs; five costs are all listed, and so are five parameters."""
+    from types import SimpleNamespace
+
+    import polars as pl
+
+    from cardsim.studies import search as srch
+
+    names = ["first_at", "next_at", "cost_base", "cost_top", "cost_ready", "cost_card", "out_min"]
+    p = srch.plan(scenario({**SMALL, "params": {f"seat0.{k}": [0, 9] for k in names}}))
+    best = SimpleNamespace(values={f"seat0.{k}": 5 for k in names})
+
+    def sentence(costs: int) -> str:
+        gain = [-0.2 + 0.02 * j for j in range(costs)]
+        t = pl.DataFrame({"param": [f"seat0.{k}" for k in names[:costs]], "value": ["4"] * costs, "gain": gain,
+                          "lo": [g - 0.01 for g in gain], "hi": [g + 0.01 for g in gain], "deals": [400] * costs,
+                          "same_games": [False] * costs})
+        return srch._steps_sentence(SimpleNamespace(plan=p, contrasts=t, best=best))
+
+    five = sentence(5)
+    assert "more step" not in five and "cost_ready 5 -> 4, 12.0 points" in five
+    seven = sentence(7)
+    assert "cost_top 5 -> 4, 14.0 points (-15.0 to -13.0 points) and 3 smaller costs, cost_ready 5 -> 4, " \
+           "cost_card 5 -> 4 and out_min 5 -> 4 (their intervals within -13.0 to -7.0 points)." in seven
+    same = pl.DataFrame({"param": [f"seat0.{k}" for k in names[:5]], "value": ["4"] * 5, "gain": [0.0] * 5,
+                         "lo": [0.0] * 5, "hi": [0.0] * 5, "deals": [400] * 5, "same_games": [True] * 5})
+    text = srch._steps_sentence(SimpleNamespace(plan=p, contrasts=same, best=best))
+    assert text.endswith("cost_top 5 -> 4 and cost_ready 5 -> 4 changes no game on the held-out deals.")
+    assert "other parameter" not in text
+
+
 def test_planted_rule_value_is_recovered():
     """Rule design: find the target whose mean game length (hands) is the length measured at target
     60 on other deals. Length grows with the target, so the planted optimum is 60."""

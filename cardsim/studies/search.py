@@ -927,8 +927,10 @@ def _steps_sentence(res: SearchResult, most: int = 4) -> str:
         for r in rows:
             by.setdefault(r["param"], []).append(r["value"])
         parts = [f"{names[k]} {space._fmt(best.get(k))} -> {' or '.join(v)}" for k, v in by.items()]
+        if len(parts) <= most + 1:  # "and 1 other parameter" would hide the one it could name
+            return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
         more = len(parts) - most
-        return ", ".join(parts[:most]) + (f" and {more} other parameter{'s' if more > 1 else ''}" if more > 0 else "")
+        return ", ".join(parts[:most]) + f" and {more} other parameters"
 
     rows = list(t.iter_rows(named=True))
     costs = sorted((r for r in rows if r["hi"] < 0), key=lambda r: r["gain"])
@@ -938,13 +940,16 @@ def _steps_sentence(res: SearchResult, most: int = 4) -> str:
     out = ""
     if costs:
         items = []
-        for r in costs[:most]:
+        shown = costs if len(costs) <= most + 1 else costs[:most]  # every cost is named, the largest with its interval
+        for r in shown:
             d = _digits(p, r["lo"], r["hi"])
             items.append(f"{step(r)}, {_pts(p, -r['gain'], d).lstrip('+')} "
                          f"({_ci(p, r['lo'], r['hi'], diff=True, digits=d)})")
-        more = len(costs) - most
-        if more > 0:
-            items.append(f"{more} more step{'s' if more > 1 else ''}")
+        rest = costs[len(shown):]
+        if rest:
+            lo, hi = min(r["lo"] for r in rest), max(r["hi"] for r in rest)
+            items.append(f"{len(rest)} smaller costs, {grouped(rest)} (their intervals within "
+                         f"{_ci(p, lo, hi, diff=True)})")
         listed = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
         out += f" One step from the best costs, with simultaneous 95% intervals over the {steps}: {listed}."
     if unclear:
