@@ -782,7 +782,7 @@ def _contrasts(p: Plan, race: Race, best: dict[str, Any], best_v: np.ndarray, ke
     sim = simultaneous_means(np.column_stack([race.paired(vv, best_v) for vv in vals]))
     rows = []
     for j, ((name, v, _), vv) in enumerate(zip(pts, vals, strict=True)):
-        rows.append({"param": name, "value": space._fmt(v), "gain": float(sim["mean"][j]), "lo": float(sim["lo"][j]),
+        rows.append({"param": name, "value": space.value_text(v), "gain": float(sim["mean"][j]), "lo": float(sim["lo"][j]),
                      "hi": float(sim["hi"][j]), "deals": int(vv.size), "same_games": bool(np.array_equal(vv, best_v))})
     return pl.DataFrame(rows, schema=cols)
 
@@ -865,7 +865,7 @@ def short_names(p: Plan) -> dict[str, str]:
 
 def describe(p: Plan, values: Mapping[str, Any]) -> str:
     names = short_names(p)
-    return ", ".join(f"{names.get(k, k)} {space._fmt(v)}" for k, v in values.items() if v is not None)
+    return ", ".join(f"{names.get(k, k)} {space.value_text(v)}" for k, v in values.items() if v is not None)
 
 
 def headline(res: SearchResult) -> str:
@@ -920,13 +920,13 @@ def _steps_sentence(res: SearchResult, most: int = 4) -> str:
     best = res.best.values
 
     def step(r: dict[str, Any]) -> str:
-        return f"{names[r['param']]} {space._fmt(best.get(r['param']))} -> {r['value']}"
+        return f"{names[r['param']]} {space.value_text(best.get(r['param']))} -> {r['value']}"
 
     def grouped(rows: list[dict[str, Any]]) -> str:  # call_top 8 -> 7 or 9, call_need 5 -> 4
         by: dict[str, list[str]] = {}
         for r in rows:
             by.setdefault(r["param"], []).append(r["value"])
-        parts = [f"{names[k]} {space._fmt(best.get(k))} -> {' or '.join(v)}" for k, v in by.items()]
+        parts = [f"{names[k]} {space.value_text(best.get(k))} -> {' or '.join(v)}" for k, v in by.items()]
         if len(parts) <= most + 1:  # "and 1 other parameter" would hide the one it could name
             return ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
         more = len(parts) - most
@@ -1012,10 +1012,10 @@ def gains_table(res: SearchResult) -> pl.DataFrame:
 def params_table(res: SearchResult) -> pl.DataFrame:
     p = res.plan
     return pl.DataFrame([{"param": prm.name, "keys": ", ".join(prm.keys),
-                          "space": (", ".join(space._fmt(v) for v in prm.values) if prm.values else
-                                    f"{space._fmt(prm.low)} to {space._fmt(prm.high)}"),
-                          "baseline": space._fmt(res.baseline.values.get(prm.name)),
-                          "best": space._fmt(res.best.values.get(prm.name))} for prm in p.params])
+                          "space": (", ".join(space.value_text(v) for v in prm.values) if prm.values else
+                                    f"{space.value_text(prm.low)} to {space.value_text(prm.high)}"),
+                          "baseline": space.value_text(res.baseline.values.get(prm.name)),
+                          "best": space.value_text(res.best.values.get(prm.name))} for prm in p.params])
 
 
 #: how a search's intervals handle multiplicity (under the answer and in the report)

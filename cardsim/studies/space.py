@@ -174,11 +174,12 @@ def policy_name(entry: Any) -> str:
     if isinstance(entry, str):
         return entry
     name = str(entry.get("name", "?"))
-    rest = ",".join(f"{k}={_fmt(v)}" for k, v in entry.items() if k != "name")
+    rest = ",".join(f"{k}={value_text(v)}" for k, v in entry.items() if k != "name")
     return f"{name}({rest})" if rest else name
 
 
-def _fmt(v: Any) -> str:
+def value_text(v: Any) -> str:
+    """A parameter's value as a scenario writes it: a whole float without its ``.0`` (``6``, ``0.25``)."""
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
