@@ -10,7 +10,8 @@ from cardsim.stats import wilson
 
 @case("wilson rate", replicates=4000)
 def wilson_rate(replicates: int, seed: int) -> list[Coverage]:
-    """Binomial counts with known p, from rare to even, at the sample sizes runs use."""
+    """Binomial counts with known p, from rare to even, at the sample sizes runs use; and a seat's wins
+    where a win is sometimes shared (counted 1/k), so its count is fractional."""
     rng = np.random.default_rng(seed)
     out = []
     for p in (0.02, 0.25, 0.5):
@@ -18,4 +19,13 @@ def wilson_rate(replicates: int, seed: int) -> list[Coverage]:
             k = rng.binomial(n, p, size=replicates)
             hit = sum(lo <= p <= hi for lo, hi in (wilson(int(x), n) for x in k))
             out.append(Coverage("Wilson rate", f"p={p}, n={n:,}", 0.95, replicates, int(hit)))
+    # a shared win counts 1/k to each winner (a seat's wins read 264.5): Wilson on a fractional count,
+    # whose values in {0, 1/k, 1} spread less than a win's 0/1, so the interval can only be wider than
+    # the truth needs; these rows measure by how much (the seats' answer and every win rate take it)
+    for win, share, k, n in ((0.2, 0.1, 2, 100), (0.2, 0.1, 2, 1000), (0.01, 0.02, 3, 1000), (0.3, 0.3, 2, 20000)):
+        v = rng.choice(np.array([0.0, 1 / k, 1.0]), size=(replicates, n), p=[1 - win - share, share, win])
+        truth = win + share / k
+        hit = sum(lo <= truth <= hi for lo, hi in (wilson(float(x), n) for x in v.sum(axis=1)))
+        out.append(Coverage("Wilson rate, shared wins (1/k each)",
+                            f"win {win}, shared by {k} {share}, n={n:,} (truth {truth:.3g})", 0.95, replicates, int(hit)))
     return out
