@@ -417,6 +417,37 @@ def _share(x: np.ndarray, clusters: np.ndarray, z: float, truncate: bool) -> tup
     return Estimate(m, e.se, lo, hi, n, k, deff), w, neff
 
 
+#: the variance pairing saved gets its interval from this many deals (its coverage: 93.3-93.7% at 30
+#: deals, 94.5-95.6% from 100; coverage case "variance saved by pairing")
+SAVED_MIN_DEALS = 100
+
+
+def pairing_saved(a: np.ndarray, b: np.ndarray) -> Estimate:
+    """The share of the unpaired variance of ``b - a`` that playing both arms on the same deals removed,
+    ``1 - var(b - a) / (var(a) + var(b)) = 2 cov(a, b) / (var(a) + var(b))`` (one value a deal in each
+    arm; negative where the arms' results are negatively correlated: pairing then costs precision),
+    with its 95% interval: the delta method on the moments (each deal's influence on the ratio), on
+    Fisher's z scale, ``atanh``, where the ratio lies in [-1, 1] as a correlation does, with Student's
+    t at deals - 1 degrees of freedom. Below :data:`SAVED_MIN_DEALS` deals, or where the arms have no
+    spread, no interval (NaN)."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    n = a.size
+    if n < 2:
+        return Estimate(math.nan, math.nan, math.nan, math.nan, n, n)
+    da, db = a - a.mean(), b - b.mean()
+    va, vb, c = float((da * da).mean()), float((db * db).mean()), float((da * db).mean())
+    tot = va + vb
+    if tot <= 0:
+        return Estimate(math.nan, math.nan, math.nan, math.nan, n, n)
+    v = 2 * c / tot
+    influence = (2 * (da * db - c) * tot - 2 * c * ((da * da - va) + (db * db - vb))) / (tot * tot)
+    se = math.sqrt(float(influence.var(ddof=1)) / n)
+    if n < SAVED_MIN_DEALS or not abs(v) < 1 or not se > 0:
+        return Estimate(v, se, math.nan, math.nan, n, n)
+    q, zv, sz = t95(n - 1), math.atanh(v), se / (1 - v * v)
+    return Estimate(v, se, math.tanh(zv - q * sz), math.tanh(zv + q * sz), n, n)
+
+
 def paired_difference(a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None = None,
                       bounds: tuple[float, float] = UNBOUNDED, z: float | None = None) -> Estimate:
     """``b - a`` observation by observation (the same deal in both arms), averaged, with its 95%

@@ -63,6 +63,29 @@ def test_paired_interval_matches_a_hand_calculation():
     assert row["variance_saved"] == pytest.approx(1 - se**2 / se_u**2)
 
 
+def test_variance_saved_by_pairing_has_an_interval():
+    """compare printed variance_saved, the share of the unpaired variance pairing removed, as a bare
+    number. It is 2 cov(a, b) / (var a + var b), now with the delta method's interval on Fisher's z
+    scale (coverage case "variance saved by pairing"), none below 100 deals, and never past [-1, 1]."""
+    from cardsim.stats import SAVED_MIN_DEALS, pairing_saved
+
+    rng = np.random.default_rng(8)
+    u = rng.random(2000)
+    a, b = (u < 0.4).astype(float), (np.where(rng.random(2000) < 0.7, u, rng.random(2000)) < 0.43).astype(float)
+    e = pairing_saved(a, b)
+    va, vb = a.var(ddof=1), b.var(ddof=1)
+    assert e.value == pytest.approx(1 - np.var(b - a, ddof=1) / (va + vb))
+    assert e.lo < 0.658 < e.hi and e.hi - e.lo < 0.1  # the truth of this model (coverage case)
+    # the delta method's standard error, checked against the bootstrap's on the same deals
+    boot = [pairing_saved(a[i], b[i]).value for i in rng.integers(0, 2000, (400, 2000))]
+    assert e.se == pytest.approx(np.std(boot), rel=0.2)
+    few = pairing_saved(a[: SAVED_MIN_DEALS - 1], b[: SAVED_MIN_DEALS - 1])
+    assert math.isfinite(few.value) and math.isnan(few.lo) and math.isnan(few.hi)
+    assert math.isnan(pairing_saved(np.ones(200), np.ones(200)).value)  # no spread: nothing to save
+    same = pairing_saved(a, a)
+    assert same.value == pytest.approx(1.0) and math.isnan(same.lo)  # at the bound: no z scale
+
+
 def test_compare_prints_no_unpaired_interval_for_a_difference_on_the_same_deals():
     """The differences table printed an "unpaired interval" (diff +- t se_unpaired) beside the paired one,
     with no coverage row: on the same deals it ignores the arms' correlation, so where their results are
@@ -82,7 +105,8 @@ def test_compare_prints_no_unpaired_interval_for_a_difference_on_the_same_deals(
         row = res.diffs.row(0, named=True)
         assert row["variance_saved"] < -0.5 and row["se_unpaired"] < row["se_paired"]
         bounds = {c for c in res.diffs.columns if c.startswith(("lo", "hi")) or c.endswith(("_lo", "_hi"))}
-        assert bounds == {"lo", "hi"}, bounds  # lo_unpaired / hi_unpaired are gone
+        assert bounds == {"lo", "hi", "variance_saved_lo", "variance_saved_hi"}, bounds  # no lo_unpaired / hi_unpaired
+        assert -1 < row["variance_saved_lo"] < row["variance_saved"] < row["variance_saved_hi"] < 0  # pairing cost
         title = paired.output(res).tables[1][0]
         assert "unpaired interval" not in title and "not an interval for this difference" in title
         doc = json.loads(render(paired.output(res), "json"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardsim.coverage import Coverage, _kernels, case
-from cardsim.stats import paired_difference, wilson
+from cardsim.stats import paired_difference, pairing_saved, wilson
 
 
 @case("paired difference", replicates=4000)
@@ -38,6 +38,35 @@ def paired(replicates: int, seed: int) -> list[Coverage]:
         out.append(Coverage("paired difference", f"simulated win pairs sharing 70% of their draws, true +0.03, {n:,} deals", 0.95, replicates, hit))
         out.append(Coverage("paired difference", f"simulated, 4 rotations per deal clustered by deal, {n:,} rows",
                             0.95, replicates, hit_c))
+    return out
+
+
+@case("variance saved by pairing", replicates=2000)
+def variance_saved(replicates: int, seed: int) -> list[Coverage]:
+    """compare's ``variance_saved``, 2 cov(a, b) / (var a + var b) of two arms' wins on the same deals,
+    and its interval (delta method on Fisher's z, :func:`cardsim.stats.pairing_saved`): the second arm
+    (win chance 0.43 against 0.40) replays the first's draw in a share of deals, the same draw (a
+    positive correlation: pairing saves) or its mirror ``1 - u`` (never both win: pairing costs), and a
+    fresh draw otherwise; the truth is exact, 2 s P / (var a + var b) with P = 0.4 x 0.57 the same draw's
+    covariance and -0.4 x 0.43 the mirror's."""
+    rng = np.random.default_rng(seed)
+    pa, pb = 0.40, 0.43
+    tot = pa * (1 - pa) + pb * (1 - pb)
+    out = []
+    for share, mirror in ((0.7, False), (0.0, False), (0.5, True)):
+        truth = 2 * share * (-pa * pb if mirror else pa * (1 - pb)) / tot
+        kind = (f"{share:.0%} of deals replay the draw's mirror (pairing costs)" if mirror else
+                f"{share:.0%} of deals replay the same draw" if share else "independent arms")
+        for n in (100, 1000):
+            hit = 0
+            for _ in range(replicates):
+                u, v = rng.random(n), rng.random(n)
+                same = rng.random(n) < share
+                b = np.where(same, 1 - u if mirror else u, v) < pb
+                e = pairing_saved((u < pa).astype(float), b.astype(float))
+                hit += e.lo <= truth <= e.hi
+            out.append(Coverage("variance saved by pairing (delta method, Fisher's z)",
+                                f"{kind}, truth {truth:+.3f}, {n:,} deals", 0.95, replicates, int(hit)))
     return out
 
 

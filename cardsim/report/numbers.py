@@ -28,7 +28,7 @@ import polars as pl
 MISSING = "n/a"
 
 #: columns that hold a share in [0, 1] (shown as a percentage); ``lo`` / ``hi`` only beside a share
-_SHARE = re.compile(r"^(rate|share|fair|lift|lift_lo|lift_hi|variance_saved|winrate_s\d+|(?:sim_)?lo_s\d+|(?:sim_)?hi_s\d+|\w+_rate|\w+_rate_lo|\w+_rate_hi|\w+_share|share_\w+|rate_\w+)$")
+_SHARE = re.compile(r"^(rate|share|fair|lift|lift_lo|lift_hi|variance_saved|variance_saved_lo|variance_saved_hi|winrate_s\d+|(?:sim_)?lo_s\d+|(?:sim_)?hi_s\d+|\w+_rate|\w+_rate_lo|\w+_rate_hi|\w+_share|share_\w+|rate_\w+)$")
 _BOUNDS = ("lo", "hi", "lo_simultaneous", "hi_simultaneous")
 
 

@@ -9,6 +9,7 @@ import polars as pl
 
 from cardsim.report import Section
 from cardsim.report import figures as F
+from cardsim.stats import SAVED_MIN_DEALS
 from cardsim.studies.sweep import metric_columns, metric_words
 
 if TYPE_CHECKING:
@@ -46,12 +47,13 @@ def compare_section(res: CompareResult) -> Section:
     arms_t, diffs_t, unit = res.arms, res.diffs, ""
     if win:
         arms_t = _scaled(res.arms, set())
-        diffs_t = _scaled(res.diffs, {"p", "p_holm", "variance_saved"})
+        diffs_t = _scaled(res.diffs, {"p", "p_holm", "variance_saved", "variance_saved_lo", "variance_saved_hi"})
         unit = " in percentage points"
     sec.tables += [("Arms" + (" (the focus seat's win rate, %)" if win else ""), arms_t),
                    (f"Differences{unit} ({'anytime-valid 95% sequences' if res.plan.decide else 'paired 95% intervals'}; p_holm: Holm-adjusted across the differences; "
                     "se_unpaired: the standard error separate deals would have given, not an interval for this "
-                    "difference; variance_saved: the share of it pairing removed)",
+                    "difference; variance_saved: the share of its variance pairing removed, with its 95% interval from "
+                    f"{SAVED_MIN_DEALS} deals)",
                     diffs_t)]
     return sec
 

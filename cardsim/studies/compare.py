@@ -32,7 +32,7 @@ from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
 from cardsim.report.numbers import finite, many, num, num_ci, pct, pct_ci, share_digits
 from cardsim.sequential import eb_sequence
-from cardsim.stats import UNBOUNDED, holm, mean_ci, paired_difference
+from cardsim.stats import SAVED_MIN_DEALS, UNBOUNDED, holm, mean_ci, paired_difference, pairing_saved
 from cardsim.studies import derive
 
 ARM_KEYS = ("name", "policies", "rules")
@@ -158,9 +158,10 @@ def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) 
         # this difference (printed until now as lo_unpaired / hi_unpaired) ignores the arms' correlation
         # on the same deals: where it is negative (variance_saved < 0) it is narrower than the truth
         se_u = math.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n) if n > 1 else math.nan
+        saved = pairing_saved(a, b)  # 1 - (se_paired / se_unpaired)^2, with its interval from 100 deals
         row = {"arm": name, "vs": base_name, "n": n, "diff": e.value, "se_paired": e.se,
                "lo": e.lo, "hi": e.hi, "p": e.p, "se_unpaired": se_u,
-               "variance_saved": 1 - (e.se / se_u) ** 2 if se_u > 0 else math.nan}
+               "variance_saved": saved.value, "variance_saved_lo": saved.lo, "variance_saved_hi": saved.hi}
         if sequential and p.metric == "win":
             cs = eb_sequence(b - a, alpha=p.alpha, lo=-1.0, hi=1.0)
             row |= {"cs_lo": cs.lo, "cs_hi": cs.hi}
@@ -338,7 +339,8 @@ def output(res: CompareResult) -> Output:
     arms = f"Arms (focus seat's mean, {'anytime-valid ' if res.plan.decide else ''}95% interval)"
     diffs = (f"Differences vs the first arm: {kind} 95% intervals{holm_p}; se_unpaired: the standard error "
              f"separate deals would have given (not an interval for this difference), variance_saved: the share of "
-             f"that variance pairing removed (negative: pairing cost precision)")
+             f"that variance pairing removed (negative: pairing cost precision), with its 95% interval from "
+             f"{SAVED_MIN_DEALS} deals")
     shares = {}
     if res.plan.metric == "win":  # a win share and its differences: percentages on the terminal
         shares = {arms: ("mean", "se", "lo", "hi", "lo_fixed_n", "hi_fixed_n"),
