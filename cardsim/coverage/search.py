@@ -160,6 +160,36 @@ def rule_objective(replicates: int, seed: int) -> list[Coverage]:
     return _blocks(v, ns, replicates, "search: rule-design objective", "Gubs first-player advantage, 3 players")
 
 
+@case("search held-out gain to a target", replicates=1000)
+def target_gain(replicates: int, seed: int) -> list[Coverage]:
+    """A rule-design search to a target (objective ``first``, goal ``zero``): the held-out gain of the best
+    found over the baseline is the fall in the first seat's advantage's distance to 0, each deal's value
+    ``win - 1/3`` with three players, linearised (:func:`cardsim.studies.search.paired_gain`), with the
+    bounded interval (``gain_estimate``, bounds -2 to +2: ``Plan.gain_bounds``). The two rule settings play
+    the same deals: half the deals share the first seat's draw. Truths are exact, ``|adv_baseline| -
+    |adv_best|``, including advantages either side of the target and close to it, where the linearised
+    sign can be misread."""
+    from cardsim.studies.search import paired_gain
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for best, baseline in ((0.02, 0.10), (-0.01, 0.03), (0.05, 0.05)):
+        truth = abs(baseline) - abs(best)
+        for n in (250, 2000):
+            hit = 0
+            for _ in range(replicates):
+                u = rng.random(n)
+                v = np.where(rng.random(n) < 0.5, u, rng.random(n))
+                a = (u < 1 / 3 + best) - 1 / 3
+                b = (v < 1 / 3 + baseline) - 1 / 3
+                e = gain_estimate(paired_gain(a, b, 0.0), (-2.0, 2.0))
+                hit += e.lo <= truth <= e.hi
+            out.append(Coverage("search: held-out gain to a target (linearised, bounded)",
+                                f"advantage {best:+.2f} found against {baseline:+.2f} (truth {truth:+.2f}), n={n:,} deals",
+                                0.95, replicates, hit))
+    return out
+
+
 def _steps(rng: np.random.Generator, n: int, change: np.ndarray, rates: np.ndarray, base: float) -> np.ndarray:
     """Deals x steps of per-deal gains over the best, shaped like a search's one-step contrasts: a step
     plays the best's games except on some deals (a share ``change[j]``, nested: one uniform per deal, so

@@ -538,15 +538,23 @@ class Race:
         return self.ev.start([self.lineup(values)], self.key, 0, deals)
 
     def paired(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Per-deal gain of ``a`` over ``b`` in objective units (linearised for a target goal)."""
-        g = self.p.goal
-        if g == "max":
-            return a - b
-        if g == "min":
-            return b - a
-        t = float(g)
-        sa, sb = np.sign(a.mean() - t) or 1.0, np.sign(b.mean() - t) or 1.0
-        return sb * (b - t) - sa * (a - t)
+        """Per-deal gain of ``a`` over ``b`` in objective units (:func:`paired_gain`)."""
+        return paired_gain(a, b, self.p.goal)
+
+
+def paired_gain(a: np.ndarray, b: np.ndarray, goal: str | float) -> np.ndarray:
+    """Per-deal gain of values ``a`` over ``b`` (the same deals) toward ``goal``: ``a - b`` to max, ``b - a``
+    to min; to a target ``t``, the gain in distance ``|mean b - t| - |mean a - t|`` linearised with each
+    side's sign estimated from its mean, ``sb (b - t) - sa (a - t)`` (a side whose sign is misread, near
+    the target, is off by at most twice its distance to it; coverage case "search held-out gain to a
+    target")."""
+    if goal == "max":
+        return a - b
+    if goal == "min":
+        return b - a
+    t = float(goal)
+    sa, sb = np.sign(a.mean() - t) or 1.0, np.sign(b.mean() - t) or 1.0
+    return sb * (b - t) - sa * (a - t)
 
 
 def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", progress: Callable[[int, int], None] |
