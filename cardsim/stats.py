@@ -812,17 +812,20 @@ def _cp_exprs(w: pl.Expr, n: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
 
 
 def _bounded_interval(m: pl.Expr, se: pl.Expr, clusters: pl.Expr, flat: pl.Expr, lo: pl.Expr, hi: pl.Expr,
-                      bounds: tuple[float, float]) -> tuple[pl.Expr, pl.Expr]:
+                      bounds: tuple[float, float], q: pl.Expr | None = None) -> tuple[pl.Expr, pl.Expr]:
     """The interval ``lo``-``hi`` of a mean ``m`` (standard error ``se``) of values within ``bounds``,
     widened to at least Korn-Graubard's (Clopper-Pearson on ``m`` rescaled to [0, 1] at the effective
     size ``m (1 - m) / se^2``, untruncated, as :func:`mean_ci` with bounds: a rare chunk keeps its skew,
     as a count at least Garwood's) and cut to the bounds; where ``flat`` (every one of ``clusters``
     gave the mean ``m``), Clopper-Pearson at the clusters (:func:`share_ci` without spread): never zero
-    width (:func:`mean_query`'s ``bounds``)."""
+    width (:func:`mean_query`'s ``bounds``). ``q``: the t interval's quantile; the effective size is
+    then Korn and Graubard's degrees-of-freedom adjusted one, times ``(1.96 / q)^2`` (it rests on the
+    estimated variance, as the t interval: points a hand over 10 games covered 93.2% without it)."""
     a, b = bounds
     width = b - a
     y, sy = (m - a) / width, se / width
-    neff = pl.when(flat).then(clusters).otherwise(y * (1 - y) / (sy * sy))
+    dof = 1.0 if q is None else (Z95 / q) ** 2
+    neff = pl.when(flat).then(clusters).otherwise(y * (1 - y) / (sy * sy) * dof)
     clo, chi = _cp_exprs(y * neff, neff)
     clo, chi = a + width * clo, a + width * chi
     flat = flat & (clusters >= 2)
@@ -987,7 +990,7 @@ def mean_query(frame: pl.DataFrame | pl.LazyFrame, col: str | pl.Expr, by: list[
                                  flat, lo.fill_nan(None), hi.fill_nan(None), q)
     if bounds is not None:
         lo, hi = _bounded_interval(pl.col("m"), pl.col("se"), pl.col("clusters"), pl.col("_rmin") == pl.col("_rmax"),
-                                   lo.fill_nan(None), hi.fill_nan(None), bounds)
+                                   lo.fill_nan(None), hi.fill_nan(None), bounds, q)
     return g.sort(keys).select(
         *by, pl.col("n").cast(pl.Int64).alias(f"{prefix}n"), pl.col("m").alias(f"{prefix}mean"),
         pl.col("se").alias(f"{prefix}se"), lo.alias(f"{prefix}lo"),
