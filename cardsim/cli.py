@@ -80,6 +80,14 @@ class _OneLineUsage(typer.core.TyperGroup):
         except typer.Abort:
             typer.echo("Aborted!", err=True)
             sys.exit(1)
+        except OSError as e:  # --version or --help into `| head` or a full disk (in a command: user_errors)
+            if e.filename is not None or not _stdout_fails(e):
+                raise
+            try:
+                _stdout_gone(e)
+            except typer.Exit as stop:
+                sys.exit(stop.exit_code)
+            sys.exit(0)
         sys.exit(rv if isinstance(rv, int) else 0)  # an int is typer.Exit's code in this mode
 
 
@@ -165,6 +173,9 @@ def user_errors(fn):
         except OSError as exc:
             if (stop := _interrupt_of(exc)) is not None:
                 _stopped(stop, session)
+            if exc.filename is None and _stdout_fails(exc):
+                _stdout_gone(exc)
+                return None
             if exc.errno not in _WRITE_ERRNOS:
                 raise
             where = exc.filename or "a file"
@@ -192,6 +203,50 @@ def user_errors(fn):
                 signal.signal(signal.SIGTERM, signal.SIG_DFL if before is None else before)
 
     return wrapper
+
+
+def _stdout_fails(exc: OSError) -> bool:
+    """Whether ``exc`` is standard output failing: a pipe whose reader has gone (``| head -1``), a
+    full disk or ``> /dev/full``. The write that failed was the innermost frame's, on a stream of
+    stdout's file descriptor (typer.echo's ``file``, the trace's ``out``); a pipe whose reader has
+    gone also shows an error when polled."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):  # no stdout, or no descriptor (a test's captured output)
+        return False
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    for v in (tb.tb_frame.f_locals.values() if tb is not None else ()):
+        try:
+            if callable(getattr(v, "fileno", None)) and v.fileno() == fd:
+                return True
+        except (OSError, ValueError):
+            continue
+    try:
+        import select
+
+        poll = select.poll()
+        poll.register(fd, select.POLLOUT)
+        return any(ev & select.POLLERR for _, ev in poll.poll(0))
+    except (OSError, ValueError):
+        return False
+
+
+def _stdout_gone(exc: OSError) -> None:
+    """After standard output failed: what Python still flushes at exit goes nowhere (it printed
+    "Exception ignored ... BrokenPipeError" and exit code 120), and a reader that stopped (``| head``)
+    is not an error (exit code 0, as for ``cardsim trace``: it was exit code 1 without a word); a
+    full disk is one line, exit code 2 (it said "cannot write a file ... choose a folder with --out
+    / --runs", which has nothing to do with it)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    if not isinstance(exc, BrokenPipeError):
+        _fail(exc, f"cannot write the output (standard output: {exc.strerror}); nothing already computed is lost "
+                   f"(run directories and journals keep what was played): run the same command again with its "
+                   f"output sent where there is room")
 
 
 def _interrupt_of(exc: BaseException) -> KeyboardInterrupt | None:
@@ -612,6 +667,8 @@ def trace(
     setup = build_setup(g, variant, players, pols, _parse_rules(rule), base_dir=Path.cwd(), players_key="--players",
                         policies_key="--policy")
     out = sys.stdout
+    if out is None:  # stdout closed (`cardsim trace ... >&-`): nobody reads the games (it was a traceback)
+        return
     try:
         for e in g.traced(setup, seed, start, games):
             out.write((json.dumps(e) if fmt == Format.jsonl else describe(g, e)) + "\n")
