@@ -194,7 +194,7 @@ def user_errors(fn):
                 _fail(exc, f"{part} does not read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
                            f"delete it, and `cardsim run {part.parent.parent}` plays its chunk again (the other "
                            f"chunks are kept)")
-            line = explain(exc, *loaded_plugins())
+            line = explain(exc, *loaded_plugins()) or _plugin_typing(exc, *loaded_plugins())
             if line is None:
                 raise
             _fail(exc, line)
@@ -247,6 +247,72 @@ def _stdout_gone(exc: OSError) -> None:
         _fail(exc, f"cannot write the output (standard output: {exc.strerror}); nothing already computed is lost "
                    f"(run directories and journals keep what was played): run the same command again with its "
                    f"output sent where there is room")
+
+
+def _returns(decision: str, args: str) -> tuple[str, str]:
+    """(game, what its plug-in function returns) of the decision ``decision`` passed ``args``."""
+    from cardsim.games import game_names, get_game
+    from cardsim.plugin_docs import decision_docs
+
+    for n in game_names():
+        g = get_game(n)
+        if {**g.decisions, **g.optional_decisions}.get(decision) == args:
+            return n, decision_docs(g)[1].get(decision, "")
+    return "GAME", ""
+
+
+def _can_end(body: list) -> bool:
+    """Whether running the statements ``body`` can reach their end, without a return or a raise."""
+    import ast
+
+    if not body:
+        return True
+    last = body[-1]
+    if isinstance(last, ast.Return | ast.Raise):
+        return False
+    if isinstance(last, ast.If):
+        return _can_end(last.body) or _can_end(last.orelse)
+    if isinstance(last, ast.With):
+        return _can_end(last.body)
+    if isinstance(last, ast.While) and isinstance(last.test, ast.Constant) and last.test.value:
+        return any(isinstance(n, ast.Break) for n in ast.walk(last))  # `while True:` ends only by a break
+    return True
+
+
+def _plugin_typing(exc: BaseException, files: set[str], functions: dict[str, tuple[str, int, str, str]]) -> str | None:
+    """One line for a numba typing error in a kernel compiled with plug-ins that names no plug-in
+    line: a decision function that can end without returning a value (no ``return``, a bare
+    ``return``, only a ``raise``, an ``if`` without ``else``) makes numba type its result as none
+    or optional, and the kernel calling it fails 100 lines later (a traceback, exit code 1)."""
+    import ast
+
+    from numba.core import errors as nerrors
+
+    if not files or not isinstance(exc, nerrors.TypingError):
+        return None
+    debug = "the whole message: cardsim --debug ..."
+    for name, (file, line, decision, args) in functions.items():
+        game, returns = _returns(decision, args)
+        if returns.startswith("nothing"):  # it fills an array (FUBNUB's swap)
+            continue
+        try:
+            tree = ast.parse(Path(file).read_bytes(), file)
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef) or fn.name != name:
+                continue
+            inner = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+            if _can_end(fn.body) or not any(r.value is not None for r in inner) or any(r.value is None for r in inner):
+                return (f"plug-in {Path(file).name}, function {name}, line {line}: numba cannot compile the kernel "
+                        f"with it: it can end without returning a value (no return, a bare return, only a raise, "
+                        f"an if without else); every path of a {game} '{decision}' decision must return "
+                        f"{returns or 'a value'} ({debug})")
+    from cardsim.plugin_errors import _typing_line
+
+    names = ", ".join(sorted({Path(f).name for f, *_ in functions.values()})) or "the plug-ins"
+    return (f"numba cannot compile the kernel with plug-in {names}: {_typing_line(str(exc))}; check that each "
+            f"decision function returns what `cardsim games GAME` says ({debug})")
 
 
 def _interrupt_of(exc: BaseException) -> KeyboardInterrupt | None:

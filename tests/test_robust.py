@@ -8,11 +8,56 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from cardsim.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = dict(os.environ, NUMBA_CACHE_DIR=os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".numba_cache")))
 CLI = [sys.executable, "-m", "cardsim.cli"]
 FULL = Path("/dev/full")
+
+#: a FUBNUB plug-in whose card decision is ``{card}`` (indented body lines)
+NO_VALUE = '''
+import numba
+
+
+@numba.njit
+def lazy_call(hand, pos, point, seat, dealer, rnd, params, rng):
+    return 0
+
+
+@numba.njit
+def lazy_swap(hand, pos, point, nswaps, params, rng, out):
+    out[0] = -1
+    out[1] = -1
+
+
+@numba.njit
+def lazy_card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner, caller, tricks, params, rng):
+{card}
+'''
+
+
+@pytest.mark.parametrize("card", [
+    "    pass",  # forgot the return
+    "    raise ValueError('not yet')",  # a stub
+    "    if n > 3:\n        return 0",  # an if without else
+])
+def test_a_plugin_decision_that_can_end_without_a_value_gives_one_line(tmp_path, card):
+    """numba types such a function's result as none (or optional) and the kernel calling it fails to
+    type, in a message naming only the generated kernel: a 40-line traceback and exit code 1."""
+    (tmp_path / "lazy.py").write_text(NO_VALUE.format(card=card))
+    (tmp_path / "s.toml").write_text('[scenario]\nname = "lazy"\ngame = "fubnub"\ngames = 2\n'
+                                     '[seats]\npolicies = ["lazy.py:lazy", "partner", "partner", "partner"]\n')
+    r = CliRunner().invoke(app, ["run", str(tmp_path / "s.toml"), "--runs", str(tmp_path / "runs")])
+    lines = [ln for ln in r.output.splitlines() if ln.startswith("error")]
+    assert r.exit_code == 2 and len(lines) == 1, r.output
+    assert ("plug-in lazy.py, function lazy_card, line 17: numba cannot compile the kernel with it: it can end "
+            "without returning a value") in lines[0]
+    assert "fubnub 'card' decision must return the index into hand[:n]" in lines[0]
+    assert "Traceback" not in r.output
+
 
 @pytest.mark.skipif(not FULL.exists(), reason="no /dev/full")
 @pytest.mark.parametrize("args", [["games"], ["trace", "fubnub"], ["--version"], ["games", "--help"]])
