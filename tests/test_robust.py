@@ -89,3 +89,17 @@ def test_trace_into_a_closed_stdout():
     r = subprocess.run(["sh", "-c", 'exec "$0" -m cardsim.cli trace fubnub >&-', sys.executable], cwd=ROOT,
                        env=ENV, capture_output=True, text=True)
     assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def test_a_report_is_utf8_whatever_the_locale(tmp_path):
+    """The report's files are UTF-8 (index.html says charset=utf-8): under a locale that is not, a
+    scenario with a non-ASCII question ended in a UnicodeDecodeError traceback."""
+    scen = tmp_path / "café.toml"
+    scen.write_text('[scenario]\nname = "cafe"\ngame = "fubnub"\ngames = 20\nquestion = "Does the café’s dealer win '
+                    '≥ 50%?"\n[seats]\npolicy = "partner"\n', encoding="utf-8")
+    env = dict(ENV, PYTHONUTF8="0", PYTHONCOERCECLOCALE="0", LC_ALL="C")
+    r = subprocess.run([*CLI, "report", str(scen), "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "rep")],
+                       cwd=ROOT, env=env, capture_output=True, text=True, encoding="utf-8")
+    assert r.returncode == 0, r.stderr
+    for page in ("index.html", "report.md"):
+        assert "café’s dealer win ≥ 50%" in (tmp_path / "rep" / "cafe" / page).read_text(encoding="utf-8")

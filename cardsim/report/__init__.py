@@ -85,8 +85,8 @@ class Report:
         body += [f"<h2 id='{anchor('Run')}'>Run</h2>", html_kv(self.meta)]
         md += ["## Scenario", "", "```toml", self.scenario_text.strip(), "```", ""]
         body.append(f"<h2 id='{anchor('Scenario')}'>Scenario</h2><pre>{esc(self.scenario_text.strip())}</pre>")
-        (out / "report.md").write_text("\n".join(md))
-        (out / "index.html").write_text(PAGE.format(title=esc(self.title), body="\n".join(body)))
+        (out / "report.md").write_text("\n".join(md), encoding="utf-8")
+        (out / "index.html").write_text(PAGE.format(title=esc(self.title), body="\n".join(body)), encoding="utf-8")
         return out
 
 
@@ -330,7 +330,7 @@ def build(result, title: str | None = None) -> Report:
     }
     if getattr(result, "stop", ""):  # an --until run: where and why it stopped
         meta["stopped"] = result.stop
-    text = s.path.read_text() if s.path is not None and s.path.exists() else json.dumps(dict(s.raw), indent=1)
+    text = s.path.read_text(encoding="utf-8", errors="replace") if s.path is not None and s.path.exists() else json.dumps(dict(s.raw), indent=1)
     report_title = title or s.raw.get("report", {}).get("title") or f"{game.title}: {s.name}"
     from cardsim.stats import ROWWISE
 
@@ -357,7 +357,7 @@ def build_study(base, kind: str, res) -> Report:
         "study": kind, "games per run": f"{base.games:,}", "seed": str(base.seed),
         "rules version": str(game.rules_version), "cardsim version": __version__,
     }
-    text = base.path.read_text() if base.path is not None and base.path.exists() else json.dumps(dict(base.raw))
+    text = base.path.read_text(encoding="utf-8", errors="replace") if base.path is not None and base.path.exists() else json.dumps(dict(base.raw))
     title = base.raw.get("report", {}).get("title") or f"{game.title}: {base.name}"
     sections = SCALE_SECTIONS[kind](res) if kind in SCALE_SECTIONS else [SECTIONS[kind](res)]
     if kind in SCALE_SECTIONS:  # search and meta play in memory: no run directory, no games per run
