@@ -462,6 +462,25 @@ def _check_writable(path: Path, option: str) -> None:
                            f"write to") from None
 
 
+def _check_run_dir(out: Path) -> None:
+    """Refuse ``--out`` naming a folder that holds files of its own and no run (no manifest.json): the
+    run's games/, hands/ and manifest.json went in among them (``--out ~``, ``--out /``, ``--out ""``
+    from an unset variable, which is the current folder). A run writes its manifest before any game,
+    so a folder holding nothing but what cardsim leaves before it (its lock, a temporary file) is one."""
+    from cardsim.results import MANIFEST
+
+    if (out / MANIFEST).exists():
+        return
+    others = sorted(e.name for e in out.iterdir() if e.name != ".owner"
+                    and not e.name.startswith(".cardsim-write-check.")
+                    and not (e.name.startswith(".") and e.name.endswith(".tmp")))
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise CardsimError(f"--out {out} holds other files ({shown}) and no run (no {MANIFEST}); --out names a run "
+                           f"directory of its own (made when missing): choose a new or empty folder, e.g. "
+                           f"{out / 'NAME'}")
+
+
 def _parse_rules(rules: list[str] | None) -> dict[str, Any]:
     import tomllib
 
@@ -659,6 +678,7 @@ def run(
         s = api.load(scenario, games, seed)
     if out is not None:
         _check_writable(out, "--out")
+        _check_run_dir(out)
     else:
         _check_writable(runs := runs or Path("runs"), "--runs")
     be = api.make_backend(s, backend, workers, scheduler)

@@ -103,3 +103,23 @@ def test_a_report_is_utf8_whatever_the_locale(tmp_path):
     assert r.returncode == 0, r.stderr
     for page in ("index.html", "report.md"):
         assert "café’s dealer win ≥ 50%" in (tmp_path / "rep" / "cafe" / page).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("out", ["home", ""])
+def test_out_that_holds_other_files_and_no_run_is_refused(tmp_path, monkeypatch, out):
+    """`cardsim run S --out ~` (or `--out ""` from an unset variable: the current folder) wrote games/,
+    hands/ and manifest.json in among the folder's own files."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "notes.txt").write_text("mine\n")
+    monkeypatch.chdir(home)
+    scen = tmp_path / "s.toml"
+    scen.write_text('[scenario]\nname = "o"\ngame = "fubnub"\ngames = 2\n[seats]\npolicy = "partner"\n')
+    r = CliRunner().invoke(app, ["run", str(scen), "--out", str(home) if out else out])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert "holds other files (notes.txt) and no run (no manifest.json); --out names a run directory of its own" in r.output
+    assert sorted(p.name for p in home.iterdir()) == ["notes.txt"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert CliRunner().invoke(app, ["run", str(scen), "--out", str(empty)]).exit_code == 0  # an empty folder is one
+    assert CliRunner().invoke(app, ["run", str(scen), "--out", str(empty), "--games", "3"]).exit_code == 0  # extended
