@@ -806,7 +806,6 @@ def bench(
     JSON and CSV print one row per game and variant when all are measured.
     """
     from cardsim.bench import INTERPRETED, MARKDOWN_HEADER, bench_line, bench_row, markdown_row
-    from cardsim.bench import bench as run_bench
     from cardsim.games import game_names, get_game
 
     if markdown and fmt is not OutFormat.table:
@@ -846,6 +845,27 @@ def bench(
     for n, v in jobs:
         r = run_bench(n, count, interp, v)
         typer.echo(markdown_row(r) if markdown else bench_line(r))
+
+
+def run_bench(name: str, count: int | None, interp: int | None, variant: str):
+    """:func:`cardsim.bench.bench`, a repetition too large for memory said in one line (it was numpy's
+    ``Unable to allocate 36.4 TiB`` traceback, or the interpreted subprocess's CalledProcessError)."""
+    import subprocess
+
+    from cardsim.bench import bench
+    from cardsim.games import get_game
+
+    try:
+        return bench(name, count, interp, variant)
+    except MemoryError:
+        raise CardsimError(f"--games {count or get_game(name).bench_count:,}: a timed repetition holds its {name} "
+                           f"games in memory at once, and this many do not fit; give fewer (default: "
+                           f"{get_game(name).bench_count:,})") from None
+    except subprocess.CalledProcessError as exc:
+        why = next((ln.strip() for ln in reversed((exc.stderr or "").splitlines()) if ln.strip()),
+                   f"exit code {exc.returncode}")
+        raise CardsimError(f"--interp: the interpreted run of {name} (a subprocess) failed ({why[:200]}); give "
+                           f"fewer games with --interp (default: --games / 500)") from None
 
 
 # -- studies ----------------------------------------------------------------------

@@ -123,3 +123,16 @@ def test_out_that_holds_other_files_and_no_run_is_refused(tmp_path, monkeypatch,
     empty.mkdir()
     assert CliRunner().invoke(app, ["run", str(scen), "--out", str(empty)]).exit_code == 0  # an empty folder is one
     assert CliRunner().invoke(app, ["run", str(scen), "--out", str(empty), "--games", "3"]).exit_code == 0  # extended
+
+
+@pytest.mark.parametrize("args, says", [
+    (["-n", "100000000000"], "error: --games 100,000,000,000: a timed repetition holds its fubnub games in memory at "
+                             "once, and this many do not fit; give fewer (default: 20,000)"),
+    (["-n", "10", "--interp", "100000000000"], "error: --interp: the interpreted run of fubnub (a subprocess) failed ("),
+])
+def test_bench_too_large_for_memory_is_one_line(args, says):
+    """`cardsim bench fubnub -n 100000000000`: numpy's "Unable to allocate 36.4 TiB" traceback; with
+    --interp, subprocess.CalledProcessError's."""
+    r = CliRunner().invoke(app, ["bench", "fubnub", *args])
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and r.output.startswith(says), r.output
+
