@@ -489,10 +489,17 @@ def _parse_rules(rules: list[str] | None) -> dict[str, Any]:
         if "=" not in r:
             raise CardsimError(f"--rule {r!r} must look like name=value (a TOML value, e.g. point_cards=7)")
         k, v = r.split("=", 1)
+        k = k.strip()
+        if not k:  # it said "unknown knob rules.;"
+            raise CardsimError(f"--rule {r!r} names no knob; write name=value (a TOML value, e.g. point_cards=7)")
         try:
-            out[k.strip()] = tomllib.loads(f"x = {v}")["x"]
+            value = tomllib.loads(f"x = {v}")["x"]
         except tomllib.TOMLDecodeError:
-            out[k.strip()] = v
+            value = v
+        if k in out and out[k] != value:  # the last one was played without a word
+            raise CardsimError(f"--rule {k} is given twice ({k}={json.dumps(out[k])} and {k}={json.dumps(value)}); "
+                               f"give it once")
+        out[k] = value
     return out
 
 

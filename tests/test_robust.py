@@ -136,3 +136,11 @@ def test_bench_too_large_for_memory_is_one_line(args, says):
     r = CliRunner().invoke(app, ["bench", "fubnub", *args])
     assert r.exit_code == 2 and r.output.count("\n") == 1 and r.output.startswith(says), r.output
 
+
+@pytest.mark.parametrize("rules, says", [
+    (["=5"], "error: --rule '=5' names no knob; write name=value"),  # it said "unknown knob rules.;"
+    (["point_cards=3", "point_cards=5"], "error: --rule point_cards is given twice (point_cards=3 and point_cards=5)"),
+])
+def test_trace_rule_with_no_name_or_given_twice(rules, says):
+    r = CliRunner().invoke(app, ["trace", "fubnub", *[a for rule in rules for a in ("-r", rule)]])
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and r.output.startswith(says), r.output
