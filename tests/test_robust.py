@@ -144,3 +144,21 @@ def test_bench_too_large_for_memory_is_one_line(args, says):
 def test_trace_rule_with_no_name_or_given_twice(rules, says):
     r = CliRunner().invoke(app, ["trace", "fubnub", *[a for rule in rules for a in ("-r", rule)]])
     assert r.exit_code == 2 and r.output.count("\n") == 1 and r.output.startswith(says), r.output
+
+
+@pytest.mark.parametrize("junk", [b"\xff\xfe not a journal\n", b'{"op_code": 99}\n'])
+def test_a_search_journal_that_does_not_read_is_one_line(tmp_path, junk):
+    """A damaged journal (or another file given as search.storage): Optuna's UnicodeDecodeError or
+    `AssertionError: Should not reach.` traceback while it replayed the journal."""
+    journal = tmp_path / "journal.log"
+    journal.write_bytes(junk)
+    scen = tmp_path / "s.toml"
+    scen.write_text(f'[scenario]\nname = "ts"\ngame = "turtle"\nplayers = 4\ngames = 1\nseed = 19\n'
+                    f'[seats]\npolicies = ["cunning", "eager", "eager", "eager"]\n'
+                    f'[search]\nfield = "eager"\nbudget = 4000\nrung = 20\neta = 3\nrungs = 1\nheldout = 50\nchunk = 50\n'
+                    f'storage = "{journal}"\n[search.params]\n"seat0.use_peek" = {{ values = [0, 1] }}\n')
+    r = CliRunner().invoke(app, ["search", str(scen), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert r.output.startswith(f"error: the search journal {journal} does not read (")
+    assert "move it away (the same command then starts the search afresh)" in r.output
+    assert journal.read_bytes() == junk  # nothing touched

@@ -390,7 +390,13 @@ def _storage(p: Plan, folder: Path | None):
         return optuna.storages.InMemoryStorage()
     path.parent.mkdir(parents=True, exist_ok=True)
     _repair(path)
-    return JournalStorage(JournalFileBackend(str(path)))
+    try:
+        return JournalStorage(JournalFileBackend(str(path)))  # replays the journal
+    except Exception as exc:  # bytes that are not Optuna's lines: a UnicodeDecodeError or AssertionError traceback
+        why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+        raise ScenarioError(f"the search journal {path} does not read ({type(exc).__name__}{': ' + why if why else ''}): "
+                            f"it was damaged, or is not a journal this search wrote; move it away (the same command "
+                            f"then starts the search afresh), or give search.storage another file") from None
 
 
 @contextmanager
