@@ -162,3 +162,16 @@ def test_a_search_journal_that_does_not_read_is_one_line(tmp_path, junk):
     assert r.output.startswith(f"error: the search journal {journal} does not read (")
     assert "move it away (the same command then starts the search afresh)" in r.output
     assert journal.read_bytes() == junk  # nothing touched
+
+
+@pytest.mark.parametrize("value, says", [
+    ("[1, 2]", "scenario.players = [1, 2] must be an integer in [2, 6]"),  # TypeError: int() argument ... 'list'
+    ("1000000000000", "scenario.players = 1000000000000 is out of range; allowed: 2-6"),  # MemoryError
+])
+def test_a_sweep_point_of_players_that_is_not_a_count(tmp_path, value, says):
+    scen = tmp_path / "s.toml"
+    scen.write_text(f'[scenario]\nname = "sw"\ngame = "gubs"\nplayers = 2\ngames = 2\n'
+                    f'[seats]\npolicies = ["simple", "simple"]\n[sweep]\ngrid = {{"players" = [2, {value}]}}\n')
+    r = CliRunner().invoke(app, ["sweep", str(scen), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert r.output.startswith(f"error: sweep point 1 (players={value}): {says}"), r.output

@@ -102,8 +102,10 @@ def apply_key(raw: dict[str, Any], players: int, key: str, value: Any, where: st
         raw["scenario"][key] = value
         if key == "players" and "policies" in raw["seats"]:
             pol = raw["seats"]["policies"]
-            if len(set(map(repr, pol))) == 1:
-                raw["seats"]["policies"] = [pol[0]] * int(value)
+            # a count the scenario can take (a list or 10**12 players, refused by sc.from_dict, raised a
+            # TypeError or a MemoryError here)
+            if len(set(map(repr, pol))) == 1 and type(value) is int and 1 <= value <= 64:
+                raw["seats"]["policies"] = [pol[0]] * value
         return
     if key == "policy":
         set_policies(raw, [value] * players)

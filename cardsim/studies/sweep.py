@@ -108,8 +108,8 @@ def plan(base: sc.Scenario) -> Plan:
         players = base.setup.players
         for key, value in point.items():
             derive.apply_key(raw, players, key, value, f"sweep point {i}")
-            if key == "players":
-                players = int(value)
+            if key == "players" and type(value) is int:  # any other value is refused by derive.build, naming the point
+                players = value
         label = "-".join(f"{k.split('.')[-1]}={_label(v)}" for k, v in point.items())
         try:
             scenarios.append(derive.build(base, raw, f"{base.name}-{label}"))
