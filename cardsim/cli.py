@@ -150,14 +150,21 @@ class Terminated(KeyboardInterrupt):
     silently, leaving temporary files in the run directory and a local Dask cluster's scratch folder."""
 
 
+class HungUp(Terminated):
+    """SIGHUP (the terminal closed, an ssh session dropped), ended as SIGTERM is (exit code 129). It
+    ended the process at once, as SIGTERM did, with the same leftovers. A command started under
+    ``nohup`` (SIGHUP ignored) keeps ignoring it."""
+
+
 def _terminated(signum, frame) -> None:
-    raise Terminated()
+    raise HungUp() if signum == signal.SIGHUP else Terminated()
 
 
 def user_errors(fn):
     """Turn :class:`CardsimError`, a failing plug-in and a folder that cannot be written into one
     line on stderr and exit code 2 (with the whole traceback first under ``cardsim --debug``), and
-    Ctrl-C (or SIGTERM) into a line saying what was kept and how to resume (exit code 130; 143)."""
+    Ctrl-C (or SIGTERM, SIGHUP) into a line saying what was kept and how to resume (exit code 130; 143;
+    129)."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -166,6 +173,9 @@ def user_errors(fn):
         _default_sigint()
         main = threading.current_thread() is threading.main_thread()
         before = signal.signal(signal.SIGTERM, _terminated) if main else None
+        hup = main and signal.getsignal(signal.SIGHUP) is signal.SIG_DFL  # not under nohup
+        if hup:
+            signal.signal(signal.SIGHUP, _terminated)
         try:
             return fn(*args, **kwargs)
         except CardsimError as exc:
@@ -201,6 +211,8 @@ def user_errors(fn):
         finally:
             if main:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL if before is None else before)
+            if hup:
+                signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
     return wrapper
 
@@ -329,10 +341,15 @@ def _interrupt_of(exc: BaseException) -> KeyboardInterrupt | None:
 
 
 def _stopped(exc: KeyboardInterrupt, session: Session) -> None:
-    """After Ctrl-C or SIGTERM: one line saying what was kept and how to resume; exit code 130 or 143."""
-    stop = "terminated" if isinstance(exc, Terminated) else "interrupted"
-    typer.echo(f"{stop}: {session.kept()}", err=True)
-    raise typer.Exit(128 + (signal.SIGTERM if stop == "terminated" else signal.SIGINT)) from None
+    """After Ctrl-C, SIGTERM or SIGHUP: one line saying what was kept and how to resume; exit code 130,
+    143 or 129."""
+    stop, sig = (("hung up", signal.SIGHUP) if isinstance(exc, HungUp) else ("terminated", signal.SIGTERM)
+                 if isinstance(exc, Terminated) else ("interrupted", signal.SIGINT))
+    try:
+        typer.echo(f"{stop}: {session.kept()}", err=True)
+    except OSError:  # the terminal that would show it has gone (SIGHUP)
+        pass
+    raise typer.Exit(128 + sig) from None
 
 
 def _fail(exc: BaseException, line: str) -> None:

@@ -175,11 +175,13 @@ def started_run(scen: Path, out: Path, *options: str) -> subprocess.Popen:
 
 
 @pytest.mark.parametrize("sig, code, word, threads", [(signal.SIGINT, 130, "interrupted", "1"),
-                                                      (signal.SIGTERM, 143, "terminated", "2")])
+                                                      (signal.SIGTERM, 143, "terminated", "2"),
+                                                      (signal.SIGHUP, 129, "hung up", "1")])
 def test_ctrl_c_and_sigterm_say_what_was_kept_and_resume_is_exact(tmp_path, sig, code, word, threads):
     """Ctrl-C, and SIGTERM (``kill PID``, a batch system's stop), end a run with one line saying what
     was kept. SIGTERM ended the process at once and silently, leaving the temporary files of the parts
-    and manifest it was writing in the run directory (a local Dask cluster's scratch folder too)."""
+    and manifest it was writing in the run directory (a local Dask cluster's scratch folder too); so did
+    SIGHUP (the terminal closed), which now ends it as SIGTERM does."""
     scen = scenario(tmp_path, games=400_000, chunk=2000)
     out = tmp_path / "run"
     proc = started_run(scen, out, "--threads", threads)
