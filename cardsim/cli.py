@@ -193,6 +193,11 @@ def user_errors(fn):
                        f"(choose a folder you can write to with --out / --runs)")
         except KeyboardInterrupt as exc:
             _stopped(exc, session)
+        except SystemExit as exc:
+            if (frame := _foreign_frame(exc)) is None:
+                raise
+            _fail(exc, f"{frame.filename}, line {frame.lineno}: it called sys.exit({exc.code!r}) (SystemExit) while "
+                       f"cardsim loaded or ran it; a plug-in file defines its functions and returns from them")
         except Exception as exc:
             if (stop := _interrupt_of(exc)) is not None:
                 _stopped(stop, session)
@@ -325,6 +330,25 @@ def _plugin_typing(exc: BaseException, files: set[str], functions: dict[str, tup
     names = ", ".join(sorted({Path(f).name for f, *_ in functions.values()})) or "the plug-ins"
     return (f"numba cannot compile the kernel with plug-in {names}: {_typing_line(str(exc))}; check that each "
             f"decision function returns what `cardsim games GAME` says ({debug})")
+
+
+def _foreign_frame(exc: BaseException):
+    """The innermost traceback frame of ``exc`` in a file that is neither cardsim's nor an installed
+    library's or Python's own: a plug-in's (a plug-in calling ``sys.exit()`` when imported ended the
+    command without a word, with its exit code, 0 included)."""
+    import sysconfig
+    import traceback
+
+    package = Path(__file__).resolve().parent
+    libs = {Path(p).resolve() for p in sysconfig.get_paths().values() if p}
+    for f in reversed(traceback.extract_tb(exc.__traceback__)):
+        path = Path(f.filename)
+        if f.filename.startswith("<") or not path.is_file():
+            continue
+        path = path.resolve()
+        if not path.is_relative_to(package) and not any(path.is_relative_to(lib) for lib in libs):
+            return f
+    return None
 
 
 def _interrupt_of(exc: BaseException) -> KeyboardInterrupt | None:

@@ -175,3 +175,16 @@ def test_a_sweep_point_of_players_that_is_not_a_count(tmp_path, value, says):
     r = CliRunner().invoke(app, ["sweep", str(scen), "--runs", str(tmp_path / "runs")])
     assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
     assert r.output.startswith(f"error: sweep point 1 (players={value}): {says}"), r.output
+
+
+@pytest.mark.parametrize("code", ["0", "5"])
+def test_a_plugin_that_exits_when_imported_is_one_line(tmp_path, code):
+    """A plug-in file calling sys.exit() as it is imported ended the command without a word, with its
+    exit code: 0 looked like success."""
+    (tmp_path / "quits.py").write_text(f"import sys\n\nsys.exit({code})\n")
+    scen = tmp_path / "s.toml"
+    scen.write_text('[scenario]\nname = "q"\ngame = "fubnub"\ngames = 2\n'
+                    '[seats]\npolicies = ["quits.py:mine", "partner", "partner", "partner"]\n')
+    r = CliRunner().invoke(app, ["run", str(scen), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert r.output.startswith(f"error: {tmp_path / 'quits.py'}, line 3: it called sys.exit({code}) (SystemExit)")
