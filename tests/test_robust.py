@@ -188,3 +188,17 @@ def test_a_plugin_that_exits_when_imported_is_one_line(tmp_path, code):
     r = CliRunner().invoke(app, ["run", str(scen), "--runs", str(tmp_path / "runs")])
     assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
     assert r.output.startswith(f"error: {tmp_path / 'quits.py'}, line 3: it called sys.exit({code}) (SystemExit)")
+
+
+@pytest.mark.parametrize("where", ["name", "out"])
+def test_a_run_directory_whose_path_holds_a_bracket_is_refused(tmp_path, where):
+    """polars reads '[' in a path as a pattern: a scenario named 'v[2]' (or --out 'runs[2]/x') was
+    played, then said 'part-000000.parquet does not read (failed to retrieve first file schema ...);
+    `cardsim run ...` plays it again', at every attempt."""
+    scen = tmp_path / "s.toml"
+    scen.write_text(f'[scenario]\nname = "{"v[2]" if where == "name" else "v2"}"\ngame = "fubnub"\ngames = 2\n')
+    args = ["--runs", str(tmp_path / "runs")] if where == "name" else ["--out", str(tmp_path / "runs[2]" / "x")]
+    r = CliRunner().invoke(app, ["run", str(scen), *args])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert "its path holds '[', which polars (reading the run's tables) takes for a pattern" in r.output
+    assert not list(tmp_path.rglob("*.parquet"))
