@@ -522,6 +522,22 @@ def _check_run_dir(out: Path) -> None:
                            f"{out / 'NAME'}")
 
 
+def _not_a_study_folder(path: Path, command: str) -> None:
+    """A search's folder (its journal) or a meta-game's chunks given as a run directory: say which
+    command reads it (it said only "not a run directory (no manifest.json)")."""
+    if (path / "manifest.json").exists():
+        return
+    if (path / "journal.log").is_file():
+        what, study = "a search's folder (journal.log)", "search"
+    elif path.name.endswith("-meta-chunks"):
+        what, study = "a meta-game's games (its chunks)", "meta"
+    else:
+        return
+    raise CardsimError(f"{path} is {what}, not a run directory for `cardsim {command}`: give the {study}'s scenario "
+                       f"file to `cardsim {study}` (or `cardsim report`) with --runs {path.parent}, which resumes "
+                       f"from it (no finished batch or chunk is played again)")
+
+
 def _parse_rules(rules: list[str] | None) -> dict[str, Any]:
     import tomllib
 
@@ -711,6 +727,7 @@ def run(
     from cardsim import api
 
     if scenario.is_dir():  # a run directory: resume or extend the run it holds
+        _not_a_study_folder(scenario, "run")
         if not (scenario / "manifest.json").exists():
             raise CardsimError(f"{scenario} is a directory but not a run directory (no manifest.json); give a "
                                f"scenario file (.toml) or the run directory `cardsim run` printed")
@@ -1112,6 +1129,7 @@ def report(
             raise CardsimError(f"{given}: a run directory is reported as it was played, nothing is played; drop "
                                f"{'them' if ' and ' in given else 'it'}")
         session().read.append(source)
+        _not_a_study_folder(source, "report")
         result = api.open_run(source)
         _check_writable(out, "--out")
         path = rep.write(result, out)

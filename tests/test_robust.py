@@ -202,3 +202,15 @@ def test_a_run_directory_whose_path_holds_a_bracket_is_refused(tmp_path, where):
     assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
     assert "its path holds '[', which polars (reading the run's tables) takes for a pattern" in r.output
     assert not list(tmp_path.rglob("*.parquet"))
+
+
+@pytest.mark.parametrize("command", ["run", "report"])
+def test_a_search_folder_given_as_a_run_directory_names_the_command_that_reads_it(tmp_path, command):
+    """It said only "not a run directory (no manifest.json)"."""
+    folder = tmp_path / "runs" / "ts-search-a72ef45691dd"
+    folder.mkdir(parents=True)
+    (folder / "journal.log").write_text("")
+    r = CliRunner().invoke(app, [command, str(folder)])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert (f"{folder} is a search's folder (journal.log), not a run directory for `cardsim {command}`: give the "
+            f"search's scenario file to `cardsim search` (or `cardsim report`) with --runs {folder.parent}") in r.output
