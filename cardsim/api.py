@@ -169,7 +169,11 @@ def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
 
 
 def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None) -> sc.Scenario:
-    s = scenario if isinstance(scenario, sc.Scenario) else sc.load(scenario)
+    try:
+        s = scenario if isinstance(scenario, sc.Scenario) else sc.load(scenario)
+    except RecursionError:  # tomllib parses nested arrays and tables recursively: it was a traceback
+        raise ScenarioError(f"{scenario}: malformed TOML: arrays or tables nested too deeply (hundreds of levels); "
+                            f"a scenario nests a few") from None
     return s.with_options(games=games, seed=seed)
 
 

@@ -551,7 +551,7 @@ def _parse_rules(rules: list[str] | None) -> dict[str, Any]:
             raise CardsimError(f"--rule {r!r} names no knob; write name=value (a TOML value, e.g. point_cards=7)")
         try:
             value = tomllib.loads(f"x = {v}")["x"]
-        except tomllib.TOMLDecodeError:
+        except (tomllib.TOMLDecodeError, RecursionError):  # nested too deeply: tomllib recursed
             value = v
         if k in out and out[k] != value:  # the last one was played without a word
             raise CardsimError(f"--rule {k} is given twice ({k}={json.dumps(out[k])} and {k}={json.dumps(value)}); "
@@ -845,7 +845,7 @@ def _policy_arg(text: str) -> Any:
 
     try:
         return tomllib.loads(f"policy = {text}")["policy"]
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
         why = str(exc).split(" (at ")[0]
         raise ScenarioError(f"--policy {text!r} is not a TOML inline table ({why}); write a name, or e.g. "
                             "\"{ name = 'tactician', call_need = 3 }\"") from None

@@ -214,3 +214,14 @@ def test_a_search_folder_given_as_a_run_directory_names_the_command_that_reads_i
     assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
     assert (f"{folder} is a search's folder (journal.log), not a run directory for `cardsim {command}`: give the "
             f"search's scenario file to `cardsim search` (or `cardsim report`) with --runs {folder.parent}") in r.output
+
+
+def test_a_scenario_nested_too_deeply_is_one_line(tmp_path):
+    """tomllib parses nested arrays recursively: a RecursionError traceback."""
+    scen = tmp_path / "deep.toml"
+    scen.write_text('[scenario]\ngame = "fubnub"\ngames = 2\nx = ' + "[" * 100_000 + "]" * 100_000 + "\n")
+    for command in ("run", "compare", "report"):
+        r = CliRunner().invoke(app, [command, str(scen), "--runs", str(tmp_path / "runs")])
+        assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+        assert r.output == f"error: {scen}: malformed TOML: arrays or tables nested too deeply (hundreds of levels); " \
+                           f"a scenario nests a few\n"
