@@ -193,6 +193,11 @@ def user_errors(fn):
                        f"(choose a folder you can write to with --out / --runs)")
         except KeyboardInterrupt as exc:
             _stopped(exc, session)
+        except MemoryError as exc:  # numpy's "Unable to allocate 37.3 GiB" traceback
+            why = str(exc).splitlines()[0] if str(exc) else "MemoryError"
+            _fail(exc, f"out of memory ({why}); each thread holds a chunk of games and their tables at once: lower "
+                       f"--threads, or scenario.chunk (default 20,000) in a new run directory (one keeps the chunk it "
+                       f"was started with); nothing already computed is lost (finished chunks are kept)")
         except SystemExit as exc:
             if (frame := _foreign_frame(exc)) is None:
                 raise

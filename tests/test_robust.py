@@ -225,3 +225,19 @@ def test_a_scenario_nested_too_deeply_is_one_line(tmp_path):
         assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
         assert r.output == f"error: {scen}: malformed TOML: arrays or tables nested too deeply (hundreds of levels); " \
                            f"a scenario nests a few\n"
+
+
+def test_out_of_memory_is_one_line(tmp_path, monkeypatch):
+    """A chunk too large for memory (chunk = 100000000): numpy's "Unable to allocate 37.3 GiB" traceback."""
+    from cardsim import api
+
+    def too_big(*args, **kwargs):
+        raise MemoryError("Unable to allocate 37.3 GiB for an array with shape (25, 1600000064) and data type int8")
+
+    monkeypatch.setattr(api, "play", too_big)
+    scen = tmp_path / "s.toml"
+    scen.write_text('[scenario]\nname = "big"\ngame = "fubnub"\ngames = 2\n')
+    r = CliRunner().invoke(app, ["run", str(scen), "--runs", str(tmp_path / "runs")])
+    line = r.output.splitlines()[-1]
+    assert r.exit_code == 2 and sum(ln.startswith("error") for ln in r.output.splitlines()) == 1, r.output
+    assert line.startswith("error: out of memory (Unable to allocate 37.3 GiB for an array") and "lower --threads" in line
