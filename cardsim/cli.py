@@ -134,7 +134,8 @@ def main_options(
 
 
 #: errno values of a folder the user cannot write to (read-only, no permission, full disk)
-_WRITE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENOTDIR, errno.EEXIST}
+_WRITE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENOTDIR, errno.EEXIST,
+                 errno.EISDIR}
 
 
 def _default_sigint() -> None:
@@ -188,7 +189,7 @@ def user_errors(fn):
                 return None
             if exc.errno not in _WRITE_ERRNOS:
                 raise
-            where = exc.filename or "a file"
+            where = exc.filename2 or exc.filename or "a file"  # a rename's target (a folder where a part goes)
             _fail(exc, f"cannot write {where}: {exc.strerror}; nothing already computed is lost "
                        f"(choose a folder you can write to with --out / --runs)")
         except KeyboardInterrupt as exc:

@@ -241,3 +241,19 @@ def test_out_of_memory_is_one_line(tmp_path, monkeypatch):
     line = r.output.splitlines()[-1]
     assert r.exit_code == 2 and sum(ln.startswith("error") for ln in r.output.splitlines()) == 1, r.output
     assert line.startswith("error: out of memory (Unable to allocate 37.3 GiB for an array") and "lower --threads" in line
+
+
+def test_a_folder_where_a_part_goes_is_one_line(tmp_path):
+    """A folder named like a part: IsADirectoryError's traceback when the chunk was played again."""
+    scen = tmp_path / "s.toml"
+    scen.write_text('[scenario]\nname = "d"\ngame = "fubnub"\ngames = 2\n')
+    run_dir = tmp_path / "run"
+    assert CliRunner().invoke(app, ["run", str(scen), "--out", str(run_dir)]).exit_code == 0
+    part = run_dir / "games" / "part-000000.parquet"
+    part.unlink()
+    part.mkdir()
+    r = CliRunner().invoke(app, ["run", str(run_dir)])
+    assert r.exit_code == 2 and r.output.splitlines()[-1] == (
+        f"error: cannot write {part}: Is a directory; nothing already computed is lost (choose a folder you can "
+        f"write to with --out / --runs)"), r.output
+    assert not [p for p in run_dir.rglob("*.tmp")]
