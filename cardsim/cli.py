@@ -210,6 +210,11 @@ def user_errors(fn):
             from cardsim.plugin_errors import explain
             from cardsim.policies import loaded_plugins
 
+            code = _os_error_of(exc)
+            if code in _WRITE_ERRNOS:  # polars writing a part on a full disk: its ComputeError's traceback
+                where = ", ".join(str(d) for d in session.dirs) or "a file"
+                _fail(exc, f"cannot write {where}: {os.strerror(code)}; nothing already computed is lost (choose "
+                           f"a folder you can write to with --out / --runs)")
             part = session.corrupt_part(exc)
             if part is not None:
                 _fail(exc, f"{part} does not read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
@@ -336,6 +341,15 @@ def _plugin_typing(exc: BaseException, files: set[str], functions: dict[str, tup
     names = ", ".join(sorted({Path(f).name for f, *_ in functions.values()})) or "the plug-ins"
     return (f"numba cannot compile the kernel with plug-in {names}: {_typing_line(str(exc))}; check that each "
             f"decision function returns what `cardsim games GAME` says ({debug})")
+
+
+def _os_error_of(exc: BaseException) -> int | None:
+    """The errno a library's own error carries in its message (polars: "underlying IO error: No space
+    left on device (os error 28)"), if any."""
+    import re
+
+    m = re.search(r"\(os error (\d+)\)", str(exc))
+    return int(m[1]) if m else None
 
 
 def _foreign_frame(exc: BaseException):

@@ -257,3 +257,23 @@ def test_a_folder_where_a_part_goes_is_one_line(tmp_path):
         f"error: cannot write {part}: Is a directory; nothing already computed is lost (choose a folder you can "
         f"write to with --out / --runs)"), r.output
     assert not [p for p in run_dir.rglob("*.tmp")]
+
+
+def test_a_full_disk_while_polars_writes_a_part_is_one_line(tmp_path, monkeypatch):
+    """On a full disk polars raises its own ComputeError, not an OSError (a real tmpfs of 200 KiB):
+    its traceback, where an OSError was one line."""
+    import polars as pl
+
+    from cardsim import results
+
+    def full(path, frame):
+        raise pl.exceptions.ComputeError("parquet: File out of specification: underlying IO error: No space left "
+                                         "on device (os error 28)")
+
+    monkeypatch.setattr(results, "atomic_write_parquet", full)
+    scen = tmp_path / "s.toml"
+    scen.write_text('[scenario]\nname = "full"\ngame = "fubnub"\ngames = 2\n')
+    r = CliRunner().invoke(app, ["run", str(scen), "--out", str(tmp_path / "run"), "--threads", "1"])
+    assert r.exit_code == 2 and r.output.splitlines()[-1] == (
+        f"error: cannot write {tmp_path / 'run'}: No space left on device; nothing already computed is lost (choose "
+        f"a folder you can write to with --out / --runs)"), r.output
