@@ -85,20 +85,9 @@ def to_pandas(frame: pl.DataFrame | pl.LazyFrame):
     return frame.to_arrow().to_pandas(types_mapper=mapping.get)
 
 
-def check_run_path(path: str | Path) -> None:
-    """Refuse a run directory whose path holds '[': polars, reading the run's parts, takes it for a
-    pattern, so a run there was played, then said its parts did not read ("truncated or corrupt",
-    "plays it again") at every attempt, never read."""
-    if "[" in str(path):
-        raise RunDirError(f"run directory {path}: its path holds '[', which polars (reading the run's tables) "
-                          f"takes for a pattern, so the run could not be read; choose --out / --runs without '[' "
-                          f"(or a scenario.name without it: the default run directory is RUNS/<name>-<hash>)")
-
-
 def open_run(path: str | Path) -> Result:
     """The :class:`Result` of a finished run directory, as it was played: its scenario, seed and
     chunking come from its manifest."""
-    check_run_path(path)
     rd, m, s = played_scenario(path)
     if s.hash() != m["hash"]:
         why = (identity_change(m.get("identity", {}), s.identity())
@@ -205,7 +194,6 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
         s, path = _until_setup(s, out, runs, target)
     else:
         path = Path(out) if out is not None else default_run_dir(s, runs)
-    check_run_path(path)
     own = backend is None
     if own:  # the scenario's backend / workers / scheduler keys
         backend = make_backend(s)

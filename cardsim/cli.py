@@ -432,12 +432,14 @@ class Session:
         not read in full (its footer reads, so the run trusted it, but its data is damaged), if any."""
         import polars as pl
 
+        from cardsim.results import scan_part
+
         if not isinstance(exc, pl.exceptions.PolarsError):
             return None
         for d in [*self.dirs, *self.read]:
             for part in sorted(Path(d).glob("*/part-*.parquet")):
                 try:
-                    pl.read_parquet(part)
+                    scan_part(part).collect()
                 except Exception:
                     return part
         return None

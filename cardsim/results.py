@@ -78,9 +78,15 @@ def atomic_write_parquet(path: Path, frame: pl.DataFrame) -> None:
         raise
 
 
+def scan_part(part: Path | list[Path]) -> pl.LazyFrame:
+    """A lazy scan of a parquet part (or of several, in order) by its path as it is: polars would read a
+    '[' in it (a scenario named 'v[2]', a folder 'runs[2]') as a glob pattern and find no file."""
+    return pl.scan_parquet([str(f) for f in part] if isinstance(part, list) else str(part), glob=False)
+
+
 def part_rows(part: Path) -> int:
     """The rows of a parquet part, from its footer."""
-    return int(pl.scan_parquet(part).select(pl.len()).collect().item())
+    return int(scan_part(part).select(pl.len()).collect().item())
 
 
 def part_name(chunk: int) -> str:
@@ -200,7 +206,7 @@ class RunDir:
         :meth:`cardsim.games.base.Game.count_table`) without ``games`` rows (a cut or rewritten file)."""
         part = self.part(table, chunk)
         try:
-            schema = pl.read_parquet_schema(part)
+            schema = scan_part(part).collect_schema()
         except Exception as exc:
             why = "missing" if not part.exists() else f"truncated or corrupt: {type(exc).__name__}"
             return f"does not read ({why})"
@@ -232,4 +238,4 @@ class RunDir:
             files = [f for f in files if f.name in want]
         if not files:
             raise RunDirError(f"{self.path} has no parts of table {table!r}")
-        return pl.scan_parquet([str(f) for f in files])
+        return scan_part(files)

@@ -27,7 +27,7 @@ import polars as pl
 from cardsim.errors import RunDirError
 from cardsim.games import get_game
 from cardsim.games.base import Setup
-from cardsim.results import RunDir, sole_holder
+from cardsim.results import RunDir, scan_part, sole_holder
 from cardsim.rng import root_key
 from cardsim.scenario import Scenario
 
@@ -215,7 +215,7 @@ def check_layout(rd: RunDir, m: dict, scenario: Scenario, key: int, trusted: int
     for table, frame in frames.items():
         part = rd.part(table, first)
         try:
-            old = dict(pl.read_parquet_schema(part))
+            old = dict(scan_part(part).collect_schema())
         except Exception:
             continue  # an unreadable part is played again (pending)
         new = dict(frame.schema)
