@@ -191,8 +191,17 @@ def seat_test(w: np.ndarray) -> tuple[float, int, float]:
     return stat, df, float(chi2.sf(stat, df))
 
 
-def outcome_metrics(out: pl.DataFrame | Games) -> list[dict]:
-    """The metrics of an outcome table (or its :class:`Games` layout)."""
+def length_is_count(scenario) -> bool:
+    """Whether a scenario's game length varies from game to game (a count, whose mean takes a count's
+    interval), not fixed by its rules (:meth:`cardsim.games.base.Game.fixed_length`)."""
+    from cardsim.games import get_game
+
+    return not get_game(scenario.game).fixed_length(scenario.setup)
+
+
+def outcome_metrics(out: pl.DataFrame | Games, fixed_length: bool = False) -> list[dict]:
+    """The metrics of an outcome table (or its :class:`Games` layout); ``fixed_length``: the rules give
+    every game the same length (its duration keeps the t interval: none where it has no spread)."""
     rows = []
     lay = out if isinstance(out, Games) else games_layout(out)
     n_games = lay.win.shape[0]
@@ -235,7 +244,8 @@ def outcome_metrics(out: pl.DataFrame | Games) -> list[dict]:
                 rows.append(advantage_row(name, x, f"win rate of the seat that {'moved' if col == 'first' else 'dealt'} "
                                                    f"first minus the mean seat win rate ({fair.mean():.3f})"))
     length = lay.length
-    rows.append(_mean_row("duration", length, f"sd {length.std(ddof=1):.2f}" if length.size > 1 else "", count=True))
+    rows.append(_mean_row("duration", length, f"sd {length.std(ddof=1):.2f}" if length.size > 1 else "",
+                          count=not fixed_length))
     return rows
 
 
@@ -298,7 +308,7 @@ def progress_metrics(progress: pl.LazyFrame, winners: pl.LazyFrame) -> list[dict
 
 def balance_table(game, tables, setup) -> pl.DataFrame:
     """All metrics the game's tables allow, one row each: ``metric, value, lo, hi, n, note``."""
-    rows = outcome_metrics(games_layout_lazy(game.outcomes(tables, setup)))
+    rows = outcome_metrics(games_layout_lazy(game.outcomes(tables, setup)), game.fixed_length(setup))
     prog = game.progress(tables, setup)
     if prog is not None:
         rows += progress_metrics(*prog)

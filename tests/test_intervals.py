@@ -1056,3 +1056,23 @@ def test_a_clustered_rate_of_none_or_all_takes_its_games_as_its_size():
     e = rate_difference(w_in, n_in, w_all, n_all, mover=True)
     ro = (w_all.sum()) / (n_all.sum() - 8)
     assert e.hi == pytest.approx(1 - 0.025 ** 0.5 - ro, abs=0.02) and e.hi > 1 - 0.025 ** (1 / 8) - ro
+
+
+def test_a_length_the_rules_fix_keeps_zero_width():
+    """Battle Royal and Solo play 15 hands in every game. The balance table's duration read 15.00,
+    14.95-15.05 once lengths took a count's interval; a length the rules fix keeps the t interval (none
+    without spread), as the summaries' hands do, and a length that varies takes the count's."""
+    from cardsim import scenario as sc
+    from cardsim.metrics import length_is_count, outcome_metrics
+
+    def scen(variant: str) -> sc.Scenario:
+        return sc.from_dict({"scenario": {"name": "x", "game": "fubnub", "variant": variant,
+                                          "players": 1 if variant == "solo" else 4, "games": 10}})
+
+    assert not length_is_count(scen("battle_royal")) and not length_is_count(scen("solo"))
+    assert length_is_count(scen("full_deck")) and length_is_count(scen("traditional"))
+    out = pl.DataFrame({"game": np.repeat(np.arange(10), 4), "seat": np.tile(np.arange(4), 10),
+                        "win": np.tile([1.0, 0.0, 0.0, 0.0], 10), "length": 15})
+    (fixed,) = [r for r in outcome_metrics(out, fixed_length=True) if r["metric"] == "duration"]
+    (varies,) = [r for r in outcome_metrics(out) if r["metric"] == "duration"]
+    assert math.isnan(fixed["lo"]) and 0 < varies["lo"] < 15 < varies["hi"]

@@ -342,6 +342,12 @@ class Game(abc.ABC):
         """What the ``length`` of :meth:`outcomes` counts, plural (``hands``, ``turns``)."""
         return f"{self.unit}s"
 
+    def fixed_length(self, setup: Setup) -> bool:
+        """Whether the rules of ``setup`` give every game the same ``length`` (FUBNUB without Full Deck's
+        action cards plays 15 hands, or max_hands): its mean keeps the t interval, zero width, where a
+        length that varies takes a count's interval (never zero width; :func:`cardsim.stats.mean_ci`)."""
+        return False
+
     def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         """The report's one-sentence answer ('' to use the generic seat sentence)."""
         return ""

@@ -29,6 +29,7 @@ import polars as pl
 
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+from cardsim.metrics import length_is_count
 from cardsim.output import Output
 from cardsim.report.numbers import finite, many, num, num_ci, pct, pct_ci, share_digits
 from cardsim.sequential import eb_sequence
@@ -143,7 +144,10 @@ def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) 
     arm_bounds, diff_bounds = ((0.0, 1.0), (-1.0, 1.0)) if win else ((0.0, math.inf), UNBOUNDED)
     ok = np.all(np.vstack([np.isfinite(v) for v in values.values()]), axis=0)
     for name in p.arms:
-        e = mean_ci(values[name][ok], bounds=arm_bounds, count=not win)  # a length: a count's floor
+        # a length is a count (its interval never zero width) unless the arm's rules fix it
+        runs = [r for r in p.runs.get(name, ()) if r is not None]
+        count = not win and not (runs and not any(map(length_is_count, runs)))
+        e = mean_ci(values[name][ok], bounds=arm_bounds, count=count)
         rows.append({"arm": name, "n": e.n, "mean": e.value, "se": e.se, "lo": e.lo, "hi": e.hi})
         if sequential and win:
             cs = eb_sequence(values[name][ok], alpha=p.alpha, lo=0.0, hi=1.0)

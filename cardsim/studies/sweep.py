@@ -37,6 +37,7 @@ import polars as pl
 
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
+from cardsim.metrics import length_is_count
 from cardsim.output import Output
 from cardsim.report import numbers as N
 from cardsim.report.numbers import share_digits
@@ -247,7 +248,8 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
             row[f"winrate_s{r['seat']}"] = r["rate"]
             row[f"lo_s{r['seat']}"] = r["lo"]
             row[f"hi_s{r['seat']}"] = r["hi"]
-        length = out.group_by("game").agg(pl.col("length").first()).select(mean_exprs("length", "length_", count=True))
+        length = out.group_by("game").agg(pl.col("length").first()).select(
+            mean_exprs("length", "length_", count=length_is_count(s)))
         row |= {k: length[k][0] for k in ("length_mean", "length_se", "length_lo", "length_hi")}
         cut = out.group_by("game").agg(pl.col("win").null_count() > 0)["win"]
         row["unfinished"] = float(cut.mean())
@@ -286,7 +288,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         fresh = p.scenarios[b].with_options(games=n_games, seed=heldout_seed(base.seed))
         v = point_values(runner(fresh).outcomes().collect(), p.metric)["v"].drop_nulls().to_numpy()
         if p.metric == "length":
-            e = mean_ci(v, count=True)
+            e = mean_ci(v, count=length_is_count(fresh))
             est, lo, hi = e.value, e.lo, e.hi
         else:
             lo, hi = wilson(float(v.sum()), v.size)

@@ -348,6 +348,11 @@ class Fubnub(Game):
             return summarize_ghost(tables, setup) + summarize(tables)
         return summarize_royal(tables, setup)
 
+    def fixed_length(self, setup: Setup) -> bool:
+        # the individual variants without Full Deck's action cards: one point card a hand, 15 hands (or
+        # max_hands); the team games play to a score
+        return setup.variant not in ("traditional", "lucky_ghost") and "hands" in _exact_counts(setup)
+
     def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         if setup.variant == "lucky_ghost":
             return headline_ghost(tables, setup)
