@@ -510,6 +510,10 @@ def session() -> Session:
     return _SESSION[0]
 
 
+#: the prefix of the empty file :func:`_check_writable` makes and removes (:func:`_check_run_dir` skips it)
+WRITE_CHECK = ".cardsim-write-check."
+
+
 def _check_writable(path: Path, option: str) -> None:
     """Fail before any game is played when ``path`` (``--out`` / ``--runs``) cannot be written."""
     if path.exists() and not path.is_dir():  # it said "cannot write there (File exists)"
@@ -517,7 +521,7 @@ def _check_writable(path: Path, option: str) -> None:
                            f"another path")
     try:
         path.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path, prefix=".cardsim-write-check.")
+        fd, tmp = tempfile.mkstemp(dir=path, prefix=WRITE_CHECK)
         os.close(fd)
         os.unlink(tmp)
     except OSError as exc:
@@ -531,11 +535,12 @@ def _check_run_dir(out: Path) -> None:
     from an unset variable, which is the current folder). A run writes its manifest before any game,
     so a folder holding nothing but what cardsim leaves before it (its lock, a temporary file) is one."""
     from cardsim.results import MANIFEST
+    from cardsim.runner import OWNER
 
     if (out / MANIFEST).exists():
         return
-    others = sorted(e.name for e in out.iterdir() if e.name != ".owner"
-                    and not e.name.startswith(".cardsim-write-check.")
+    others = sorted(e.name for e in out.iterdir() if e.name != OWNER
+                    and not e.name.startswith(WRITE_CHECK)
                     and not (e.name.startswith(".") and e.name.endswith(".tmp")))
     if others:
         shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")

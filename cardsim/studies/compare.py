@@ -146,7 +146,8 @@ def summarize(p: Plan, values: dict[str, np.ndarray], sequential: bool = False) 
     for name in p.arms:
         # a length is a count (its interval never zero width) unless the arm's rules fix it
         runs = [r for r in p.runs.get(name, ()) if r is not None]
-        count = not win and not (runs and not any(map(length_is_count, runs)))
+        fixed = bool(runs) and not any(map(length_is_count, runs))
+        count = not win and not fixed
         e = mean_ci(values[name][ok], bounds=arm_bounds, count=count)
         rows.append({"arm": name, "n": e.n, "mean": e.value, "se": e.se, "lo": e.lo, "hi": e.hi})
         if sequential and win:
