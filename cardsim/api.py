@@ -256,6 +256,12 @@ def _run_until(s: sc.Scenario, path: Path, target, threads, progress, debug, bac
             return res
 
 
+def local_workers_max() -> int:
+    """The most workers a local Dask cluster may have: 4 a core (each is a process holding the kernels;
+    more than the cores only share them, and ``--workers 1000`` started a thousand)."""
+    return 4 * (os.cpu_count() or 1)
+
+
 def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None = None,
                  scheduler: str | None = None) -> Backend | None:
     """The backend named by the CLI options or the scenario's ``backend`` / ``workers`` /
@@ -286,6 +292,14 @@ def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None
         raise ScenarioError(f"{said('workers', workers)} must be a positive integer")
     if scheduler is not None and (not isinstance(scheduler, str) or "://" not in scheduler):
         raise ScenarioError(f"{said('scheduler', scheduler)} must be an address like tcp://host:8786")
+    if workers is not None and scheduler is not None:  # the existing cluster's workers play: workers was ignored
+        raise ScenarioError(f"{said('workers', workers)} is the size of a local cluster, and "
+                            f"{said('scheduler', scheduler)} names an existing cluster, whose own workers play: "
+                            f"drop one of them")
+    if workers is not None and workers > (most := local_workers_max()):
+        raise ScenarioError(f"{said('workers', workers)} is more than this machine can run: a local cluster's "
+                            f"workers are processes, at most {most} here (4 a core); for more, start a cluster "
+                            f"on several machines and give its --scheduler")
     if backend == "local":
         return None
     try:

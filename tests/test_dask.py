@@ -101,6 +101,23 @@ def test_backend_messages_name_the_option_or_the_key_the_value_came_from(key, va
         api.make_backend(keyed)
 
 
+def test_workers_past_the_machine_or_beside_a_scheduler_are_refused(monkeypatch):
+    """`--workers 1000` started a thousand worker processes on a 2-core machine; `--workers 4` with
+    `--scheduler` was dropped without a word (the existing cluster's workers play)."""
+    from cardsim.errors import ScenarioError
+
+    monkeypatch.setattr(api.os, "cpu_count", lambda: 2)
+    assert api.local_workers_max() == 8
+    with pytest.raises(ScenarioError, match=r"^--workers 9 is more than this machine can run: .* at most 8 here"):
+        api.make_backend(from_dict(RAW), None, 9)
+    keyed = from_dict({**RAW, "scenario": {**RAW["scenario"], "workers": 1000}})
+    with pytest.raises(ScenarioError, match=r"^workers = 1000 is more than"):
+        api.make_backend(keyed)
+    with pytest.raises(ScenarioError, match=r"^--workers 4 is the size of a local cluster, and --scheduler "
+                                            r"'tcp://h:8786' names an existing cluster.*drop one of them"):
+        api.make_backend(from_dict(RAW), None, 4, "tcp://h:8786")
+
+
 def test_a_dask_run_leaves_nothing_in_the_temporary_directory(tmp_path):
     # the whole CLI run, with its own temporary directory: a local cluster's scratch space, the
     # workers' numba cache (they use the client's) and the parts in flight must all be gone after
