@@ -282,3 +282,23 @@ def test_a_full_disk_while_polars_writes_a_part_is_one_line(tmp_path, monkeypatc
     assert r.exit_code == 2 and r.output.splitlines()[-1] == (
         f"error: cannot write {tmp_path / 'run'}: No space left on device; nothing already computed is lost (choose "
         f"a folder you can write to with --out / --runs)"), r.output
+
+
+def test_a_full_disk_while_a_report_is_written_names_the_file(tmp_path, monkeypatch):
+    """`Path.write_bytes` on a full disk (a real tmpfs of 300 KiB) raised an OSError without a file name:
+    the line read "cannot write a file", not where the report was going."""
+    import errno
+    import pathlib
+
+    scen = tmp_path / "s.toml"
+    scen.write_text('[scenario]\nname = "full"\ngame = "fubnub"\ngames = 2\n')
+    assert CliRunner().invoke(app, ["run", str(scen), "--runs", str(tmp_path / "runs"), "--threads", "1"]).exit_code == 0
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pathlib.Path, "write_bytes", full)
+    r = CliRunner().invoke(app, ["report", str(scen), "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "rep")])
+    line = r.output.splitlines()[-1]
+    assert r.exit_code == 2 and line.startswith(f"error: cannot write {tmp_path / 'rep' / 'full'}{os.sep}"), r.output
+    assert "No space left on device" in line and "--out" in line, line

@@ -37,6 +37,17 @@ class Section:
     tables: list[tuple[str, pl.DataFrame]] = field(default_factory=list)
 
 
+def _save(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``; a write that fails (a full disk) names the file, which ``Path.write_bytes``
+    left out of its error, so the CLI's line said "cannot write a file" instead of the report's folder."""
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
+
+
 @dataclass
 class Report:
     name: str
@@ -72,7 +83,7 @@ class Report:
             for caption, png in sec.figures:
                 n += 1
                 fname = f"fig-{n:02d}.png"
-                (out / fname).write_bytes(png)
+                _save(out / fname, png)
                 md += [f"![{caption}]({fname})", "", f"*{caption}*", ""]
                 b64 = base64.b64encode(png).decode()
                 body.append(f"<figure><img alt='{esc(caption)}' src='data:image/png;base64,{b64}'/>"
@@ -85,8 +96,8 @@ class Report:
         body += [f"<h2 id='{anchor('Run')}'>Run</h2>", html_kv(self.meta)]
         md += ["## Scenario", "", "```toml", self.scenario_text.strip(), "```", ""]
         body.append(f"<h2 id='{anchor('Scenario')}'>Scenario</h2><pre>{esc(self.scenario_text.strip())}</pre>")
-        (out / "report.md").write_text("\n".join(md), encoding="utf-8")
-        (out / "index.html").write_text(PAGE.format(title=esc(self.title), body="\n".join(body)), encoding="utf-8")
+        _save(out / "report.md", "\n".join(md).encode("utf-8"))
+        _save(out / "index.html", PAGE.format(title=esc(self.title), body="\n".join(body)).encode("utf-8"))
         return out
 
 
