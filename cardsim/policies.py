@@ -216,9 +216,13 @@ def plugin_params(game: Game, ref: str) -> dict[str, float]:
     path, name = ref.rsplit(":", 1)
     plugin_functions(game, ref)  # fail early on a bad file
     params = getattr(_load_plugin_module(path), f"{name}_params", {})
-    if not isinstance(params, Mapping) or not all(isinstance(v, int | float) for v in params.values()):
-        raise PolicyError(f"policy {Path(path).name}:{name}: {name}_params must be a dict of name -> number")
-    return {str(k): float(v) for k, v in params.items()}
+    # a key of another type ({1: 0.5}) became the name "1"; True read as 1.0, and nan or inf as a default
+    if not isinstance(params, Mapping) or not all(
+            isinstance(k, str) and k.isidentifier() and isinstance(v, int | float) and not isinstance(v, bool)
+            and math.isfinite(v) for k, v in params.items()):
+        raise PolicyError(f"policy {Path(path).name}:{name}: {name}_params must be a dict of name -> number (names "
+                          f"like \"aggression\", finite numbers)")
+    return {k: float(v) for k, v in params.items()}
 
 
 def kernel_namespace(game: Game, plugins: Sequence[str] = ()) -> Mapping[str, Any]:

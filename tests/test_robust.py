@@ -302,3 +302,20 @@ def test_a_full_disk_while_a_report_is_written_names_the_file(tmp_path, monkeypa
     line = r.output.splitlines()[-1]
     assert r.exit_code == 2 and line.startswith(f"error: cannot write {tmp_path / 'rep' / 'full'}{os.sep}"), r.output
     assert "No space left on device" in line and "--out" in line, line
+
+
+@pytest.mark.parametrize("params", ['{1: 8.0, "boom": 0.0, "bad": 0.0}', '{"top": True, "boom": 0.0, "bad": 0.0}',
+                                    '{"top": float("nan"), "boom": 0.0, "bad": 0.0}', '{"to p": 8.0}'])
+def test_plugin_params_with_names_that_are_not_names_or_values_that_are_not_numbers_are_refused(tmp_path, params):
+    """A key of another type ({1: 8.0}) became the parameter "1", True read as 1.0 and nan as a default."""
+    from cardsim.errors import PolicyError
+    from cardsim.games import get_game
+    from cardsim.policies import plugin_params
+    from tests.plugins import write_duck
+
+    path = write_duck(tmp_path)
+    path.write_text(path.read_text().replace('{"top": 8.0, "boom": 0.0, "bad": 0.0}', params, 1))
+    with pytest.raises(PolicyError, match=r"duck_params must be a dict of name -> number \(names like"):
+        plugin_params(get_game("fubnub"), f"{path}:duck")
+    write_duck(tmp_path)
+    assert plugin_params(get_game("fubnub"), f"{path}:duck") == {"top": 8.0, "boom": 0.0, "bad": 0.0}
