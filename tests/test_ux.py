@@ -119,6 +119,19 @@ def test_warm_module_help_and_a_missing_scenario():
     assert r.returncode == 2 and r.stderr == "error: scenario file scenarios/nosuch.toml does not exist\n", r.stderr
 
 
+def test_warm_splits_gubs_and_starts_the_longest_compiles_first():
+    """make setup's warm-up compiled Gubs' kernels in one process (247 s on a clean clone) while the other
+    core finished the other three games in 105 s and waited: Gubs' trace and bench kernels are a task of
+    their own, and every game's kernels are still warmed."""
+    from cardsim.warm import PARTS, tasks
+
+    todo = tasks({"turtle": [], "fourbid": [], "fubnub": ["scenarios/fubnub.toml"], "gubs": []})
+    assert [(g, part) for g, _, part in todo] == [("gubs", "run"), ("gubs", "trace"), ("fubnub", "all"),
+                                                 ("fourbid", "all"), ("turtle", "all")]
+    assert todo[2][1] == ["scenarios/fubnub.toml"]
+    assert set(PARTS["run"]) | set(PARTS["trace"]) == set(PARTS["all"]) == {"run", "trace", "minimal"}
+
+
 def test_no_command_prints_the_help():
     r = subprocess.run([sys.executable, "-m", "cardsim.cli"], cwd=ROOT, env=ENV, capture_output=True, text=True)
     assert r.returncode == 2 and "Commands:" in r.stdout + r.stderr
