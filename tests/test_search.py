@@ -954,3 +954,22 @@ def test_meta_strategies_table_carries_the_bootstrap_shares():
     off = api.meta(from_dict({**s.raw, "meta": {**s.raw["meta"], "bootstrap": 0}}), runs=None, threads=2)
     assert off.first is None and "alpharank_first" not in mt.strategies_table(off).columns
     assert "stability" not in mt.output(off).fields and not any("bootstrap (" in n for n in mt.output(off).notes)
+
+
+def test_a_budget_other_than_the_scenarios_gets_a_folder_of_its_own(tmp_path):
+    """`cardsim search --budget N` went on from the journal of the scenario's budget (the folder's name
+    did not depend on it) and could end elsewhere than a search given N from the start
+    (fubnub_search.toml after --budget 300000: call_top 8, where a fresh search finds call_top 6)."""
+    from dataclasses import replace
+
+    from cardsim.studies import search as srch
+
+    raw = json.loads(json.dumps(BASE))
+    raw["search"] = {**SMALL, "params": {"seat0.first_at": [4, 7]}}
+    p = srch.plan(from_dict(raw))
+    folder = srch.folder_for(p, tmp_path)
+    assert srch.folder_for(replace(p, budget=p.budget), tmp_path) == folder  # --budget as the scenario's
+    other = srch.folder_for(replace(p, budget=p.budget * 2), tmp_path)
+    assert other != folder and other == srch.folder_for(replace(p, budget=p.budget * 2), tmp_path)
+    raw["search"]["budget"] = p.budget * 2  # the same search as that budget written in the scenario
+    assert srch.folder_for(srch.plan(from_dict(raw)), tmp_path) == other

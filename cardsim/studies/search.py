@@ -167,9 +167,13 @@ class Plan:
         return self.tuned_entry(c.setting) or {"rules": self.rules_of(c.values)}
 
     def identity(self) -> str:
-        """What the search's trials depend on: the run folder's name carries it."""
-        blob = json.dumps({"scenario": self.base.identity(), "search": dict(self.base.raw.get("search", {})),
-                           "seed": self.base.seed}, sort_keys=True, default=str)
+        """What the search's trials depend on: the run folder's name carries it. A budget other than the
+        scenario's (``--budget``) is part of it: the batches proposed depend on the budget left, so a search
+        run again with a larger budget went on from the smaller one's journal and could end elsewhere than
+        a search given that budget from the start."""
+        search = {**self.base.raw.get("search", {}), "budget": self.budget}  # the scenario's unless --budget
+        blob = json.dumps({"scenario": self.base.identity(), "search": search, "seed": self.base.seed},
+                          sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
