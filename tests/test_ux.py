@@ -653,6 +653,17 @@ def test_a_policy_parameter_outside_its_domain_is_refused(tmp_path, game, entry,
     assert not (tmp_path / "runs").exists()  # refused before anything ran
 
 
+@pytest.mark.parametrize(("policies", "where"), [
+    (["{ name = 'tactician', cheap = 2 }"], "error: --policy: policy 'tactician' parameter cheap = 2"),
+    (["greedy", "{ name = 'tactician', cheap = 2 }", "greedy", "greedy"], "error: --policy (seat 1): policy"),
+    (["{ nam = 'tactician' }"], "error: --policy needs a string 'name' key"),
+])
+def test_a_trace_policy_error_names_the_option_given(policies, where):
+    """`cardsim trace -p` with a bad parameter named `seats.policies[0]`, a scenario key the user never wrote."""
+    line = one_error_line(invoke("trace", "fubnub", *[a for p in policies for a in ("-p", p)]), where)
+    assert "seats.policies" not in line
+
+
 def test_every_default_and_shipped_scenario_is_inside_the_domains():
     from cardsim.games import game_names, get_game
     from cardsim.studies import search
