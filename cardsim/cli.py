@@ -1157,6 +1157,14 @@ def report(
                            f"a scenario file (.toml)")
     if source.is_dir():
         if games is not None:  # it was read as it was played, --games ignored without a word
+            try:
+                held = int(json.loads((source / "manifest.json").read_text())["games"])
+            except (OSError, ValueError, KeyError, TypeError):
+                held = None
+            if held is not None and games <= held:  # extending it would not change what is reported
+                raise CardsimError(f"--games {games}: a run directory is reported with all the games it holds, "
+                                   f"as it was played; for its first {games:,}, report its scenario "
+                                   f"with --games {games} (`cardsim run {source} --games {games}` prints them)")
             raise CardsimError(f"--games {games}: a run directory is reported with the games it holds, as it was "
                                f"played; to report more, extend it first (`cardsim run {source} --games {games}`), "
                                f"then `cardsim report {source}`")

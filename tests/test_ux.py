@@ -701,9 +701,14 @@ def test_report_of_a_run_directory_refuses_games(tmp_path):
     ignored without a word."""
     run_dir = tmp_path / "r"
     assert invoke("run", scenario(tmp_path, games=200, chunk=100), "--out", run_dir).exit_code == 0
+    r = invoke("report", run_dir, "--games", 500, "--out", tmp_path / "reports")
+    one_error_line(r, f"--games 500: a run directory is reported with the games it holds, as it was played; to "
+                      f"report more, extend it first (`cardsim run {run_dir} --games 500`)")
+    # fewer games than it holds: extending it (the advice above) would change nothing
     r = invoke("report", run_dir, "--games", 5, "--out", tmp_path / "reports")
-    one_error_line(r, f"--games 5: a run directory is reported with the games it holds, as it was played; to "
-                      f"report more, extend it first (`cardsim run {run_dir} --games 5`)")
+    line = one_error_line(r, "--games 5: a run directory is reported with all the games it holds, as it was "
+                             "played; for its first 5, report its scenario with --games 5")
+    assert "extend" not in line
     assert not (tmp_path / "reports").exists()
 
 
