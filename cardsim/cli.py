@@ -1161,7 +1161,10 @@ def report(
                 held = int(json.loads((source / "manifest.json").read_text())["games"])
             except (OSError, ValueError, KeyError, TypeError):
                 held = None
-            if held is not None and games <= held:  # extending it would not change what is reported
+            if held == games:
+                raise CardsimError(f"--games {games}: a run directory is reported with the games it holds, as it was "
+                                   f"played, and it holds {games:,}: drop --games")
+            if held is not None and games < held:  # extending it would not change what is reported
                 raise CardsimError(f"--games {games}: a run directory is reported with all the games it holds, "
                                    f"as it was played; for its first {games:,}, report its scenario "
                                    f"with --games {games} (`cardsim run {source} --games {games}` prints them)")

@@ -709,6 +709,9 @@ def test_report_of_a_run_directory_refuses_games(tmp_path):
     line = one_error_line(r, "--games 5: a run directory is reported with all the games it holds, as it was "
                              "played; for its first 5, report its scenario with --games 5")
     assert "extend" not in line
+    r = invoke("report", run_dir, "--games", 200, "--out", tmp_path / "reports")
+    one_error_line(r, "--games 200: a run directory is reported with the games it holds, as it was played, and it "
+                      "holds 200: drop --games")
     assert not (tmp_path / "reports").exists()
 
 
