@@ -180,7 +180,7 @@ class Fit:
     status: list[str]
     deviance: float = math.nan
     df: int = 0
-    wald: float = math.nan
+    chi2: float = math.nan  # the goodness-of-fit statistic (Rao-Scott corrected, :func:`_fit_test`)
     p: float = math.nan
     pair_rows: list[dict] = field(default_factory=list)
     deals: int = 0             # the clusters
@@ -366,13 +366,48 @@ def fit_model(obs: Observations, n_pol: int, ref: int) -> Fit:
     return res
 
 
+def _fit_test(r: np.ndarray, cov: np.ndarray, var: np.ndarray, jac: np.ndarray, bread: np.ndarray,
+              df: int) -> tuple[float, float]:
+    """The goodness-of-fit statistic and p-value of the pairs' residuals ``r`` (observed - predicted wins
+    of A), Rao and Scott's second-order corrected chi-square: Pearson's statistic on the ``df`` directions
+    the fitted strengths leave free (the residuals' binomial covariance under the model, ``var`` a pair,
+    the strengths' fit taken out: ``jac``, ``bread``), divided by the mean generalised design effect (the
+    eigenvalues of the clustered covariance ``cov`` against that binomial one) and by 1 + their squared
+    coefficient of variation, on ``df`` / (1 + that) degrees of freedom (Satterthwaite's).
+
+    The Wald test it replaces inverted the clustered covariance itself: in a pair whose every deal gave
+    the same result (a policy that never won against a much stronger one) that has almost no variance,
+    so one win there read as a misfit, and on a true Luce model of five policies it said "do not fit" (p <
+    0.01) in 31-42% of runs on 20 deals, 4% on 100 and 50% on 1,000 (200 runs each). Case "rating
+    goodness of fit" measures this test: 98.5-100% of true-model runs without the warning (the first-order
+    correction alone, the mean design effect: 98.2% at 100 deals)."""
+    from scipy.stats import chi2
+
+    model = np.diag(var) - jac @ bread @ jac.T
+    w, v = np.linalg.eigh((model + model.T) / 2)
+    order = np.argsort(w)[::-1][:df]
+    w, v = w[order], v[:, order]
+    ok = w > 1e-12 * max(1.0, w.max(initial=0.0))
+    if not ok.any():
+        return 0.0, 1.0
+    basis = v[:, ok] / np.sqrt(w[ok])  # whitens the model's covariance on the free directions
+    y = basis.T @ r
+    c = basis.T @ ((cov + cov.T) / 2) @ basis
+    lam = np.linalg.eigvalsh((c + c.T) / 2)  # the generalised design effects
+    deff = float(lam.mean())
+    if deff <= 1e-9:  # no spread at all between deals (every deal's results balance, as young Turtle's)
+        return 0.0, 1.0
+    a2 = float(lam.var()) / deff**2  # Satterthwaite's second-order correction: their spread
+    stat = float(y @ y) / deff / (1 + a2)
+    return stat, floor_p(float(chi2.sf(stat, int(ok.sum()) / (1 + a2))))
+
+
 def _goodness(res: Fit, obs: Observations, sub: np.ndarray, pairs: np.ndarray, pi: np.ndarray, nt: np.ndarray,
               wa: np.ndarray, inv: np.ndarray, g: int, bread: np.ndarray, per_deal: np.ndarray,
               fidx: dict[int, int], t_obs: np.ndarray, resid: np.ndarray) -> None:
-    """Pair by pair: observed and predicted win rate of A; the deviance over pairs and a Wald test
-    of all pairs at once, its covariance clustered by deal and corrected for the fitted strengths."""
+    """Pair by pair: observed and predicted win rate of A; the deviance over pairs and a test of all
+    pairs at once (:func:`_fit_test`), clustered by deal and corrected for the fitted strengths."""
     from scipy.special import expit
-    from scipy.stats import chi2
 
     keys = sorted({obs.pairs[t] for t in sub})
     kidx = {p: i for i, p in enumerate(keys)}
@@ -380,6 +415,7 @@ def _goodness(res: Fit, obs: Observations, sub: np.ndarray, pairs: np.ndarray, p
     n_k = np.zeros(npair)
     w_k = np.zeros(npair)
     e_k = np.zeros(npair)
+    v_k = np.zeros(npair)  # the binomial variance of the pair's wins of A under the model
     jac = np.zeros((npair, len(fidx)))
     for t in sub:
         a, b = obs.pairs[t]
@@ -388,6 +424,7 @@ def _goodness(res: Fit, obs: Observations, sub: np.ndarray, pairs: np.ndarray, p
         w_k[i] += wa[t]
         e_k[i] += nt[t] * pi[t]
         d = nt[t] * pi[t] * (1 - pi[t])
+        v_k[i] += d
         if a in fidx:
             jac[i, fidx[a]] += d
         if b in fidx:
@@ -410,13 +447,7 @@ def _goodness(res: Fit, obs: Observations, sub: np.ndarray, pairs: np.ndarray, p
     res.deviance = dev
     res.df = df
     if df > 0:
-        w, v = np.linalg.eigh((cov + cov.T) / 2)
-        order = np.argsort(w)[::-1][:df]
-        w, v = w[order], v[:, order]
-        ok = w > 1e-12 * max(1.0, w.max(initial=0.0))
-        z = v[:, ok].T @ r
-        res.wald = float((z * z / w[ok]).sum()) if ok.any() else 0.0
-        res.p = floor_p(float(chi2.sf(res.wald, df))) if ok.any() else 1.0
+        res.chi2, res.p = _fit_test(r, cov, v_k, jac, bread, df)
     for (a, b), i in kidx.items():
         # the prediction is the games-weighted mean over the pair's tables of logistic(d + log(m_A / m_B)),
         # d = theta_a - theta_b: increasing in d, so the ends of d's interval, transformed, bound it
@@ -496,7 +527,7 @@ def analyse(p: Plan, obs: Observations, games: int) -> RatingResult:
     fit_t = pl.DataFrame([{"model": _model_name(obs), "pairs": len(p.pairs), "free_strengths": int(
         sum(1 for i, s in enumerate(f.status) if s == "fitted" and i != p.reference)),
         "deviance": f.deviance, "df": f.df, "deviance_per_df": f.deviance / f.df if f.df > 0 else math.nan,
-        "wald_chi2": f.wald, "p": f.p}])
+        "chi2": f.chi2, "p": f.p}])
     warnings = _warnings(p, f, pairs, obs)
     return RatingResult(p, ratings, pairs, fit_t, games, warnings, _model_name(obs))
 
