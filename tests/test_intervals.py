@@ -468,6 +468,12 @@ def test_sweep_answer_uses_fresh_deals(tmp_path):
     assert h["seed"] == sw.heldout_seed(3) and h["lo"] <= h["winrate_s0"] <= h["hi"]
     assert "fresh deals" in sw.headline(res)
     assert "in the sweep (the best of 2 points, so it reads high), " in sw.headline(res)  # a selected figure
+    # a point the simultaneous intervals cannot tell from the best: the best only "reads" highest
+    tied = dataclasses.replace(res, table=res.table.with_columns(vs_best_lo=pl.lit(-0.2), vs_best_hi=pl.lit(0.1)))
+    assert "Seat 0's win rate reads highest at " in sw.headline(tied) and " is highest" not in sw.headline(tied)
+    assert "cannot be told apart from it" in sw.headline(tied)
+    apart = dataclasses.replace(res, table=res.table.with_columns(vs_best_lo=pl.lit(-0.2), vs_best_hi=pl.lit(-0.1)))
+    assert "Seat 0's win rate is highest at " in sw.headline(apart)
 
 
 def _sweep_result(values: np.ndarray, metric: str = "winrate_s0", best: str = "max") -> sw.SweepResult:

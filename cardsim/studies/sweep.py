@@ -363,7 +363,10 @@ def headline(res: SweepResult) -> str:
     # an interval that contains 0, or none (a length difference without spread), does not tell the points apart
     tied = [i for i, r in enumerate(t.iter_rows(named=True))
             if i != res.best_index and not (r["vs_best_lo"] > 0 or r["vs_best_hi"] < 0)]
-    parts = [f"{metric_words(res.plan.metric).capitalize()} is {word} at {desc}: {_fmt(res, best[est])} in the sweep "
+    # "is highest" only where every other point is detectably behind; with points it cannot be told from, the
+    # data's pick "reads" highest (the simultaneous intervals do not say which of them truly is)
+    verb = "reads" if tied else "is"
+    parts = [f"{metric_words(res.plan.metric).capitalize()} {verb} {word} at {desc}: {_fmt(res, best[est])} in the sweep "
              f"(the {'best' if word == 'highest' else 'least'} of {t.height} points, so it reads "
              f"{'high' if word == 'highest' else 'low'})"]
     if res.heldout is not None:
