@@ -316,6 +316,24 @@ def test_balance_interval_allows_for_picking_seats_and_stays_in_0_1():
     assert math.isnan(row["lo"]) and "no interval below 100 finished games" in row["note"]
 
 
+def test_equal_seats_test_is_not_too_quick_to_call_seats_unequal():
+    """The Wald test (the differences' covariance about their mean) said p < 0.05 in 12.7% of 30-game runs
+    of four fair seats; the score test takes the covariance under the hypothesis (about 0): with one
+    winner a game and two seats it is the sign test's (n1 - n0)^2 / n. Below 100 finished games the
+    balance table gives no p-value."""
+    rng = np.random.default_rng(11)
+    calls = sum(metrics.seat_test(np.eye(4)[rng.integers(0, 4, 30)])[2] < 0.05 for _ in range(400))
+    assert calls <= 40  # about 26 (6.6%); the Wald test about 51
+    w = np.eye(2)[np.r_[np.zeros(70, int), np.ones(30, int)]]
+    stat, df, p = metrics.seat_test(w)
+    assert df == 1 and stat == pytest.approx((70 - 30) ** 2 / 100)
+    few = np.eye(4)[rng.integers(0, 4, 60)]
+    out = pl.DataFrame({"game": np.repeat(np.arange(60), 4), "seat": np.tile(np.arange(4), 60),
+                        "win": few.ravel(), "length": np.ones(240)})
+    row = next(r for r in metrics.outcome_metrics(out) if r["metric"] == "equal seat win rates: p-value")
+    assert math.isnan(row["value"]) and "none below 100 finished games" in row["note"]
+
+
 def test_balance_rows_in_json(tmp_path):
     f = tmp_path / "b.toml"
     f.write_text('[scenario]\nname = "b"\ngame = "fubnub"\ngames = 300\n')

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardsim.coverage import Coverage, _kernels, case
-from cardsim.metrics import balance_interval
+from cardsim.metrics import BALANCE_MIN_GAMES, balance_interval, seat_test
 
 #: normal draws for the max-T critical value (the reports use 200,000; fewer keep the suite quick)
 DRAWS = 5_000
@@ -46,6 +46,35 @@ def balance(replicates: int, seed: int) -> list[Coverage]:
         _, lo, hi, _ = balance_interval(w, draws=DRAWS)
         hit += lo <= 1.0 <= hi
     out.append(Coverage("balance", "simulated fair two-team game, 2,000 games", 0.95, replicates, hit))
+    # the fewest finished games the interval is given from (below, the balance row has none)
+    for label, probs, share, truth in cases:
+        hit = 0
+        for _ in range(replicates):
+            _, lo, hi, _ = balance_interval(_shared(rng, BALANCE_MIN_GAMES, probs, share), draws=DRAWS)
+            hit += lo <= truth <= hi
+        out.append(Coverage("balance", f"simulated {label}, {BALANCE_MIN_GAMES:,} games", 0.95, replicates, hit))
+    return out
+
+
+@case("equal seat win rates", replicates=4000)
+def equal_seats(replicates: int, seed: int) -> list[Coverage]:
+    """The balance table's p-value that every seat wins equally often (:func:`cardsim.metrics.seat_test`,
+    given from 100 finished games) on fair seats: the share of runs with p >= 0.05 (nominal 95%). Four
+    seats, with and without shared wins, three seats, and a two-team game (team mates' results
+    identical), at 100 (the fewest it is given from) and 1,000 games; FUBNUB's in case "balance, FUBNUB"."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for label, probs, share in (("fair 4 seats", [0.25] * 4, 0.0), ("fair 4 seats, 20% shared wins", [0.25] * 4, 0.2),
+                                ("fair 3 seats", [1 / 3] * 3, 0.0), ("fair two-team game", [0.5] * 2, 0.0)):
+        for n in (BALANCE_MIN_GAMES, 1000):
+            quiet = 0
+            for _ in range(replicates):
+                w = _shared(rng, n, probs, share)
+                if label.startswith("fair two-team"):
+                    w = np.column_stack([w[:, 0], w[:, 1], w[:, 0], w[:, 1]])
+                quiet += not seat_test(w)[2] < 0.05
+            out.append(Coverage("equal seat win rates: no false difference (p >= 0.05)", f"simulated {label}, "
+                                f"{n:,} games", 0.95, replicates, quiet))
     return out
 
 
@@ -74,12 +103,16 @@ def first_player_advantage(replicates: int, seed: int) -> list[Coverage]:
 
 @case("balance, FUBNUB", replicates=500)
 def balance_fubnub(replicates: int, seed: int) -> list[Coverage]:
-    """FUBNUB with four partner players: every seat wins half its games (balance 1) by team symmetry."""
-    hit = 0
+    """FUBNUB with four partner players: every seat wins half its games (balance 1) by team symmetry; the
+    balance interval and the equal-seats test on the same games."""
+    hit = quiet = 0
     for r in range(replicates):
         tables = _kernels.play("fubnub", seed * 100_003 + r, 1000, "partner")
         oc = _kernels.outcomes("fubnub", tables, "partner").drop_nulls("win")
         w = oc.pivot(on="seat", index="game", values="win").sort("game").drop("game").to_numpy().astype(float)
         _, lo, hi, _ = balance_interval(w, draws=DRAWS)
         hit += lo <= 1.0 <= hi
-    return [Coverage("balance", "FUBNUB partner x4 (truth 1 by team symmetry), 1,000 games", 0.95, replicates, hit)]
+        quiet += not seat_test(w)[2] < 0.05
+    return [Coverage("balance", "FUBNUB partner x4 (truth 1 by team symmetry), 1,000 games", 0.95, replicates, hit),
+            Coverage("equal seat win rates: no false difference (p >= 0.05)",
+                     "FUBNUB partner x4 (every seat wins half its games), 1,000 games", 0.95, replicates, quiet)]
