@@ -370,3 +370,21 @@ def test_rate_dots_without_any_interval_draws_without_a_warning(ref):
         warnings.simplefilter("error")
         lo, hi = F.rate_dots(some, "seat", "t", "seat").axes[0].get_ylim()
     assert lo < 0.3 and hi > 0.5
+
+
+def test_generic_answer_reads_simultaneous_intervals_and_says_which_seats_differ():
+    """A game without its own headline: the answer picks the highest and lowest seat from the rows, so it
+    quotes intervals simultaneous over the seats (Bonferroni), not each seat's own Wilson interval, and says
+    which seats differ from the fair share; an equal-looking spread is not called a difference."""
+    from cardsim.stats import seat_table
+
+    games = 400
+    win = {0: 0.30, 1: 0.24, 2: 0.24, 3: 0.22}  # seat 0 won 120 of 400: its own interval leaves out 25%
+    rows = [{"game": g, "seat": s, "win": float(g < win[s] * games)} for s in win for g in range(games)]
+    seats = seat_table(pl.DataFrame(rows))
+    words = rep.seat_answer(seats, games, 4, 0.25)
+    own = seats.filter(pl.col("seat") == 0).row(0, named=True)
+    assert own["lo"] > 0.25  # pointwise, seat 0 looks above its fair share
+    assert "intervals simultaneous over the 4 seats" in words and "seat 0's win rate reads highest" in words
+    assert f"{100 * own['lo']:.1f}-" not in words  # not the pointwise interval
+    assert "no seat differs detectably from the fair share of 25.0%" in words

@@ -277,12 +277,31 @@ def standard_sections(result) -> tuple[str, list[Section]]:
     length.figures.append((f"{unit.capitalize()} per game ({m['n']:,} games)",
                            F.png_bytes(F.histogram(lengths["length"], f"{unit.capitalize()} per game", unit,
                                                    ylabel="games"))))
-    best = seats.sort("rate", descending=True).row(0, named=True)
-    worst = seats.sort("rate").row(0, named=True)
-    answer = (f"Seat {best['seat']} wins most often, {pct(best['rate'], best['lo'], best['hi'])}; seat "
-              f"{worst['seat']} least, {pct(worst['rate'], worst['lo'], worst['hi'])}, over "
-              f"{finished:,} finished games with {setup.players} players (fair share {N.pct(fair)}).")
-    return answer, [sec, length]
+    return seat_answer(seats, finished, setup.players, fair), [sec, length]
+
+
+def seat_answer(seats: pl.DataFrame, finished: int, players: int, fair: float | None) -> str:
+    """The generic answer (a game without its own headline) from the seats' win rates (:func:`cardsim.stats.
+    seat_table`): the highest and lowest rate with 95% intervals simultaneous over the seats (Bonferroni:
+    the answer picks them from the rows, so pointwise intervals would overstate them), and which seats
+    differ detectably from the fair share. The highest and lowest "read" so: in this sample (the seats'
+    Wilson intervals once stood here alone, pointwise, after "wins most often" and "least")."""
+    from cardsim.stats import bonferroni_z, wilson_at
+
+    k = seats.height
+    t = wilson_at(seats, bonferroni_z(k))
+    best = t.sort("rate", descending=True).row(0, named=True)
+    worst = t.sort("rate").row(0, named=True)
+    head = (f"Over {finished:,} finished games with {players} players, with 95% intervals simultaneous over the {k} "
+            f"seats: seat {best['seat']}'s win rate reads highest, {pct(best['rate'], best['sim_lo'], best['sim_hi'])}, "
+            f"seat {worst['seat']}'s lowest, {pct(worst['rate'], worst['sim_lo'], worst['sim_hi'])}")
+    if fair is None or not N.finite(fair):
+        return head + "."
+    off = [r for r in t.iter_rows(named=True) if not r["sim_lo"] <= fair <= r["sim_hi"]]
+    if not off:
+        return head + f"; no seat differs detectably from the fair share of {N.pct(fair)}."
+    listed = ", ".join(f"seat {r['seat']} ({N.points(r['rate'] - fair)})" for r in off)
+    return head + f"; {listed} differ{'s' if len(off) == 1 else ''} detectably from the fair share of {N.pct(fair)}."
 
 
 def _dedupe(sections: list[Section]) -> list[Section]:
