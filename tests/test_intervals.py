@@ -486,6 +486,7 @@ def test_sweep_answer_uses_fresh_deals(tmp_path):
     assert h["seed"] == sw.heldout_seed(3) and h["lo"] <= h["winrate_s0"] <= h["hi"]
     assert "fresh deals" in sw.headline(res)
     assert "in the sweep (the best of 2 points, so it reads high), " in sw.headline(res)  # a selected figure
+    assert "in_sweep is the same point's figure in the sweep, which picked it" in " ".join(sw.output(res).notes)
     # a point the simultaneous intervals cannot tell from the best: the best only "reads" highest
     tied = dataclasses.replace(res, table=res.table.with_columns(vs_best_lo=pl.lit(-0.2), vs_best_hi=pl.lit(0.1)))
     assert "Seat 0's win rate reads highest at " in sw.headline(tied) and " is highest" not in sw.headline(tied)

@@ -117,7 +117,8 @@ def sweep_section(res: SweepResult) -> Section:
         if res.plan.metric != "length":  # a win rate: its interval and in-sweep value as percentages too
             seat = res.plan.metric.split("_s")[1]
             h = h.rename({"lo": f"lo_s{seat}", "hi": f"hi_s{seat}", "in_sweep": "in_sweep_rate"})
-        sec.tables.append(("The best point re-played on fresh deals (a seed the sweep never used)", h))
+        sec.tables.append(("The best point re-played on fresh deals (a seed the sweep never used; in_sweep: its figure "
+                           "in the sweep that picked it, so it reads high, with no interval)", h))
     return sec
 
 

@@ -518,4 +518,12 @@ def output(res: SweepResult) -> Output:
                      "from their joint normal distribution) in which the point comes out best, a measure of how "
                      "settled the ranking is, not a probability that it is the best (points that play the same "
                      "games share it evenly).")
+    if res.heldout is not None:
+        notes.append(IN_SWEEP)
     return Output(headline(res), tables, notes=notes, shares=shares)
+
+
+#: what the held-out table's in_sweep column is, and why it has no interval
+IN_SWEEP = ("Best point on fresh deals: lo/hi are the 95% interval of the re-play; in_sweep is the same point's figure "
+            "in the sweep, which picked it as the best, so it reads high (low for a minimum): given for comparison, "
+            "with no interval (its own covered 80% with 16 equal points).")
