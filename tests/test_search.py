@@ -184,6 +184,11 @@ def test_planted_rule_value_is_recovered():
     ev.close()
     res = api.search(scenario({**cfg, "goal": goal}), runs=None, threads=2)
     assert res.best.values == {"rules.target": 60}
+    # the answer gives the gain in distance to the target with its interval, not the two values alone
+    g = res.gain["baseline"]
+    words = srch.headline(res)
+    assert f"target {goal:.2f}: " in words and " closer to it (95% CI " in words
+    assert ("the 95% interval is above 0" if g.lo > 0 else "not a sure gain" if g.hi > 0 else "worse") in words
 
 
 def test_same_seed_same_result_whatever_the_threads():

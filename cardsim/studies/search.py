@@ -916,7 +916,11 @@ def headline(res: SearchResult) -> str:
         change = (f"{what} {_val_ci(p, b.heldout, '')} against {_val_ci(p, base.heldout, '')} for the baseline, "
                   f"95% CI each: {_pts(p, g.mean, lo=g.lo, hi=g.hi)} (95% CI {_ci(p, g.lo, g.hi, diff=True)}; {sure})")
     else:
-        change = (f"{what} {_val_ci(p, b.heldout)} against {_val_ci(p, base.heldout)} for the baseline, target {_val(p, float(p.goal))}")
+        # the gain in distance to the target, with its interval (case "search held-out gain to a target"): the
+        # values alone read as if "best" were closer to it, which the interval may not show
+        change = (f"{what} {_val_ci(p, b.heldout)} against {_val_ci(p, base.heldout)} for the baseline, target "
+                  f"{_val(p, float(p.goal))}: {_pts(p, g.mean, lo=g.lo, hi=g.hi).lstrip('+')} closer to it "
+                  f"(95% CI {_ci(p, g.lo, g.hi, diff=True)}; {sure})")
     matter = _steps_sentence(res)
     if res.contrasts.height:
         matter += _better_neighbour(res, "But moving" if matter else "Moving")
