@@ -325,7 +325,7 @@ def test_equal_seats_test_is_not_too_quick_to_call_seats_unequal():
     calls = sum(metrics.seat_test(np.eye(4)[rng.integers(0, 4, 30)])[2] < 0.05 for _ in range(400))
     assert calls <= 40  # about 26 (6.6%); the Wald test about 51
     w = np.eye(2)[np.r_[np.zeros(70, int), np.ones(30, int)]]
-    stat, df, p = metrics.seat_test(w)
+    stat, df, _p = metrics.seat_test(w)
     assert df == 1 and stat == pytest.approx((70 - 30) ** 2 / 100)
     few = np.eye(4)[rng.integers(0, 4, 60)]
     out = pl.DataFrame({"game": np.repeat(np.arange(60), 4), "seat": np.tile(np.arange(4), 60),
@@ -1070,8 +1070,32 @@ def test_wilson_far_end_at_none_or_all_is_clopper_pearsons():
     for n in (1, 2, 5):
         p = wilson(0, n)[1] + 1e-9
         assert (1 - p) ** n <= 0.025
-    # between the edges it is Wilson's, as before (1 of 2: 9.5-90.5%)
-    assert wilson(1, 2) == pytest.approx((0.0945312, 0.9054688), abs=1e-6)
+    # from 4 successes and 4 failures on it is Wilson's, as before (4 of 10: 16.8-68.7%); at 1 of 2 each near
+    # end is Clopper-Pearson's (9.5-90.5% before: see test_wilson_near_end_at_a_few_events_is_clopper_pearsons)
+    assert wilson(4, 10) == pytest.approx((0.1681803, 0.6873262), abs=1e-6)
+    assert wilson(1, 2) == pytest.approx((beta.ppf(0.025, 1, 2), beta.ppf(0.975, 2, 1)), rel=1e-12)
+
+
+def test_wilson_near_end_at_a_few_events_is_clopper_pearsons():
+    """Wilson's lower end at 1 of n, about 0.18 / n, lies above a true rate of 0.17 / n, which gives 1 of n in
+    14% of samples: whatever n, Wilson held it in 84.4% (at 2 of n and a truth of 0.54 / n 90%, at 3 and
+    1.0 / n 92%). Up to 3 successes (failures) the near end is at most Clopper-Pearson's, in the polars
+    expressions the summaries use too."""
+    from scipy.stats import beta, binom
+
+    from cardsim.stats import wilson, wilson_exprs
+
+    for n in (30, 1000, 100_000):
+        p = 0.17 / n
+        ks = np.arange(0, 12)
+        held = sum(binom.pmf(k, n, p) for k in ks if wilson(int(k), n)[0] <= p <= wilson(int(k), n)[1])
+        assert held >= 0.95
+        assert wilson(1, n)[0] == pytest.approx(beta.ppf(0.025, 1, n), rel=1e-9)
+        assert wilson(n - 2, n)[1] == pytest.approx(beta.ppf(0.975, n - 1, 2), rel=1e-9)
+    ks, ns = [0.0, 0.5, 1.0, 2.0, 3.0, 3.5, 4.0, 97.0, 99.0, 100.0, 1.5], [100.0] * 10 + [2.5]
+    t = pl.DataFrame({"k": ks, "n": ns}).select(wilson_exprs(pl.col("k"), pl.col("n")))
+    for k, n, lo, hi in zip(ks, ns, t["lo"], t["hi"], strict=True):
+        assert (lo, hi) == pytest.approx(wilson(k, n), rel=1e-12, abs=1e-15)
 
 
 def test_a_clustered_rate_of_none_or_all_takes_its_games_as_its_size():
