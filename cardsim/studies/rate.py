@@ -26,9 +26,9 @@ cluster) and Student's t with deals - 1 degrees of freedom; with fewer than
 10 deals, or where the clustered variance is 0, the larger of it and the
 model-based variance (``Fit.half``). A pair's predicted win rate (the Pairs
 table) takes the interval of its strength difference, its ends transformed
-(``Fit.diff_half``). The fit is checked pair by pair (deviance, and a Wald test of the
-pairs' win rates against the model's, clustered by deal), and a policy that
-never lost (or never won) against the others gets "unbounded", not a number.
+(``Fit.diff_half``). The fit is checked pair by pair (deviance, and a Rao-Scott corrected
+chi-square test of the pairs' win rates against the model's, clustered by deal: :func:`_fit_test`),
+and a policy that never lost (or never won) against the others gets "unbounded", not a number.
 """
 
 from __future__ import annotations
