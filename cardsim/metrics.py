@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from cardsim.stats import UNBOUNDED, collect, maxt_critical, mean_ci, t_scale, wilson
+from cardsim.stats import UNBOUNDED, collect, floor_p, maxt_critical, mean_ci, t_scale, wilson
 
 #: the balance interval is given from this many finished games (its coverage: 95% from 100 games)
 BALANCE_MIN_GAMES = 100
@@ -195,7 +195,7 @@ def seat_test(w: np.ndarray) -> tuple[float, int, float]:
     z = vec[:, keep].T @ d
     stat = float((z * z / ev[keep]).sum())
     df = int(keep.sum())
-    return stat, df, float(chi2.sf(stat, df))
+    return stat, df, floor_p(float(chi2.sf(stat, df)))  # never exactly 0 (FUBNUB Lucky Ghost's read "0")
 
 
 def length_is_count(scenario) -> bool:

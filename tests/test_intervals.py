@@ -332,6 +332,14 @@ def test_equal_seats_test_is_not_too_quick_to_call_seats_unequal():
                         "win": few.ravel(), "length": np.ones(240)})
     row = next(r for r in metrics.outcome_metrics(out) if r["metric"] == "equal seat win rates: p-value")
     assert math.isnan(row["value"]) and "none below 100 finished games" in row["note"]
+    # a p-value is never 0, and the balance table prints it as every p column: FUBNUB Lucky Ghost's read "0"
+    lopsided = np.eye(4)[np.zeros(5000, int)]
+    assert metrics.seat_test(lopsided)[2] > 0
+    from cardsim.report.numbers import cells
+
+    table = pl.DataFrame([{"metric": "equal seat win rates: p-value", "value": 0.0, "lo": math.nan, "hi": math.nan},
+                          {"metric": "duration", "value": 12.5, "lo": 12.0, "hi": 13.0}])
+    assert cells(table)["value"][0] == "< 0.001"
 
 
 def test_balance_rows_in_json(tmp_path):

@@ -383,6 +383,10 @@ def _metric_rows(frame: pl.DataFrame) -> dict[str, list[str]]:
     rates, advantages and shares as percentages, other values to their interval's precision."""
     out: dict[str, list[str]] = {"value": [], "lo": [], "hi": []}
     for r in frame.iter_rows(named=True):
+        if str(r["metric"]).endswith("p-value"):  # as every p column: "< 0.001", never "0" (impossible)
+            for c in out:
+                out[c].append(prob(r[c]))
+            continue
         if _PERCENT_METRICS.search(str(r["metric"])):
             for c in out:
                 out[c].append(pct(r[c]))
