@@ -670,3 +670,13 @@ def test_ratings_reference_names_a_policy_written_as_a_table():
     """{ name = "greedy" } was labelled greedy(), so reference = "greedy" was 'not in ratings.policies'."""
     p = ratings.plan(api.load(scen(ratings={"policies": ["partner", {"name": "greedy"}], "reference": "greedy"})))
     assert p.names == ["partner", "greedy"] and p.reference == 1
+
+
+def test_rating_answer_says_its_ranking_orders_estimates():
+    """Two policies the intervals cannot tell apart (b and c, 51% against each other) stood in the answer as
+    "Ranking: a > b > c", as if each place were found; the answer says the order is the estimates'."""
+    p = ratings.Plan(None, ["a", "b", "c"], [(0, 1), (0, 2), (1, 2)], {}, 0)
+    res = ratings.analyse(p, _pair_obs({(0, 1): 0.3, (0, 2): 0.29, (1, 2): 0.51}, 200), 200)
+    words = ratings.output(res).answer
+    assert "Ranking by the estimates (their order is not tested, place by place): " in words
+    assert "Ranking: " not in words

@@ -681,8 +681,9 @@ def headline(res: RatingResult) -> str:
     elif any(w.startswith("The strengths do not fit") for w in res.warnings):
         warn = (" The strengths fit the results poorly (see the notes), so the figures above are the model's: "
                 "read the pairwise table beside them.")
-    return (f"{lead}. Ranking: {order} ({res.games:,} deal{'s' if res.games != 1 else ''} per table, each distinct "
-            f"seating once; intervals "
+    # the ranking orders point estimates whose intervals may overlap: said so, as the notes say it
+    return (f"{lead}. Ranking by the estimates (their order is not tested, place by place): {order} "
+            f"({res.games:,} deal{'s' if res.games != 1 else ''} per table, each distinct seating once; intervals "
             f"clustered by deal).{warn}{_heldout_words(res.heldout)}")
 
 
