@@ -978,3 +978,27 @@ def test_a_budget_other_than_the_scenarios_gets_a_folder_of_its_own(tmp_path):
     assert other != folder and other == srch.folder_for(replace(p, budget=p.budget * 2), tmp_path)
     raw["search"]["budget"] = p.budget * 2  # the same search as that budget written in the scenario
     assert srch.folder_for(srch.plan(from_dict(raw)), tmp_path) == other
+
+
+def test_meta_answer_never_says_within_the_margin_when_the_interval_reaches_past_it():
+    """Best response stops when its gain is not above the margin with confidence; where its interval still
+    reaches past the margin the answer said "not more than the margin with confidence", which reads as
+    the opposite claim. It says "not detectably more" there, and "less than the margin" only below it."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from cardsim.studies.evaluate import Estimate
+
+    def res(lo, hi):
+        g = Estimate(0.004, 0.002, 800)
+        g.lo, g.hi = lo, hi
+        none = mt.Exploit("a", g, False, {"a": g}, 1)
+        return SimpleNamespace(
+            mix=np.array([1.0, 0.0]), labels=["a", "b"], entries=["collector", "random"], alpharank=np.array([0.7, 0.3]),
+            exploit={"Nash mixture": none}, first=None, plan=SimpleNamespace(labels=["a", "b"], margin=0.005, bootstrap=0),
+            rounds=[mt.Round(1, {"a": 1.0}, {"name": "bidder"}, g, False, "br1")])
+
+    wide = mt.headline(res(-0.001, 0.009))
+    assert "not detectably more than the 0.5-point margin" in wide and "with confidence" not in wide
+    assert "less than the margin with confidence." in mt.headline(res(-0.003, 0.004))

@@ -734,7 +734,9 @@ def headline(res: MetaResult) -> str:
             conv = (f" Iterated best response stopped after {len(res.rounds)} round(s): the searched response gains "
                     f"{_gain_ci(g)} against the mixture, "
                     + ("less than the margin with confidence." if g.hi < res.plan.margin else
-                       f"not more than the {100 * res.plan.margin:.1f}-point margin with confidence."))
+                       # its interval reaches past the margin: only "not detectably more", never "not more"
+                       f"not detectably more than the {100 * res.plan.margin:.1f}-point margin (its interval "
+                       "reaches above it, so the mixture is not shown to be within the margin of its best reply)."))
         else:
             conv = (f" Each of {len(res.rounds)} best-response round(s) found a response that gains more than the "
                     f"margin; more rounds may change the answer.")
