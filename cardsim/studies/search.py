@@ -1064,7 +1064,10 @@ def output(res: SearchResult) -> Output:
                     "best": res.best.heldout.mean, "best_lo": res.best.heldout.lo, "best_hi": res.best.heldout.hi,
                     "baseline": res.baseline.heldout.mean, "baseline_lo": res.baseline.heldout.lo,
                     "baseline_hi": res.baseline.heldout.hi},
-        "insearch": {"diff": res.gain["in search"].mean, "deals": res.gain["in search"].n},
+        # chosen on these very deals, so optimistic: no interval (the held-out gain is the measurement)
+        "insearch": {"diff": res.gain["in search"].mean, "deals": res.gain["in search"].n, "interval": None,
+                     "note": "the best's gain on the search deals that chose it: optimistic, so no interval; "
+                             "read heldout"},
         "games": res.games, "trials": res.trials.height,
         "timing": {"wall_s": res.timing.wall, "play_s": res.timing.play, "workers": res.timing.workers,
                    "busy": res.timing.busy, "cpu_s": res.timing.cpu, "play_cpu_s": res.timing.play_cpu,
