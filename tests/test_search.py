@@ -219,6 +219,7 @@ def test_search_json_has_best_baseline_heldout(tmp_path):
         assert h[f"{who}_lo"] <= h[who] <= h[f"{who}_hi"] and h[f"{who}_lo"] < h[f"{who}_hi"]
     # the in-search gain has no interval, and the JSON says why (chosen on those deals)
     assert out["insearch"]["interval"] is None and "optimistic" in out["insearch"]["note"]
+    assert any("nor is the Candidates table's in_search" in n for n in out["notes"])  # its column, likewise
     assert "Held-out gain (paired, 95% CI)" in out["tables"]
     # the answer names the steps whose interval is off 0: the intervals hold for every step at once
     (step,) = [t for t in out["tables"] if t.startswith("One step from the best")]

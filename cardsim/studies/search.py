@@ -1047,7 +1047,7 @@ INTERVALS = ("The best was chosen on the search deals and is measured on held-ou
 
 ESTIMATES = ("Top trials: the objective on the search deals each trial reached, the race's own estimates, picked by "
              "these values, so the top ones read high; they are given no interval (the held-out tables are the "
-             "measurements). Parameter importance (PED-ANOVA) is a ranking aid with no interval; the one-step "
+             "measurements), nor is the Candidates table's in_search, the same figure of the candidates it picked. Parameter importance (PED-ANOVA) is a ranking aid with no interval; the one-step "
              "contrasts measure a parameter's effect on held-out deals.")
 
 
