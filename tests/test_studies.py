@@ -413,6 +413,16 @@ def test_balance_metrics_from_outcomes_and_progress():
     assert pm["largest deficit overcome"]["value"] == pytest.approx(0.5)
     assert pm["lead change rate"]["value"] == pytest.approx(1 / 3)
     assert pm["final lead taken at"]["value"] == pytest.approx(1.0)
+    # the largest deficit overcome (skewed, no bound, no count) has no interval below 10 games: Student's t,
+    # even with Hall's correction, covered 91-93% at 3-7 games; from 10 games it has one
+    assert math.isnan(pm["largest deficit overcome"]["lo"]) and "no interval below 10 games" in \
+        pm["largest deficit overcome"]["note"]
+    games = np.repeat(np.arange(12), 6)
+    many = {r["metric"]: r for r in metrics.progress_metrics(
+        pl.LazyFrame({"game": games, "step": np.tile([0, 0, 1, 1, 2, 2], 12), "side": np.tile([0, 1], 36),
+                      "score": np.tile([0, 1, 2, 1, 2, 2], 12) + np.repeat(np.arange(12) % 3, 6) * np.tile([0, 0, 0, 0, 0, 1], 12)}),
+        pl.LazyFrame({"game": np.arange(12), "side": np.ones(12, int)}))}
+    assert many["largest deficit overcome"]["n"] == 12 and math.isfinite(many["largest deficit overcome"]["lo"])
 
 
 def test_bradley_terry_recovers_known_strengths():
