@@ -37,8 +37,8 @@ from cardsim.stats import UNBOUNDED, collect, floor_p, maxt_critical, mean_ci, t
 BALANCE_MIN_GAMES = 100
 
 #: an unbounded mean that is no count (the largest deficit overcome, skewed) has its interval from this many
-#: games: Student's t with Hall's correction covered an exponential's mean in 91.7% of 3-game runs, 93% at 5-7
-#: and 93.9% at 10 (a geometric's 90.6-92.0% below 10 games, 93.2% at 10: rows "per-game mean")
+#: games: Student's t with Hall's correction covered a geometric's mean in 91.0% of 3-game runs and 91.5% at 5
+#: (rows "mean of one value a unit"; an exponential's 91.7% at 3, 93% at 5-7), 93.2% at 10
 SKEWED_MIN_GAMES = 10
 
 

@@ -83,6 +83,16 @@ def per_game_mean(replicates: int, seed: int) -> list[Coverage]:
                 est = [mean_ci(row, bounds=(0.0, math.inf), count=count) for row in x.astype(np.float64)]
                 hit = sum(e.lo <= truth <= e.hi for e in est)
                 out.append(Coverage(label, f"{kind}, {games:,} games", 0.95, replicates, hit))
+    # below 10 games (a run may be as short as one game): a value without a count's floor gets no interval
+    # there in the balance table (its largest deficit overcome, cardsim.metrics.SKEWED_MIN_GAMES); a count does
+    for kind, truth in (("geometric length, mean 20", 20.0), ("score binomial(5, 0.3)", 1.5)):
+        for games in (3, 5):
+            x = (rng.geometric(1 / 20, (replicates, games)) if truth == 20.0 else
+                 rng.binomial(5, 0.3, (replicates, games))).astype(np.float64)
+            for count, label in ((False, "mean of one value a unit (mean_ci, Hall)"),
+                                 (True, "mean of a count a unit (mean_ci, Hall, at least Garwood)")):
+                hit = sum(e.lo <= truth <= e.hi for e in (mean_ci(row, bounds=(0.0, math.inf), count=count) for row in x))
+                out.append(Coverage(label, f"{kind}, {games:,} games", 0.95, replicates, hit))
     return out
 
 
