@@ -1,13 +1,17 @@
-"""Coverage of the stopping rules: ``--until`` (Wilson at the stopping time) and decide mode (the
-anytime-valid confidence sequence at every look, and its wrong-sign rate)."""
+"""Coverage of the stopping rules: ``--until`` (Wilson at the stopping time, and the summary's other
+intervals over the games up to the stop) and decide mode (the anytime-valid confidence sequence at
+every look, and its wrong-sign rate)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import polars as pl
 
 from cardsim.coverage import Coverage, _kernels, case
 from cardsim.sequential import eb_path
+from cardsim.stats import mean_ci, wilson
 from cardsim.studies import until
 
 
@@ -28,6 +32,47 @@ def until_rule(replicates: int, seed: int) -> list[Coverage]:
                 hit += s is not None and s.lo <= p <= s.hi
             out.append(Coverage("--until (Wilson at the stopping time)", f"simulated p = {p}, +-{w}", 0.95,
                                 replicates, hit))
+    return out
+
+
+@case("until, the other intervals", replicates=10000)
+def until_others(replicates: int, seed: int) -> list[Coverage]:
+    """The summary's other intervals after an ``--until`` stop: the rule stops on seat 0's win rate,
+    and the run's summary then prints every seat's Wilson interval and the mean game length (a
+    count, at least Garwood's) over the games up to the stop, each a fixed-n interval at a sample
+    size the stop chose. Simulated 4-player games with known seat win rates (0.31, 0.27, 0.23,
+    0.19, so the other seats' estimates are correlated with the stopping one), a rare seat (0.03)
+    in a second set-up, and a length that depends on who won (Poisson(20 + 4 x winner)): each row
+    counts the runs whose interval held its truth at the stop, seat by seat, and the length."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for probs in ((0.31, 0.27, 0.23, 0.19), (0.5, 0.3, 0.17, 0.03)):
+        p = np.asarray(probs)
+        truth_len = 20 + 4 * float((p * np.arange(4)).sum())
+        for w in (0.05, 0.02):
+            look = until.look_size(w)
+            looks = list(range(look, until.worst_case(w) + 2 * look, look))
+            games = looks[-1]
+            hits = np.zeros(5, np.int64)
+            for _ in range(replicates):
+                winner = rng.choice(4, games, p=p)
+                stop = until.first_stop((winner == 0).astype(float), looks, w)
+                if stop is None:
+                    continue
+                g = stop.games
+                for seat in range(1, 4):
+                    lo, hi = wilson(float((winner[:g] == seat).sum()), g)
+                    hits[seat] += lo <= p[seat] <= hi
+                length = rng.poisson(20 + 4 * winner[:g]).astype(np.float64)
+                e = mean_ci(length, bounds=(0.0, math.inf), count=True)
+                hits[4] += e.lo <= truth_len <= e.hi
+            what = f"seats' win rates {', '.join(f'{q:g}' for q in probs)}, stop on seat 0 +-{w}"
+            for seat in range(1, 4):
+                out.append(Coverage("--until: another seat's win rate (Wilson at the stop)",
+                                    f"{what}: seat {seat} ({p[seat]:g})", 0.95, replicates, int(hits[seat])))
+            out.append(Coverage("--until: the mean length (a count's interval at the stop)",
+                                f"{what}: length Poisson(20 + 4 x winner), mean {truth_len:g}", 0.95, replicates,
+                                int(hits[4])))
     return out
 
 
