@@ -108,7 +108,8 @@ def test_turtle_reveals_per_game_interval_past_65536_reveals_of_a_card():
 def test_turtle_reveals_per_game_never_zero_width_and_clumps_widen_it():
     """Reveals per game were mean +- 1.96 SE: a card never revealed read 0-0, and on a few reveals the
     interval covered 80-92% (coverage case "count per game" now). Garwood's interval at the effective
-    count: 0 of n games reads 0 to 3.69 / n; one game with 3 reveals is wider than 3 games with one."""
+    count: 0 of n games reads 0 to 3.69 / n, times the table's dispersion where the other cards clump;
+    one game with 3 reveals is wider than 3 games with one."""
     from scipy.stats import chi2
 
     from cardsim.games.turtle import game as TG
@@ -119,10 +120,16 @@ def test_turtle_reveals_per_game_never_zero_width_and_clumps_widen_it():
                            "applied_to": 0, "won": None}, schema_overrides={"won": pl.Boolean, "game": pl.Int64})
         return TG.card_table(rv, 1000)
 
+    never = table([3, 4, 5, 500]).filter(pl.col("card") == "Shield").row(0, named=True)
+    assert never["per_game"] == never["per_game_lo"] == 0.0
+    assert never["per_game_hi"] == pytest.approx(chi2.ppf(0.975, 2) / 2 / 1000)  # the table does not clump
     t = table([3, 3, 3, 500])
     never = t.filter(pl.col("card") == "Shield").row(0, named=True)
+    # the table's one revealed card clumps (dispersion about 2.5), so a card never seen may too: the run
+    # cannot show its clumps, and clumped events leave more runs without one (coverage case "count per game")
+    d = (10 - 16 / 1000) / 999 / (4 / 1000)
     assert never["per_game"] == never["per_game_lo"] == 0.0
-    assert never["per_game_hi"] == pytest.approx(chi2.ppf(0.975, 2) / 2 / 1000)
+    assert never["per_game_hi"] == pytest.approx(chi2.ppf(0.975, 2) / 2 * d / 1000)
     peek = t.filter(pl.col("card") == "Peek").row(0, named=True)
     lo, hi = count_rate_ci(np.array([4.0]), np.array([10.0]), 1000)
     assert (peek["per_game_lo"], peek["per_game_hi"]) == pytest.approx((lo[0], hi[0]))
@@ -1148,3 +1155,24 @@ def test_a_length_the_rules_fix_keeps_zero_width():
     (fixed,) = [r for r in outcome_metrics(out, fixed_length=True) if r["metric"] == "duration"]
     (varies,) = [r for r in outcome_metrics(out) if r["metric"] == "duration"]
     assert math.isnan(fixed["lo"]) and 0 < varies["lo"] < 15 < varies["hi"]
+
+
+def test_a_rare_count_takes_its_tables_clumping_as_its_least():
+    """count_rate_ci's floor: below 20 events the count's dispersion is at least the table's
+    (pooled_dispersion), from 20 on its own; a run with no count at all pools to 1."""
+    from cardsim.stats import FEW_EVENTS, count_rate_ci, pooled_dispersion
+
+    n = 1000
+    s = np.array([0.0, 3.0, 400.0, 600.0])  # a card never seen, one seen 3 times once, two common ones
+    q = np.array([0.0, 9.0, 1200.0, 1800.0])  # the common ones clump: dispersion about 2.5 pooled
+    d = pooled_dispersion(s, q, n)
+    want = ((1200 - 400**2 / n) + (1800 - 600**2 / n)) / (n - 1) / (1000 / n)
+    assert d == pytest.approx(want)  # from the counts with at least 20 events only
+    lo, hi = count_rate_ci(s, q, n, floor=d)
+    lo1, hi1 = count_rate_ci(s, q, n)
+    assert hi[0] == pytest.approx(hi1[0] * d) and lo[0] == 0.0
+    assert hi[1] == pytest.approx(hi1[1])  # its own dispersion, 3, is above the table's
+    assert (lo[2:] == lo1[2:]).all() and (hi[2:] == hi1[2:]).all()  # 20 events or more: its own
+    assert s[2] >= FEW_EVENTS
+    assert pooled_dispersion(np.zeros(3), np.zeros(3), n) == 1.0
+    assert pooled_dispersion(np.array([2.0, 0.0]), np.array([4.0, 0.0]), n) == pytest.approx((4 - 4 / n) / (n - 1) / (2 / n))

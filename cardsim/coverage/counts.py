@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 
 from cardsim.coverage import Coverage, case
-from cardsim.stats import count_rate_ci, mean_ci, mean_exprs, mean_table
+from cardsim.stats import count_rate_ci, mean_ci, mean_exprs, mean_table, pooled_dispersion
 
 
 def _turtle_like(rng: np.random.Generator, games: int, size: int) -> np.ndarray:
@@ -31,30 +31,55 @@ def _clumped(rng: np.random.Generator, lam: float, games: int, size: int) -> np.
     return out
 
 
+#: the other cards of a simulated card table: seven, each in about half the games as Turtle's
+COMPANIONS = (0.7685,) * 7
+
+
+def _counts(rng: np.random.Generator, kind: str, lam: float, games: int, size: int) -> np.ndarray:
+    """``size`` runs of ``games`` counts of mean ``lam`` (Turtle-like: always 0.7685)."""
+    if kind == "Poisson":
+        return rng.poisson(lam, (size, games))
+    if kind == "Turtle-like":
+        return _turtle_like(rng, games, size)
+    return _clumped(rng, lam, games, size)
+
+
 @case("count per game", replicates=2000)
 def count_per_game(replicates: int, seed: int) -> list[Coverage]:
     """A count per game, mostly zero, with a known mean: Poisson from 3 expected events in a run to
     thousands; the Turtle-like count of a real run; and clumps of events (a card revealed again in
-    the same game), where few events cannot show how clumped they are."""
+    the same game), where few events cannot show how clumped they are. Each count is one card of a
+    table of eight whose seven others are common (revealed in about half the games, as Turtle's
+    action cards) and clump as it does; the interval is Turtle's card table's: the count's own
+    dispersion, and below 20 events at least the table's (``pooled_dispersion``). The rows
+    "clumped, alone" take the count's own dispersion only (``floor`` 1), for comparison."""
     rng = np.random.default_rng(seed)
     setups = [("Poisson", lam, n) for lam, n in ((0.003, 1000), (0.01, 500), (0.1, 200), (0.5, 2000))]
     setups += [("Turtle-like", 0.7685, n) for n in (20, 200, 2000)]
-    setups += [("clumped", lam, n) for lam, n in ((0.01, 500), (0.1, 200), (0.5, 2000))]
+    setups += [("clumped", lam, n) for lam, n in ((0.01, 500), (0.1, 200), (0.1, 50), (0.5, 2000))]
+    setups += [("clumped among Poisson", 0.01, 500)]  # the assumption broken: the others do not clump
     out = []
     for kind, lam, games in setups:
-        if kind == "Poisson":
-            c = rng.poisson(lam, (replicates, games))
-        elif kind == "Turtle-like":
-            c = _turtle_like(rng, games, replicates)
-        else:
-            c = _clumped(rng, lam, games, replicates)
-        c = c.astype(np.float64)
-        lo, hi = count_rate_ci(c.sum(axis=1), (c * c).sum(axis=1), games)
+        c = _counts(rng, kind.split()[0], lam, games, replicates).astype(np.float64)
+        table = "Poisson" if kind == "clumped among Poisson" else kind
+        others = [_counts(rng, table, m, games, replicates).astype(np.float64) for m in COMPANIONS]
+        s, q = c.sum(axis=1), (c * c).sum(axis=1)
+        so = np.stack([o.sum(axis=1) for o in others], axis=1)
+        qo = np.stack([(o * o).sum(axis=1) for o in others], axis=1)
+        floor = np.array([pooled_dispersion(np.append(so[r], s[r]), np.append(qo[r], q[r]), games)
+                          for r in range(replicates)])
+        lo, hi = count_rate_ci(s, q, games, floor=floor)
         hit = int(((lo <= lam) & (lam <= hi)).sum())
         what = {"Poisson": f"Poisson({lam}) a game", "Turtle-like": "Turtle-like reveals (0.77 a game, 53% of games)",
-                "clumped": f"clumps of 1-3, {lam} a game"}[kind]
-        out.append(Coverage("count per game (Garwood at the effective count)",
+                "clumped": f"clumps of 1-3, {lam} a game",
+                "clumped among Poisson": f"clumps of 1-3, {lam} a game, the table's other cards Poisson"}[kind]
+        out.append(Coverage("count per game (Garwood at the effective count, at least the table's dispersion)",
                             f"{what}, {games:,} games ({lam * games:,.0f} expected)", 0.95, replicates, hit))
+        if kind == "clumped":
+            lo, hi = count_rate_ci(s, q, games)
+            out.append(Coverage("count per game (Garwood at the count's own dispersion, alone)",
+                                f"{what}, {games:,} games ({lam * games:,.0f} expected)", 0.95, replicates,
+                                int(((lo <= lam) & (lam <= hi)).sum())))
     return out
 
 

@@ -27,6 +27,7 @@ from cardsim.stats import (
     effective_size,
     mean_exprs,
     on_games,
+    pooled_dispersion,
     rate_difference,
     rate_query,
     wilson,
@@ -904,8 +905,10 @@ def card_table(rv: pl.DataFrame | pl.LazyFrame, n_games: int, lifts: pl.DataFram
     win = win.select("card", pl.col("rate").alias("win_rate"), pl.col("lo").alias("win_lo"),
                      pl.col("hi").alias("win_hi"), pl.col("deff").alias("win_deff"))
     # reveals per game: the mean over all games of a game's count (zero in most), Garwood's Poisson
-    # interval at the effective count (a card never revealed still gets an upper bound)
-    lo, hi = count_rate_ci(s, q, max(n_games, 1))
+    # interval at the effective count (a card never revealed still gets an upper bound); a card seen
+    # fewer than 20 times clumps at least as the table's cards do (stats.pooled_dispersion)
+    n = max(n_games, 1)
+    lo, hi = count_rate_ci(s, q, n, floor=pooled_dispersion(s, q, n))
     per_game = counts.select("card", (pl.col("_s") / max(n_games, 1)).alias("per_game"),
                              pl.Series("per_game_lo", lo), pl.Series("per_game_hi", hi))
     if lifts is None:
