@@ -288,12 +288,37 @@ def test_sweep_whose_point_never_finishes_reports_instead_of_failing(tmp_path):
     assert r.exit_code == 0, r.output
     out = json.loads(r.stdout[r.stdout.index("{"):])
     assert "rules.max_hands=1: no finished game; rules.max_hands=1000: " in out["answer"]
+    assert "rules.max_hands=1000: no finished game" not in out["answer"]  # its 200 games finished
     assert out["notes"][0].startswith("The points are not compared: 0 of 200 deals finished at every point")
     assert "rules.max_hands" in out["notes"][0] and "max_turns" not in out["notes"][0]
     assert [row["unfinished"] for row in out["tables"]["Sweep"]] == [1.0, 0.0]
     r = CliRunner().invoke(app, ["report", str(f), "--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "rep")])
     assert r.exit_code == 0, r.output
     assert "The points are not compared" in (tmp_path / "rep" / "cut" / "report.md").read_text()
+
+
+def test_sweep_that_compares_no_points_reads_each_point_not_no_finished_game(tmp_path):
+    # a sweep of one point (or of too few deals to pair) on shared deals said "simultaneous over the 0 points
+    # (Bonferroni): seat0.call_need=1: no finished game" although every game had finished
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "one"\ngame = "fubnub"\ngames = 60\nchunk = 30\n'
+                 '[seats]\npolicies = ["tactician", "partner", "tactician", "partner"]\n'
+                 '[sweep]\npoints = [{ "seat0.call_need" = 1 }]\n')
+    r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs"), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout[r.stdout.index("{"):])
+    assert "no finished game" not in out["answer"], out["answer"]
+    assert "simultaneous over the 1 point (Bonferroni): seat0.call_need=1: " in out["answer"]
+    row = out["tables"]["Sweep"][0]
+    assert row["finished"] == 60 and row["sim_lo_s0"] <= row["winrate_s0"] <= row["sim_hi_s0"]
+    assert "simultaneous over the 1 point (Bonferroni)" in out["notes"][-1]
+    f.write_text(f.read_text().replace('points = [{ "seat0.call_need" = 1 }]',
+                                       'points = [{ "seat0.call_need" = 1 }, { "seat0.call_need" = 2 }]'))
+    r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs"), "-f", "json", "-n", "1"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout[r.stdout.index("{"):])
+    assert out["notes"][0].startswith("The points are not compared: 1 deal at every point")
+    assert "no finished game" not in out["answer"] and "over the 2 points" in out["answer"], out["answer"]
 
 
 def test_compare_with_an_arm_that_never_finishes_says_so(tmp_path):

@@ -257,24 +257,25 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         rows.append(row)
         per_game.append(point_values(out, p.metric))
     table = pl.DataFrame(rows)
-    if not p.paired and p.metric != "length":
-        table = fair_share_intervals(table, p.metric)
+    # where the points are not compared with the best (they play different games, or one point, or too few
+    # deals finished at every point), the answer reads the metric seat against its fair share at each point
+    own = fair_share_intervals(table, p.metric) if p.metric != "length" else table
     if not p.paired or len(p.points) < 2:
-        return SweepResult(p, table)
+        return SweepResult(p, own)
     joined = per_game[0].rename({"v": "v0"})
     for i, f in enumerate(per_game[1:], 1):
         joined = joined.join(f.rename({"v": f"v{i}"}), on="game", how="inner")
     values = joined.drop("game").to_numpy().astype(np.float64)
     values = values[np.all(np.isfinite(values), axis=1)]
     if joined.height < 2:  # an interval needs two deals
-        return SweepResult(p, table, note=(
+        return SweepResult(p, own, note=(
             f"The points are not compared: {joined.height} deal{'s' if joined.height != 1 else ''} at every point, and "
             "a difference's interval needs at least 2; raise --games."))
     if values.shape[0] < 2:  # an unfinished game has no winner: nothing left to pair the points on
         from cardsim.games import get_game
 
         caps = [f"rules.{k.name}" for k in get_game(base.game).knobs if k.name in ("max_hands", "max_turns", "turn_cap")]
-        return SweepResult(p, table, note=(
+        return SweepResult(p, own, note=(
             f"The points are not compared: {values.shape[0]} of {joined.height:,} deals finished at every point (an "
             f"unfinished game has no winner; see the unfinished column). Raise the game's caps ({', '.join(caps)}) "
             "or read each point's own win rates."))
@@ -478,16 +479,17 @@ def _gaps(worse: list[dict[str, Any]], length: bool, unit: str, gap: str) -> str
 def pointwise_note(res: SweepResult) -> str:
     """How the sweep's table handles multiplicity: its per-point intervals are pointwise (as ``cardsim
     run``'s seat table, :data:`cardsim.stats.POINTWISE`), and which intervals the answer reads."""
-    if res.plan.paired:
+    if res.plan.paired and res.best_index is not None:
         read = ("the answer compares the points with vs_best_lo/hi, which hold for every pair of points at once "
-                "(max-T)" if res.best_index is not None else "the points are not compared")
+                "(max-T)")
     elif res.plan.metric == "length":
         read = "the answer quotes each point's own (pointwise) interval and compares none of them"
     else:
         seat = res.plan.metric.split("_s")[1]
         m = int(res.table[f"sim_lo_s{seat}"].is_not_null().sum()) if f"sim_lo_s{seat}" in res.table.columns else 0
         read = (f"the answer's claims about which points' seat {seat} is above or below its fair share read "
-                f"sim_lo_s{seat}/sim_hi_s{seat}, 95% intervals simultaneous over the {m} points (Bonferroni)")
+                f"sim_lo_s{seat}/sim_hi_s{seat}, 95% intervals simultaneous over the {m} point{'s' if m != 1 else ''} "
+                "(Bonferroni)")
     return (f"{POINTWISE} In the Sweep table that is every point's seat win rates (lo_s<k>, hi_s<k>), length and "
             f"unfinished intervals; {read}.")
 
