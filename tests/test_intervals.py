@@ -489,6 +489,13 @@ def test_compare_and_cards_at_a_few_games_without_spread():
     assert edge["hi_simultaneous"] == 1
     spread = t[("first-player advantage", "b")]
     assert spread["lo"] >= -1 and spread["hi"] <= 1 and spread["lo_simultaneous"] >= -1
+    # each deck's mean length is a count's: its interval is cut at 0 (2 games of 17 and 118 turns read
+    # "17.0 (-135.5 to 169.5) turns" in `cardsim cards -n 2`'s answer), as a compared arm's
+    few = {"": {"length": np.array([3.0, 110.0])}, "a": {"length": np.array([2.0, 90.0])},
+           "b": {"length": np.array([4.0, 4.0])}}
+    for r in cards_study.effects_table(plan, few).iter_rows(named=True):
+        assert 0 <= r["full_deck_lo"] < r["full_deck"] < r["full_deck_hi"]
+        assert 0 <= r["changed_lo"] < r["changed"] < r["changed_hi"]  # "b": no spread, a count's interval
 
 
 def test_sweep_answer_uses_fresh_deals(tmp_path):

@@ -45,6 +45,7 @@ import polars as pl
 
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean, first_repeat
+from cardsim.metrics import length_is_count
 from cardsim.output import Output
 from cardsim.report.numbers import many
 from cardsim.stats import UNBOUNDED, holm, mean_ci, paired_difference, t_quantile, within
@@ -195,6 +196,10 @@ def effects_table(p: Plan, values: dict[str, dict[str, np.ndarray]]) -> pl.DataF
         fam = []
         edge = bounds(p, measure)
         arm = (0.0, 1.0) if measure == "focus seat win rate" else (edge[0] / 2, edge[1] / 2)  # one deck's mean
+        def count(card: str, measure: str = measure) -> bool:  # a length the deck's rules do not fix
+            runs = p.runs.get(card)
+            return measure == "length" and (not runs or any(map(length_is_count, runs)))
+
         for card in p.cards:
             a, b = values[""][measure], values[card][measure]
             e = paired_difference(a, b, bounds=edge)
@@ -214,7 +219,9 @@ def effects_table(p: Plan, values: dict[str, dict[str, np.ndarray]]) -> pl.DataF
             ok = np.isfinite(a) & np.isfinite(b)
             # each deck's mean with its own 95% interval (the same seeds in both: for the effect read
             # the paired interval, not these two)
-            fa, fb = (mean_ci(x[ok], bounds=arm) if ok.sum() > 1 else None for x in (a, b))
+            # (a length is a count, at least 0, as a compared arm's: its interval is cut at 0, never below)
+            fa, fb = (mean_ci(x[ok], bounds=arm, count=count(c)) if ok.sum() > 1 else None
+                      for x, c in ((a, ""), (b, card)))
             fam.append({"measure": measure, "card": card, "full_deck": float(a[ok].mean()) if ok.any() else math.nan,
                         "full_deck_lo": fa.lo if fa else math.nan, "full_deck_hi": fa.hi if fa else math.nan,
                         "changed": float(b[ok].mean()) if ok.any() else math.nan,
