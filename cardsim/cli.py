@@ -514,8 +514,9 @@ def session() -> Session:
 WRITE_CHECK = ".cardsim-write-check."
 
 
-def _check_writable(path: Path, option: str) -> None:
-    """Fail before any game is played when ``path`` (``--out`` / ``--runs``) cannot be written."""
+def _check_writable(path: Path, option: str, instead: str = "choose a folder you can write to") -> None:
+    """Fail before any game is played when ``path`` (``--out`` / ``--runs``, or ``cardsim run RUN_DIR``'s
+    own directory) cannot be written; ``instead``: what to do then."""
     if path.exists() and not path.is_dir():  # it said "cannot write there (File exists)"
         raise CardsimError(f"{option} {path} is a file, and {option} names a folder (made when missing); choose "
                            f"another path")
@@ -525,8 +526,7 @@ def _check_writable(path: Path, option: str) -> None:
         os.close(fd)
         os.unlink(tmp)
     except OSError as exc:
-        raise CardsimError(f"{option} {path}: cannot write there ({exc.strerror}); choose a folder you can "
-                           f"write to") from None
+        raise CardsimError(f"{option} {path}: cannot write there ({exc.strerror}); {instead}") from None
 
 
 def _check_run_dir(out: Path) -> None:
@@ -765,6 +765,9 @@ def run(
         _, m, s = api.played_scenario(scenario)
         asked = m.get("asked", 0)  # the most games a run asked of it (an interrupted run's too)
         s = api.load(s, games or (asked if isinstance(asked, int) and asked > s.games else None), seed)
+        if out is None:  # resumed where it is, which must be writable (its lock, its manifest, new parts)
+            _check_writable(scenario, "RUN_DIR", f"`cardsim report {scenario}` reads it without writing, or "
+                                                  f"--out NEW_DIR plays its scenario into a folder you can write to")
         out = out if out is not None else scenario
     else:
         s = api.load(scenario, games, seed)

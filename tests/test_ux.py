@@ -315,6 +315,27 @@ def test_read_only_runs_and_out_give_one_line(tmp_path, read_only):
     assert sorted(p.name for p in (run_dir / "hands").iterdir()) == before  # nothing lost
 
 
+def test_read_only_run_dir_names_run_dir_not_out(tmp_path, monkeypatch):
+    # `cardsim run RUN_DIR` on a read-only run said "error: --out RUN_DIR: cannot write there (...); choose a
+    # folder you can write to", naming an option nobody typed; `cardsim report RUN_DIR` reads it as it is
+    scen = scenario(tmp_path)
+    run_dir = tmp_path / "run"
+    assert invoke("run", scen, "--out", run_dir).exit_code == 0
+    real_mkstemp = tempfile.mkstemp
+
+    def mkstemp(*args, dir=None, **kw):
+        if dir is not None and str(dir).startswith(str(run_dir)):
+            raise OSError(30, "Read-only file system", str(dir))
+        return real_mkstemp(*args, dir=dir, **kw)
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    before = sorted(p.name for p in (run_dir / "hands").iterdir())
+    one_error_line(invoke("run", run_dir), f"RUN_DIR {run_dir}: cannot write there (Read-only file system); "
+                                           f"`cardsim report {run_dir}` reads it without writing, or --out NEW_DIR")
+    assert invoke("report", run_dir, "--out", tmp_path / "rep").exit_code == 0
+    assert sorted(p.name for p in (run_dir / "hands").iterdir()) == before
+
+
 def test_a_file_where_a_folder_is_expected_gives_one_line(tmp_path):
     scen = scenario(tmp_path)
     (tmp_path / "afile").write_text("mine")
