@@ -415,13 +415,16 @@ class Session:
         self.bar: Any = None
         self.journals = ""  # what a search or meta-game keeps in its journals, said after Ctrl-C
 
-    def searching(self, s: Any, kind: str, runs: Path) -> None:
+    def searching(self, s: Any, kind: str, runs: Path, budget: int | None = None) -> None:
         """A search (``kind`` "search") or meta-game of scenario ``s`` starts: after Ctrl-C, say what its
-        journals keep (it said "no game was played yet; nothing to keep", its journal holding trials)."""
+        journals keep (it said "no game was played yet; nothing to keep", its journal holding trials).
+        ``budget``: ``--budget``, which names the search's folder (it named the scenario budget's)."""
         from cardsim.studies import search as srch
 
         if kind == "search":
             p = srch.plan(s)
+            if budget is not None:
+                p = srch.Plan(**{**p.__dict__, "budget": budget})  # as search.run makes it
             self.journals = f"the search keeps each finished batch of candidates in its journal {p.storage or srch.folder_for(p, runs) / 'journal.log'}"
         else:
             self.journals = (f"the meta-game keeps the games played in {runs / (s.name + '-meta-chunks')} and each "
@@ -1068,7 +1071,7 @@ def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, 
     mod = importlib.import_module(f"cardsim.studies.{kind}")
     s = api.load(scenario, seed=seed)
     _check_writable(runs, "--runs")
-    session().searching(s, kind, runs)
+    session().searching(s, kind, runs, size if kind == "search" else None)
     be = api.make_backend(s, backend, workers, scheduler)
     bar, update = session().progress(f"{s.name}: {'search games' if kind == 'search' else 'profiles'}")
     try:
@@ -1196,7 +1199,7 @@ def report(
                 result = api.run(s, runs=runs, threads=threads, progress=update, on_start=session().on_start)
                 path = rep.write(result, out)
             elif kind in ("search", "meta"):
-                session().searching(s, kind, runs)
+                session().searching(s, kind, runs, games if kind == "search" else None)
                 # --games as `cardsim search -n` / `cardsim meta -n` read it (it set the scenario's games,
                 # which neither reads: the report played the full search or meta-game, not the one played)
                 size = {"budget": games} if kind == "search" else {"games": games}

@@ -257,6 +257,29 @@ def test_ctrl_c_in_a_search_names_its_journal(tmp_path, monkeypatch):
                             "run the same command again to resume (finished batches are not played again)\n")
 
 
+def test_ctrl_c_in_a_search_with_budget_names_the_journal_it_writes(tmp_path, monkeypatch):
+    """With --budget (or `cardsim report -n`), Ctrl-C named the journal of the scenario's own budget, a
+    folder that did not exist, where the search kept its batches in the --budget one's."""
+    from cardsim.studies import search as srch
+
+    real, made = srch.folder_for, []
+
+    def folder_for(p, runs):  # the first call is the Ctrl-C line's, the next the search's own
+        made.append(real(p, runs))
+        if len(made) > 1:
+            raise KeyboardInterrupt
+        return made[-1]
+
+    monkeypatch.setattr(srch, "folder_for", folder_for)
+    scen = ROOT / "scenarios" / "fubnub_search.toml"
+    r = invoke("search", scen, "--runs", tmp_path / "runs", "--budget", "100000")
+    assert r.exit_code == 130, r.output
+    assert len(made) == 2 and made[0] == made[1], made
+    assert r.output == (f"interrupted: the search keeps each finished batch of candidates in its journal "
+                        f"{made[1] / 'journal.log'}; run the same command again to resume (finished batches are "
+                        "not played again)\n")
+
+
 def test_ctrl_c_while_the_command_line_loads_is_one_line():
     """Ctrl-C in the first half second of a command (typer, polars, numba loading) printed a traceback
     of the imports; it says what any Ctrl-C says. The child stands for a terminal's process (Python's
