@@ -272,7 +272,9 @@ def sole_writer(path: Path) -> Iterator[None]:
     path.mkdir(parents=True, exist_ok=True)
     def busy(who: str) -> RunDirError:
         return RunDirError(f"{path}: another cardsim{who} is playing into this run directory; wait for it to finish "
-                           f"(the same command then resumes from its chunks), or choose another --out")
+                           f"(the same command then resumes from its chunks), or give this command another folder "
+                           f"(--out of `cardsim run`; --runs of a scenario's run or a study, whose run directories go "
+                           f"under it)")
 
     with open(path / OWNER, "a+") as f, sole_holder(f, busy):
         yield

@@ -100,6 +100,9 @@ def test_a_second_run_into_a_directory_being_played_is_refused(tmp_path):
                                               r"playing into this run directory; wait for it to finish"):
             api.run(scenario(games=50, seed=5), out=out)
         assert not (out / "manifest.json").exists() and not (out / "hands").exists()
+        # a study (cardsim compare, sweep, ...) has --runs, not --out: the line named only --out
+        with pytest.raises(RunDirError, match=r"--out of `cardsim run`; --runs of a scenario's run or a study"):
+            api.run(scenario(games=50, seed=5), out=out)
     # released (the other run ended): the directory plays as usual, and its owner file stays hidden
     same(collect(api.run(scenario(games=50, seed=5), out=out)), collect(api.run(scenario(games=50, seed=5),
                                                                                out=tmp_path / "ref")))
