@@ -302,6 +302,27 @@ def test_readme_names_every_stored_column():
     assert not missing, "columns the README does not name:\n" + "\n".join(sorted(missing))
 
 
+def test_readme_names_every_json_key_of_run_and_rate(tmp_path):
+    """`cardsim run -f json` adds run_dir, games and seed, and `cardsim rate -f json` adds model, to the
+    answer, notes and tables every command prints; the README's command sections named none of them."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from cardsim.cli import app
+
+    body = (ROOT / "README.md").read_text()
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "k"\ngame = "fubnub"\ngames = 40\n[ratings]\npolicies = ["random", "partner"]\n')
+    for command in ("run", "rate"):
+        r = CliRunner().invoke(app, [command, str(f), "--runs", str(tmp_path / "runs"), "-f", "json", "-n", "20"])
+        assert r.exit_code == 0, r.output
+        keys = set(json.loads(r.stdout[r.stdout.index("{"):])) - {"answer", "notes", "tables"}
+        start = body.index(f"### `cardsim {command}`")
+        section = body[start:body.index("\n### ", start + 1)]
+        assert keys and not {k for k in keys if f"`{k}`" not in section}, (command, keys)
+
+
 def test_readme_cards_example_names_removable_cards(tmp_path):
     """The README's ``[cards]`` example plans on a Bad, Bad, Turtle scenario: every card it names is one
     a scenario may remove (it once listed the Turtle, which stays in the deck: ``cardsim cards`` refused it)."""
