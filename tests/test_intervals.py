@@ -1072,6 +1072,9 @@ def test_no_trials_give_no_interval_and_a_missing_interval_no_false_precision():
     nan = pl.DataFrame({"k": [float("nan")], "n": [float("nan")]}).select(stats.wilson_exprs(pl.col("k"), pl.col("n")))
     assert nan.row(0) == (None, None, None)
     assert N.num_ci(118.0, float("nan"), float("nan"), "turns") == "118 turns (95% CI n/a)"
+    # a share without an interval (a rate clustered by game, from 1 game: `cardsim run fubnub.toml -n 1`)
+    assert N.pct_ci(0.4615, float("nan"), float("nan")) == "46.2% (95% CI n/a)"  # not "(95% CI n/a%)"
+    assert N.pct_ci(0.4615, None, None, label="") == "46.2% (n/a)"
     assert N.num_ci(7.73, 6.6, 8.9, "turns") == "7.7 turns (95% CI 6.6-8.9)"
 
 

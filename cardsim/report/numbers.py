@@ -66,6 +66,8 @@ def pct_ci(rate: Any, lo: Any, hi: Any, digits: int = 1, label: str = "95% CI",
     ``ref`` (a reference the sentence judges the interval against: a fair share, an even game) the
     decimals that keep each end on its own side of it (:func:`side_digits`): ``52.13% (95% CI
     49.96-54.30%)``, not ``52.1% (95% CI 50.0-54.3%)``, which reads as if 50% were left out."""
+    if not (finite(lo) and finite(hi)):  # "(95% CI n/a%)" once: no interval has no unit
+        return f"{pct(rate, digits)} ({_label(label)}{MISSING})"
     digits = share_digits([lo], [hi], digits)
     if ref is not None:
         digits = side_digits(lo, hi, ref, digits)
