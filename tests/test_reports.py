@@ -232,6 +232,20 @@ def _png(color="white", size=(200, 120)) -> bytes:
     return buf.getvalue()
 
 
+def test_figures_draw_rows_without_an_interval():
+    """`cardsim report fourbid.toml -n 1` (and gubs_cards.toml) ended in a traceback, "TypeError:
+    unsupported operand type(s) for -: 'float' and 'NoneType'": a mean clustered by game has no interval
+    at 1 game, which polars gives as None, and the forest plot subtracted it."""
+    from cardsim.report import figures as F
+
+    png = F.png_bytes(F.forest(["0", "1", "2"], [5.8, None, 3.2], [None, None, 1.0], [None, None, 4.0],
+                               "Net points per hand", "points"))
+    assert png.startswith(b"\x89PNG")
+    png = F.png_bytes(F.curve([1, 2, 3], [0.5, None, 0.4], [None, None, 0.3], [0.7, None, 0.5], "Win rate",
+                              "point", "win rate"))
+    assert png.startswith(b"\x89PNG")
+
+
 def test_html_check_finds_blank_and_broken_figures(tmp_path):
     import base64
 

@@ -9,6 +9,7 @@ zero with integer ticks on integer axes; legends sit outside the axes, never on 
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Sequence
 
 import matplotlib
@@ -119,6 +120,18 @@ def histogram(values: pl.Series, title: str, xlabel: str, discrete: bool = True,
     return fig
 
 
+def _nan(values: Sequence[float | None]) -> list[float]:
+    """Values with None (a missing estimate or interval end, as polars gives it) as NaN, which
+    matplotlib leaves out; ``None - 1.0`` raised a TypeError, a traceback of ``cardsim report``."""
+    return [math.nan if v is None else float(v) for v in values]
+
+
+def _half(upper: Sequence[float], lower: Sequence[float]) -> list[float]:
+    """Error-bar lengths ``upper - lower``, at least 0; NaN (no bar) where either is missing."""
+    return [max(u - w, 0.0) if math.isfinite(u) and math.isfinite(w) else math.nan
+            for u, w in zip(upper, lower, strict=True)]
+
+
 def forest(labels: Sequence[str], est: Sequence[float], lo: Sequence[float], hi: Sequence[float],
            title: str, xlabel: str, percent: bool = False, zero: bool = True) -> Figure:
     """A forest plot of estimates with intervals, one row each: differences (paired comparisons)
@@ -126,9 +139,8 @@ def forest(labels: Sequence[str], est: Sequence[float], lo: Sequence[float], hi:
     ``percent`` reads the values as shares (differences in percentage points)."""
     fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.38 * len(labels)))
     y = list(range(len(labels)))[::-1]
-    ax.errorbar(est, y, xerr=[[max(e - a, 0) for e, a in zip(est, lo, strict=True)],
-                              [max(h - e, 0) for e, h in zip(est, hi, strict=True)]],
-                fmt="o", color=COLOR, capsize=4)
+    est, lo, hi = _nan(est), _nan(lo), _nan(hi)  # a row without an interval (1 game: None) gets no bar
+    ax.errorbar(est, y, xerr=[_half(est, lo), _half(hi, est)], fmt="o", color=COLOR, capsize=4)
     if zero:
         ax.axvline(0, color="grey", lw=1, ls="--")
     ax.set_yticks(y, labels)
@@ -148,6 +160,7 @@ def curve(x: Sequence[float], est: Sequence[float], lo: Sequence[float], hi: Seq
     """Sweep curves with 95% error bars; ``lines`` = (label, row indices) draws one line each (legend
     outside the axes). Integer ``x`` gets integer ticks; ``percent`` reads the values as shares (by
     default: when ``ylabel`` names a rate and every value lies in [0, 1])."""
+    est, lo, hi = _nan(est), _nan(lo), _nan(hi)
     if percent is None:
         vals = [v for v in (*lo, *hi) if v == v]
         percent = "rate" in ylabel and bool(vals) and all(-1e-9 <= v <= 1 + 1e-9 for v in vals)
