@@ -496,6 +496,11 @@ def test_compare_and_cards_at_a_few_games_without_spread():
     for r in cards_study.effects_table(plan, few).iter_rows(named=True):
         assert 0 <= r["full_deck_lo"] < r["full_deck"] < r["full_deck_hi"]
         assert 0 <= r["changed_lo"] < r["changed"] < r["changed_hi"]  # "b": no spread, a count's interval
+    # at 2 games a count's interval has no upper end: the answer says so, where it printed the mean alone
+    from cardsim.studies.compare import mean_text
+
+    assert mean_text(7.5, 0.0, math.inf) == "7.5 (0.0 to unbounded)"
+    assert mean_text(7.5, 1.0, 9.0) == "7.5 (1.0-9.0)" and mean_text(7.5, math.nan, math.nan) == "7.5"
 
 
 def test_sweep_answer_uses_fresh_deals(tmp_path):

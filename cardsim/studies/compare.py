@@ -287,7 +287,11 @@ def describe(res: CompareResult, row: dict) -> str:
 def mean_text(mean: float, lo: float, hi: float, share: bool = False) -> str:
     """An arm's mean with its own interval in brackets, to one decimal: ``84.5% (84.1-84.9%)`` for a
     ``share``, ``43.5 (43.2-43.8)`` otherwise (more where the ends would print alike: :func:`span_digits`);
-    the mean alone where it has no interval."""
+    the mean alone where it has no interval; ``7.5 (0.0 to unbounded)`` where it has no upper end (a
+    count's interval from 2 or 3 games: Garwood's at a tiny effective count), once printed as the mean
+    alone, as if it had no interval."""
+    if not share and finite(lo) and hi == math.inf:
+        return f"{num(mean, 1)} ({num(lo, 1)} to unbounded)"
     if not (finite(lo) and finite(hi)):
         return pct(mean) if share else num(mean, 1)
     return pct_ci(mean, lo, hi, label="") if share else num_ci(mean, lo, hi, decimals=span_digits(lo, hi, 1),
