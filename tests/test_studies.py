@@ -321,6 +321,23 @@ def test_sweep_that_compares_no_points_reads_each_point_not_no_finished_game(tmp
     assert "no finished game" not in out["answer"] and "over the 2 points" in out["answer"], out["answer"]
 
 
+def test_length_sweep_of_one_game_says_why_it_has_no_interval(tmp_path):
+    # `cardsim sweep S -n 1` with metric = "length": "TypeError: unsupported format string passed to
+    # NoneType.__format__" (the answer formatted the missing interval ends), a traceback, exit code 1
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "len"\ngame = "fubnub"\ngames = 60\n'
+                 '[sweep]\nmetric = "length"\npoints = [{ "rules.max_hands" = 1000 }, { "rules.max_hands" = 999 }]\n')
+    r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs"), "-f", "json", "-n", "1"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout[r.stdout.index("{"):])
+    assert out["answer"].startswith("The game length at each point: rules.max_hands=1000: ")
+    assert out["answer"].count("(no interval: 1 game, and an interval needs at least 2)") == 2, out["answer"]
+    from cardsim.studies.sweep import _length_ci
+
+    assert _length_ci(7.5, 0.0, math.inf, 2) == "7.5 (95% CI 0.0 to unbounded)"  # printed "0.0-inf"
+    assert _length_ci(12.5, 12.3, 12.7, 100) == "12.5 (95% CI 12.3-12.7)"
+
+
 def test_compare_with_an_arm_that_never_finishes_says_so(tmp_path):
     # the answer read "'cut' wins nan points less often than 'a' (nan% -> nan% ...)"
     s = scen(compare={"arms": [{"name": "a"}, {"name": "cut", "rules": {"max_hands": 1}}]})

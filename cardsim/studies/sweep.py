@@ -354,8 +354,9 @@ def headline(res: SweepResult) -> str:
         "behind" if res.plan.best == "max" else "ahead")
     if not res.plan.paired or res.best_index is None:
         if length:
-            parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: {r[est]:.1f} (95% CI "
-                     f"{r[a]:.1f}-{r[b]:.1f})" for r in t.iter_rows(named=True)]
+            parts = [f"{', '.join(f'{k}={r[k]}' for k in res.plan.keys)}: "
+                     f"{_length_ci(r[est], r[a], r[b], r.get('games', 0))}"
+                     for r in t.iter_rows(named=True)]
             return f"{metric_words(res.plan.metric).capitalize()} at each point: " + "; ".join(parts) + "."
         return _fair_share_answer(res)
     best = t.row(res.best_index, named=True)
@@ -374,8 +375,9 @@ def headline(res: SweepResult) -> str:
         h = res.heldout.row(0, named=True)
         d = span_digits(h["lo"], h["hi"], 1 if length else 100)  # more decimals where one prints the ends alike
         lo, hi = _fmt(res, h["lo"], digits=d), _fmt(res, h["hi"], digits=d)
-        parts[0] += (f", {_fmt(res, h[res.plan.metric], digits=d)} on {h['games']:,} fresh deals (95% CI "
-                     f"{lo.rstrip('%')}-{hi})")
+        ends = (f"{lo} to unbounded" if length and h["hi"] == math.inf else  # a count's, from 2 or 3 deals
+                f"{lo.rstrip('%')}-{hi}")
+        parts[0] += f", {_fmt(res, h[res.plan.metric], digits=d)} on {h['games']:,} fresh deals (95% CI {ends})"
     parts[0] += "; " + stability(best["p_best"])
     if tied:
         names = "; ".join(_describe(res.plan, i) for i in tied[:4]) + ("; ..." if len(tied) > 4 else "")
@@ -385,6 +387,19 @@ def headline(res: SweepResult) -> str:
     if worse:
         parts.append(_gaps(worse, length, unit, gap))
     return "; ".join(parts) + "."
+
+
+def _length_ci(mean: float | None, lo: float | None, hi: float | None, games: int) -> str:
+    """A point's mean length with its interval in words: ``12.5 (95% CI 12.3-12.7)``, ``7.5 (95% CI 0.0 to
+    unbounded)`` (a count's interval from 2 or 3 games), or the reason it has none (1 game: the answer of
+    a length sweep at 1 game raised a TypeError, formatting the missing ends)."""
+    if mean is None or not math.isfinite(mean):
+        return "no finished game"
+    if lo is None or hi is None or not math.isfinite(lo) or math.isnan(hi):
+        return f"{mean:.1f} (no interval: {N.many(games, 'game')}, and an interval needs at least 2)"
+    if hi == math.inf:
+        return f"{mean:.1f} (95% CI {lo:.1f} to unbounded)"
+    return f"{mean:.1f} (95% CI {lo:.1f}-{hi:.1f})"
 
 
 def _fair_share_answer(res: SweepResult) -> str:
