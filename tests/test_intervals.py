@@ -501,6 +501,12 @@ def test_compare_and_cards_at_a_few_games_without_spread():
 
     assert mean_text(7.5, 0.0, math.inf) == "7.5 (0.0 to unbounded)"
     assert mean_text(7.5, 1.0, 9.0) == "7.5 (1.0-9.0)" and mean_text(7.5, math.nan, math.nan) == "7.5"
+    # the named card's re-play on fresh seeds gets a verb only where its own interval shows the sign:
+    # "re-played on 50 fresh seeds: shortens them by 0.3 hands (95% CI -1.4 to +0.6 hands)" claimed one
+    again = {"effect": -0.3, "lo": -1.4, "hi": 0.6, "games": 50}
+    assert cards_study._again(again, 1, "hands", verb=True) == "; re-played on 50 fresh seeds: -0.3 hands (95% CI -1.4 to +0.6 hands)"
+    sure = {"effect": -0.3, "lo": -0.5, "hi": -0.1, "games": 50}
+    assert cards_study._again(sure, 1, "hands", verb=True) == "; re-played on 50 fresh seeds: shortens them by 0.3 hands (95% CI 0.1-0.5 hands)"
 
 
 def test_sweep_answer_uses_fresh_deals(tmp_path):

@@ -389,6 +389,9 @@ def _again(r: dict | None, scale: float, unit: str, verb: bool = False) -> str:
     where = f"; re-played on {many(r['games'], 'fresh seed')}: "
     if not math.isfinite(v):
         return where + "no game finished in both decks"
+    # the verb only where the re-play's own interval shows the sign ("shortens them by 0.3 hands (95% CI
+    # -1.4 to +0.6 hands)" once claimed a direction its interval did not): else signed numbers
+    verb = verb and (r["lo"] > 0 or r["hi"] < 0)
     ci = span(r["lo"], r["hi"], scale, unit, signed=not verb, n=r["games"], what="games")
     if verb:
         return where + f"{'shortens' if v < 0 else 'lengthens'} them by {abs(v):.{d}f} {unit} (95% CI {ci})"
