@@ -563,9 +563,10 @@ def _not_a_study_folder(path: Path, command: str) -> None:
         what, study = "a meta-game's games (its chunks)", "meta"
     else:
         return
+    same = " (and the --budget and --seed it ran with, which name the folder)" if study == "search" else ""
     raise CardsimError(f"{path} is {what}, not a run directory for `cardsim {command}`: give the {study}'s scenario "
-                       f"file to `cardsim {study}` (or `cardsim report`) with --runs {path.parent}, which resumes "
-                       f"from it (no finished batch or chunk is played again)")
+                       f"file to `cardsim {study}` (or `cardsim report`) with --runs {path.parent}{same}, which "
+                       f"resumes from it (no finished batch or chunk is played again)")
 
 
 def _parse_rules(rules: list[str] | None) -> dict[str, Any]:

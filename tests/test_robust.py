@@ -219,6 +219,9 @@ def test_a_search_folder_given_as_a_run_directory_names_the_command_that_reads_i
     assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
     assert (f"{folder} is a search's folder (journal.log), not a run directory for `cardsim {command}`: give the "
             f"search's scenario file to `cardsim search` (or `cardsim report`) with --runs {folder.parent}") in r.output
+    # a search run with --budget (or --seed) keeps its journal in a folder those name: without them the same
+    # command started a new search in another folder, the line saying nothing of them
+    assert "(and the --budget and --seed it ran with, which name the folder)" in r.output
 
 
 def test_a_scenario_nested_too_deeply_is_one_line(tmp_path):
