@@ -338,6 +338,20 @@ def test_length_sweep_of_one_game_says_why_it_has_no_interval(tmp_path):
     assert _length_ci(12.5, 12.3, 12.7, 100) == "12.5 (95% CI 12.3-12.7)"
 
 
+def test_rate_whose_games_never_finish_says_so(tmp_path):
+    # every game cut at its cap: the answer read "random (the reference) rates highest; no other policy has a
+    # finite strength", a ranking no game made
+    f = tmp_path / "r.toml"
+    f.write_text('[scenario]\nname = "cutr"\ngame = "fubnub"\ngames = 20\n[rules]\nmax_hands = 1\n'
+                 '[ratings]\npolicies = ["random", "partner"]\n')
+    r = CliRunner().invoke(app, ["rate", str(f), "--runs", str(tmp_path / "runs"), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout[r.stdout.index("{"):])
+    assert out["answer"].startswith("No game finished: every game of the 20 deals per table was cut at the game's "
+                                    "cap"), out["answer"]
+    assert "rates highest" not in out["answer"]
+
+
 def test_compare_with_an_arm_that_never_finishes_says_so(tmp_path):
     # the answer read "'cut' wins nan points less often than 'a' (nan% -> nan% ...)"
     s = scen(compare={"arms": [{"name": "a"}, {"name": "cut", "rules": {"max_hands": 1}}]})

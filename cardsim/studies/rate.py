@@ -656,6 +656,11 @@ def ranking(ratings: pl.DataFrame) -> str:
 def headline(res: RatingResult) -> str:
     ref = res.plan.names[res.plan.reference]
     r = res.ratings
+    if res.pairs.height and "games" in res.pairs.columns and not res.pairs["games"].sum():
+        # every game cut at a cap: "eager (the reference) rates highest" claimed a ranking no game made
+        return (f"No game finished: every game of the {res.games:,} deal{'s' if res.games != 1 else ''} per table "
+                f"was cut at the game's cap, so no policy won one and none can be rated; raise the cap to rate "
+                f"them.")
     finite = r.filter(pl.col("theta").is_finite())
     order = ranking(r)
     top = r.row(0, named=True)
