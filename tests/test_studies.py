@@ -352,6 +352,20 @@ def test_rate_whose_games_never_finish_says_so(tmp_path):
     assert "rates highest" not in out["answer"]
 
 
+def test_cards_whose_games_never_finish_do_not_claim_the_edge_was_measured(tmp_path):
+    # every game cut at its cap has no winner: the answer said "no card moves the first player's edge beyond
+    # chance", as if it had been measured, and numpy warned "Mean of empty slice" on stderr
+    f = tmp_path / "c.toml"
+    f.write_text('[scenario]\nname = "cutc"\ngame = "turtle"\ngames = 20\n[rules]\nmax_turns = 1\n'
+                 '[cards]\ncards = ["Shuffle"]\n')
+    r = CliRunner().invoke(app, ["cards", str(f), "--runs", str(tmp_path / "runs"), "-f", "json"])
+    assert r.exit_code == 0, r.output
+    assert "RuntimeWarning" not in r.output
+    out = json.loads(r.stdout[r.stdout.index("{"):])
+    assert "the first player's edge is not measured: no game finished in both decks" in out["answer"]
+    assert "no card moves the first player's edge" not in out["answer"]
+
+
 def test_compare_with_an_arm_that_never_finishes_says_so(tmp_path):
     # the answer read "'cut' wins nan points less often than 'a' (nan% -> nan% ...)"
     s = scen(compare={"arms": [{"name": "a"}, {"name": "cut", "rules": {"max_hands": 1}}]})

@@ -36,6 +36,7 @@ run is printed beside it, labelled as such.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -157,7 +158,9 @@ def measures(results: list[Any], focus: int, players: int, mixed: bool) -> dict[
             fw = np.full(n, np.nan)
             fw[np.searchsorted(win["game"].to_numpy(), first["game"].to_numpy())] = \
                 first["win"].cast(pl.Float64).fill_null(np.nan).to_numpy()
-            acc.setdefault("first-player advantage", []).append(fw - np.nanmean(w, axis=1))
+            with np.errstate(invalid="ignore"), warnings.catch_warnings():  # a game nobody won: NaN, no warning
+                warnings.simplefilter("ignore", RuntimeWarning)
+                acc.setdefault("first-player advantage", []).append(fw - np.nanmean(w, axis=1))
         if mixed:
             seat = (focus + r) % players
             acc.setdefault("focus seat win rate", []).append(w[:, list(win.columns[1:]).index(str(seat))]
@@ -359,6 +362,10 @@ def headline(res: CardsResult) -> str:
                              + _again(again.get(measure), 100, "points")
                              + _next(e.filter((pl.col("measure") == measure) & (pl.col("p_adjusted") < 0.05)), r,
                                      100, "points"))
+            elif not e.filter((pl.col("measure") == measure) & (pl.col("games") > 0)).height:
+                # every game cut at a cap has no winner: "no card moves the first player's edge beyond
+                # chance" read as if it had been measured
+                parts.append(f"{label} is not measured: no game finished in both decks")
             else:
                 parts.append(f"no card moves {label} beyond chance")
     text = "; ".join(parts) + f" (the same {many(res.games, 'seed')} in every deck)."
