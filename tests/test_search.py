@@ -1005,3 +1005,24 @@ def test_meta_answer_never_says_within_the_margin_when_the_interval_reaches_past
     wide = mt.headline(res(-0.001, 0.009))
     assert "not detectably more than the 0.5-point margin" in wide and "with confidence" not in wide
     assert "less than the margin with confidence." in mt.headline(res(-0.003, 0.004))
+
+
+def test_importance_of_trials_that_all_score_alike_is_no_ranking(recwarn):
+    """A rules search whose band no game reached scored every trial 0: Optuna warned on stderr "Parameter
+    importances will be equal" and the Importance table ranked the parameters by equal figures."""
+    from types import SimpleNamespace
+
+    import optuna
+
+    from cardsim.studies.search import _importance
+
+    dists = {"a": optuna.distributions.FloatDistribution(0.0, 1.0),
+             "b": optuna.distributions.FloatDistribution(0.0, 1.0)}
+    trials = [optuna.trial.create_trial(params={"a": i / 12, "b": 1 - i / 12}, distributions=dists, value=0.0,
+                                        intermediate_values={50: 0.0}) for i in range(12)]
+    p = SimpleNamespace(rung=50, params=[object(), object()])
+    assert _importance(p, trials).height == 0
+    assert not [w for w in recwarn if "importances will be equal" in str(w.message)]
+    varied = [optuna.trial.create_trial(params={"a": i / 12, "b": 1 - i / 12}, distributions=dists, value=i / 12,
+                                        intermediate_values={50: i / 12}) for i in range(12)]
+    assert set(_importance(p, varied)["param"]) == {"a", "b"}

@@ -817,10 +817,19 @@ def _importance(p: Plan, trials) -> pl.DataFrame:
     tmp = optuna.create_study(direction="maximize")
     tmp.add_trials([optuna.trial.create_trial(params=t.params, distributions=t.distributions,
                                               value=t.intermediate_values[p.rung]) for t in first])
+    import warnings
+
     try:
-        imp = optuna.importance.get_param_importances(
-            tmp, evaluator=optuna.importance.PedAnovaImportanceEvaluator(), normalize=True)
+        # trials that all score alike (a band no game reaches): Optuna warned on stderr "Target and region
+        # quantiles select the same set of trials. Parameter importances will be equal." and the table
+        # ranked parameters by equal figures; no ranking then
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            imp = optuna.importance.get_param_importances(
+                tmp, evaluator=optuna.importance.PedAnovaImportanceEvaluator(), normalize=True)
     except (RuntimeError, ValueError):
+        return pl.DataFrame(schema=cols)
+    if any("importances will be equal" in str(w.message) for w in said):
         return pl.DataFrame(schema=cols)
     return pl.DataFrame([{"param": k, "importance": float(v)} for k, v in imp.items()], schema=cols)
 
