@@ -656,7 +656,8 @@ def ranking(ratings: pl.DataFrame) -> str:
 def headline(res: RatingResult) -> str:
     ref = res.plan.names[res.plan.reference]
     r = res.ratings
-    if res.pairs.height and "games" in res.pairs.columns and not res.pairs["games"].sum():
+    pairs = getattr(res, "pairs", None)
+    if pairs is not None and pairs.height and "games" in pairs.columns and not pairs["games"].sum():
         # every game cut at a cap: "eager (the reference) rates highest" claimed a ranking no game made
         return (f"No game finished: every game of the {res.games:,} deal{'s' if res.games != 1 else ''} per table "
                 f"was cut at the game's cap, so no policy won one and none can be rated; raise the cap to rate "
