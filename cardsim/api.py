@@ -95,7 +95,17 @@ def open_run(path: str | Path) -> Result:
         raise RunDirError(f"{rd.path} cannot be read as this scenario's run: {why}; run the scenario again "
                           f"into a new --out")
     _check_parts(rd, m, s)
-    return Result(s, rd, stop=until_note(m, s.games))
+    return Result(s, rd, stop=until_note(m, s.games) or interrupted_note(m, s.games, rd.path))
+
+
+def interrupted_note(m: dict, games: int, path: Path) -> str:
+    """A run that kept fewer games than it was asked for (Ctrl-C, a kill): said where it is read
+    (``cardsim report RUN_DIR``'s Run table), which otherwise gave its games as if they were the run."""
+    asked = m.get("asked")
+    if until_games(m) is not None or not isinstance(asked, int) or isinstance(asked, bool) or asked <= games:
+        return ""
+    return (f"interrupted: {games:,} of the {asked:,} games asked were played; `cardsim run {path}` plays the "
+            f"rest (finished chunks are not played again)")
 
 
 def until_games(m: dict) -> int | None:

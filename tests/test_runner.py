@@ -214,3 +214,17 @@ def test_identity_diff_names_a_seat_of_another_policy_by_its_policy():
     assert identity_diff(old, new) == (
         'seats[0].policy: "partner" in the directory, "tactician" in this scenario; seats[2].policy: "partner" '
         'in the directory, "tactician" in this scenario')
+
+
+def test_an_interrupted_run_read_as_it_was_played_says_so(tmp_path):
+    """`cardsim report RUN_DIR` of a run Ctrl-C cut short gave its kept games as the run, with no word that
+    it was asked for more; its Run table now says so (the manifest's `asked`, as an interrupted run leaves it)."""
+    api.run(scenario(games=240), out=tmp_path / "r")  # two chunks of 120
+    m = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert api.open_run(tmp_path / "r").stop == ""
+    m["asked"] = 500  # what a run of 500 games interrupted after its first two chunks leaves
+    (tmp_path / "r" / "manifest.json").write_text(json.dumps(m))
+    res = api.open_run(tmp_path / "r")
+    assert res.scenario.games == 240
+    assert res.stop == (f"interrupted: 240 of the 500 games asked were played; `cardsim run {tmp_path / 'r'}` plays "
+                        "the rest (finished chunks are not played again)")
