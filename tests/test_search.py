@@ -1026,3 +1026,21 @@ def test_importance_of_trials_that_all_score_alike_is_no_ranking(recwarn):
     varied = [optuna.trial.create_trial(params={"a": i / 12, "b": 1 - i / 12}, distributions=dists, value=i / 12,
                                         intermediate_values={50: i / 12}) for i in range(12)]
     assert set(_importance(p, varied)["param"]) == {"a", "b"}
+
+
+def test_tuned_seats_of_opposing_teams_are_refused(tmp_path):
+    """FUBNUB's team game with search.tuned = [0, 1]: the tuned policy played against itself (seats 0 and 1
+    are on opposing teams), and the answer said "Best found against partner at every other seat"."""
+    from cardsim import api
+    from cardsim.studies import search as srch
+
+    text = (ROOT / "scenarios" / "fubnub_search.toml").read_text()
+    f = tmp_path / "s.toml"
+    f.write_text(text.replace("tuned = [0, 2]", "tuned = [0, 1]").replace(
+        'policies = ["tactician", "partner", "tactician", "partner"]',
+        'policies = ["tactician", "tactician", "partner", "partner"]'))
+    with pytest.raises(ScenarioError, match=re.escape("search.tuned = [0, 1]: seats of opposing teams (0+2, 1+3) "
+                                                      "would play the tuned policy against itself; tune the seats "
+                                                      "of one team (e.g. [0, 2])")):
+        srch.plan(api.load(f))
+    assert srch.plan(api.load(ROOT / "scenarios" / "fubnub_search.toml")).tuned == [0, 2]

@@ -191,6 +191,15 @@ def plan(base: sc.Scenario) -> Plan:
         focus = tuned[0]
     if focus not in tuned:
         raise ScenarioError(f"search.focus = {focus} must be one of search.tuned = {tuned}")
+    from cardsim.studies.meta import sides_of
+
+    teams = [side for side in sides_of(base.setup) if len(side) > 1]
+    if teams and sum(any(t in side for t in tuned) for side in teams) > 1:
+        # the tuned policy then plays against itself and the objective (the focus seat's team) gains on one
+        # side what it loses on the other; the answer said "against partner at every other seat"
+        raise ScenarioError(f"search.tuned = {tuned}: seats of opposing teams "
+                            f"({', '.join('+'.join(map(str, side)) for side in teams)}) would play the tuned policy "
+                            f"against itself; tune the seats of one team (e.g. {teams[0]})")
     params = space.parse_params(cfg.get("params"), "search.params", tuned)
     objective = cfg.get("objective", "win")
     if objective not in OBJECTIVES:
