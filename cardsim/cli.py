@@ -849,17 +849,8 @@ def trace(
     if policy:
         parsed = [_policy_arg(p) for p in policy]
         pols = parsed[0] if len(parsed) == 1 else parsed
-    try:
-        setup = build_setup(g, variant, players, pols, _parse_rules(rule), base_dir=Path.cwd(),
-                            players_key="--players", policies_key="--policy")
-    except CardsimError as exc:  # a seat's error names the scenario's key; here the seats came from --policy
-        import re
-
-        msg = re.sub(r"\bseats\.policies\[(\d+)\]", "--policy" if len(policy or ()) == 1 else r"--policy (seat \1)",
-                     str(exc))
-        if msg == str(exc):
-            raise
-        raise type(exc)(msg) from None
+    setup = build_setup(g, variant, players, pols, _parse_rules(rule), base_dir=Path.cwd(),
+                        players_key="--players", policies_key="--policy", policy_key="--policy")
     out = sys.stdout
     if out is None:  # stdout closed (`cardsim trace ... >&-`): nobody reads the games (it was a traceback)
         return

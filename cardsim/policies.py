@@ -57,11 +57,12 @@ def is_plugin(name: str) -> bool:
 
 
 def resolve_seat(game: Game, entry: Any, seat: int, base_dir: Path | None = None,
-                 plugins: list[str] | None = None) -> SeatPolicy:
+                 plugins: list[str] | None = None, where: str | None = None) -> SeatPolicy:
     """Turn one ``[seats] policies`` entry (a name, or a table with ``name`` and
     parameters) into a :class:`SeatPolicy`. ``plugins`` collects plug-in refs
-    in order of first use; their index decides the dispatch id."""
-    where = f"seats.policies[{seat}]"
+    in order of first use; their index decides the dispatch id. ``where`` names the
+    entry in an error, as the user wrote it (default ``seats.policies[<seat>]``)."""
+    where = where if where is not None else f"seats.policies[{seat}]"
     if isinstance(entry, str):
         name, overrides = entry, {}
     elif isinstance(entry, Mapping):

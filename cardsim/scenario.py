@@ -218,10 +218,12 @@ def _absolute_plugins(raw: Mapping[str, Any], setup: Setup) -> Mapping[str, Any]
 def build_setup(game: Game | str, variant: str | None = None, players: int | None = None,
                 policies: str | Sequence[Any] | None = None, rules: Mapping[str, Any] | None = None,
                 base_dir: Path | None = None, both: bool = False, players_key: str = "scenario.players",
-                policies_key: str = "seats.policies") -> Setup:
-    """Validate and resolve a game set-up (also the entry point for tests and the API). ``players_key`` and
-    ``policies_key`` name where the player count and the seat policies came from (``cardsim trace``'s
-    ``--players`` and ``--policy``)."""
+                policies_key: str = "seats.policies", policy_key: str = "seats.policy") -> Setup:
+    """Validate and resolve a game set-up (also the entry point for tests and the API). ``players_key``,
+    ``policies_key`` and ``policy_key`` name where the player count, the seat policies (one a seat) and
+    the one policy of every seat came from, as errors name them (``cardsim trace``'s ``--players`` and
+    ``--policy``): a seat's entry is ``<policies_key>[<seat>]``, or ``<policies_key> (seat <seat>)`` for a
+    command-line option (a key starting ``--``), and the one policy ``<policy_key>``."""
     if isinstance(game, str):
         game = get_game(game)
     if both:
@@ -249,11 +251,16 @@ def build_setup(game: Game | str, variant: str | None = None, players: int | Non
                          f"{game.name} {var.name} takes {var.min_players}-{var.max_players} players")
     if entries is None:
         entries = [policies if policies is not None else game.default_policy] * players
+        wheres = [policy_key] * players  # one entry for every seat: its error names it as written
+    else:
+        wheres = [f"{policies_key} (seat {i})" if policies_key.startswith("--") else f"{policies_key}[{i}]"
+                  for i in range(players)]
     if len(entries) != players:
         raise ScenarioError(f"{policies_key} has {len(entries)} entries but {players_key} = {players}; give one "
                             f"per seat")
     plugins: list[str] = []
-    seats = tuple(resolve_seat(game, e, i, base_dir, plugins) for i, e in enumerate(entries))
+    seats = tuple(resolve_seat(game, e, i, base_dir, plugins, w) for i, (e, w) in enumerate(zip(entries, wheres,
+                                                                                                 strict=False)))
     rules = dict(rules or {})
     knobs = game.knobs_for(var.name)
     known = {k.name: k for k in knobs}

@@ -543,6 +543,9 @@ def test_search_field_typo_and_rules_search_without_seats():
                              {"rules.point_cards": {"low": 1, "high": 15, "step": 2}})
         with pytest.raises(ScenarioError, match=r"^search\.field: unknown policy 'partnr' for fubnub \(did you mean"):
             srch.plan(from_dict(raw))
+        raw["search"].update(field={"name": "partner", "bogus": 1})  # a bad parameter: named at the field's key
+        with pytest.raises(ScenarioError, match=r"^search\.field: policy 'partner' has no parameter 'bogus'"):
+            srch.plan(from_dict(raw))
     raw = json.loads(json.dumps(FUB))  # rules searched, no [seats]: the tuned seats play the default policy
     raw["search"].update(budget=10**6, params={"rules.point_cards": {"low": 1, "high": 15, "step": 2}})
     p = srch.plan(from_dict(raw))

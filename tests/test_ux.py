@@ -708,6 +708,20 @@ def test_a_trace_policy_error_names_the_option_given(policies, where):
     assert "seats.policies" not in line
 
 
+@pytest.mark.parametrize(("seats", "where"), [
+    ('policy = { name = "simple", bogus = 1 }', "error: seats.policy: policy 'simple' has no parameter 'bogus'"),
+    ('policy = { nam = "simple" }', "error: seats.policy needs a string 'name' key"),
+    ('policies = ["simple", { name = "simple", bogus = 1 }]', "error: seats.policies[1]: policy 'simple' has no"),
+])
+def test_a_seat_policy_error_names_the_key_written(tmp_path, seats, where):
+    """A scenario's one policy for every seat (`seats.policy`) with a bad parameter was named
+    `seats.policies[0]`, a key the scenario does not have."""
+    p = tmp_path / "s.toml"
+    p.write_text(f'[scenario]\nname = "s"\ngame = "gubs"\nplayers = 2\ngames = 10\n[seats]\n{seats}\n')
+    line = one_error_line(invoke("run", p, "--runs", tmp_path / "runs"), where)
+    assert ("seats.policies" in line) == ("policies =" in seats)
+
+
 def test_every_default_and_shipped_scenario_is_inside_the_domains():
     from cardsim.games import game_names, get_game
     from cardsim.studies import search

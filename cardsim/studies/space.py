@@ -265,10 +265,11 @@ def check_field(base: sc.Scenario, field: Field, where: str) -> None:
     for i, e in enumerate(entries):
         at = f"{where}[{i}].policy" if mix else f"{where}[{i}]" if field.fixed is not None else where
         try:
-            resolve_seat(game, e, 0, base.path.parent if base.path else None)
-        except CardsimError as exc:
-            why = str(exc).removeprefix("seats.policies[0]: ")
-            raise ScenarioError(f"{at}: {why}") from None
+            resolve_seat(game, e, 0, base.path.parent if base.path else None, where=at)
+        except CardsimError as exc:  # an unknown policy or plug-in file: named at its key too
+            if str(exc).startswith(at):
+                raise
+            raise ScenarioError(f"{at}: {exc}") from None
 
 
 def seatings(base: sc.Scenario, raw: dict[str, Any], tuned: list[int], field: Field
