@@ -115,7 +115,7 @@ def load(path: str | Path) -> Scenario:
     if path.is_dir():
         raise ScenarioError(f"{path} is a directory; a scenario file (.toml) is expected")
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = path.read_bytes().decode("utf-8-sig")  # a byte-order mark (Windows editors write one) is not TOML
         raw = tomllib.loads(text)
     except UnicodeDecodeError:
         raise ScenarioError(f"{path}: not a UTF-8 text file (a TOML scenario is expected)") from None

@@ -318,3 +318,15 @@ def test_trace_out_of_memory_names_the_caps(monkeypatch):
     r = invoke("trace", "fourbid", "--rule", "turn_cap=1000000")
     assert r.exit_code == 2 and r.output.startswith("error: the trace ran out of memory"), r.output
     assert "lower rules.turn_cap, rules.max_hands" in r.output and r.output.count("\n") == 1
+
+
+def test_a_scenario_with_a_byte_order_mark_loads(tmp_path):
+    """A scenario saved by an editor that writes a UTF-8 byte-order mark (Windows Notepad) read as
+    'malformed TOML: Invalid statement (at line 1, column 1)'."""
+    p = tmp_path / "bom.toml"
+    p.write_bytes(b"\xef\xbb\xbf" + GOOD.encode())
+    plain = tmp_path / "plain.toml"
+    plain.write_text(GOOD)
+    from cardsim.scenario import load
+
+    assert load(p).raw == load(plain).raw and load(p).setup == load(plain).setup
