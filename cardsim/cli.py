@@ -791,10 +791,10 @@ def run(
             be.close()
     s = result.scenario
     from cardsim.games import get_game
-    from cardsim.report.numbers import many
+    from cardsim.report.numbers import many, one_game_note
 
     what = f"{s.name}: {many(s.games, 'game')} of {s.game} ({s.setup.variant}), seed {s.seed}, run directory {result.path}"
-    answer = get_game(s.game).answer(result.tables, s.setup)  # the report's answer, in words
+    answer = one_game_note(get_game(s.game).answer(result.tables, s.setup), s.games)  # the report's answer, in words
     from cardsim.stats import ROWWISE
 
     notes = ([what] if answer else []) + ([result.stop] if result.stop else []) + [ROWWISE]

@@ -814,3 +814,38 @@ def test_a_run_directory_refuses_the_options_it_would_ignore(tmp_path):
                    "--runs x and --threads 2: a run directory is reported as it was played")
     assert not (tmp_path / "reports").exists() and not (tmp_path / "runs").exists()
     assert invoke("run", run_dir).exit_code == 0  # without them, as before
+
+
+@pytest.mark.parametrize("scenario", ["fubnub_battle_royal", "fubnub_full_deck"])
+def test_one_game_of_every_seat_for_itself_claims_no_difference(tmp_path, scenario):
+    """At 1 game the seats' differences from the fair share have no interval (NaN), which the answer's
+    `not lo <= 0 <= hi` took as off 0: 'seat 0 differs detectably from the fair share ...: n/a' for
+    every seat."""
+    r = invoke("run", f"scenarios/{scenario}.toml", "-n", 1, "--runs", tmp_path / "runs")
+    assert r.exit_code == 0, r.output
+    assert "differs detectably" not in r.output
+    assert "no seat is compared with the fair share of sole wins, 25.0%: that needs at least 2 games" in r.output
+
+
+def test_one_game_says_why_an_interval_is_n_a(tmp_path):
+    """A 1-game run's answer printed '(95% CI n/a)' for a rate over hands with no reason; a win rate
+    over games has its interval from the first game."""
+    r = invoke("run", "scenarios/fubnub.toml", "-n", 1, "--runs", tmp_path / "runs")
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if "(95% CI n/a)" in x)
+    assert line.endswith("(n/a: an interval clustered by game, or of a mean over games, needs at least 2 games; "
+                         "this run has 1.)")
+    r = invoke("run", "scenarios/fubnub.toml", "-n", 2, "--runs", tmp_path / "runs")
+    assert r.exit_code == 0 and "n/a: an interval" not in r.output
+
+
+def test_gubs_answer_names_no_card_it_cannot_compare(tmp_path):
+    """A card every seat drew (Gub, in a short 2-player run) has no seats without it to compare with:
+    its lift is NaN, which sorted first, and the answer said 'Seats that draw Gub win n/a against
+    seats that do not (the largest observed gain)'."""
+    p = tmp_path / "g.toml"
+    p.write_text('[scenario]\nname = "g"\ngame = "gubs"\nplayers = 2\ngames = 20\n[seats]\npolicy = "random"\n')
+    r = invoke("run", p, "--runs", tmp_path / "runs")
+    assert r.exit_code == 0, r.output
+    answer = next(x for x in r.output.splitlines() if x.startswith("With 2 players the starting seat"))
+    assert "n/a" not in answer and "Seats that draw Gub win" not in answer

@@ -338,7 +338,7 @@ def build(result, title: str | None = None) -> Report:
     answer, sections = standard_sections(result)
     headline = game.headline(result.tables, setup)
     if headline:
-        answer = headline
+        answer = N.one_game_note(headline, s.games)
     for t, figs, tables in game.figures(result.tables, setup):
         sections.append(Section(t, figures=[(c, F.png_bytes(f)) for c, f in figs], tables=tables))
     sections.append(Section("Balance metrics", text=(

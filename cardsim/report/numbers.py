@@ -59,6 +59,16 @@ def pct(x: Any, digits: int | None = None) -> str:
     return f"{100 * x:.{digits}f}%"
 
 
+def one_game_note(answer: str, games: int) -> str:
+    """``answer`` with, in a run of one game whose answer has an interval it could not give (``n/a``),
+    the reason: intervals clustered by game (a hand's or a turn's rate, a mean over hands, a game's
+    length) need at least two games; a win rate over the games has one from the first."""
+    if games >= 2 or f"{MISSING})" not in answer:
+        return answer
+    return (f"{answer} (n/a: an interval clustered by game, or of a mean over games, needs at least 2 games; this "
+            f"run has {games:,}.)")
+
+
 def pct_ci(rate: Any, lo: Any, hi: Any, digits: int = 1, label: str = "95% CI",
            ref: float | Sequence[float] | None = None) -> str:
     """``50.3% (95% CI 49.3-51.3%)``; ``label`` names another interval (``simultaneous 95% CI``). An

@@ -759,7 +759,7 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         return f"No {what} finished. " + tail
     k = len(SEATS)
     rows = list(wilson_at(pl.concat(rates), bonferroni_z(k)).iter_rows(named=True))
-    off = [s for s in SEATS if not rows[s]["sim_lo"] <= 0.25 <= rows[s]["sim_hi"]]
+    off = [s for s in SEATS if rows[s]["sim_lo"] > 0.25 or rows[s]["sim_hi"] < 0.25]  # NaN ends: not off
     each = ", ".join(f"{who} {s} ({names[s]}) {N.pct_ci(r['rate'], r['sim_lo'], r['sim_hi'], label='', ref=0.25)}"
                      for s, r in zip(SEATS, rows, strict=True))
     listed = ", ".join(str(s) for s in off[:-1]) + (" and " if len(off) > 1 else "") + (str(off[-1]) if off else "")

@@ -940,10 +940,12 @@ def headline_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     fair = (1 - tie["rate"]) / k
     shown = list(wilson_at(wins, bonferroni_z(k)).iter_rows(named=True))
     diffs = sole_win_differences([r["k"] for r in rows], int(rows[0]["n"]))
-    off = [(r, d) for r, d in zip(rows, diffs, strict=True) if not d[1] <= 0 <= d[2]]
+    off = [(r, d) for r, d in zip(rows, diffs, strict=True) if d[1] > 0 or d[2] < 0]  # NaN (1 game): not off
     seats = ", ".join(f"seat {r['seat']} {N.pct_ci(r['rate'], r['sim_lo'], r['sim_hi'], label='', ref=fair)}"
                       for r in shown)
-    verdict = (f"no seat differs detectably from the fair share of sole wins, {N.pct(fair)}" if not off else
+    verdict = (f"no seat is compared with the fair share of sole wins, {N.pct(fair)}: that needs at least 2 "
+               f"games" if int(rows[0]["n"]) < 2 else
+               f"no seat differs detectably from the fair share of sole wins, {N.pct(fair)}" if not off else
                "; ".join(f"seat {r['seat']} differs detectably from the fair share of sole wins, {N.pct(fair)}: "
                          f"{N.points_ci(*d, label='simultaneous 95% CI')}" for r, d in off))
     return (f"With {setup.players} players each for themselves, the sole winner by seat (95% intervals simultaneous "

@@ -278,9 +278,12 @@ class Gubs(Game):
                  f"{N.pct_ci(first['rate'], first['lo'], first['hi'], ref=fair)} "
                  f"of {first['n']:,} finished games: {edge} the fair share of {N.pct(fair)}.")
         sums = impact_sums(tables, setup.players)
-        impact = impact_table(sums).filter(pl.col("n_drew") >= 30).sort("lift", descending=True)
+        # a card every seat drew (Gub, in a short run) has no seats without it to compare with: lift NaN
+        impact = impact_table(sums).filter(pl.col("n_drew") >= 30, pl.col("lift").is_finite()).sort(
+            "lift", descending=True)
         if not impact.height:  # a small run: no card was drawn by 30 seats of finished games
-            return seats + " Too few games to compare cards (a card is compared once 30 seats of finished games drew it)."
+            return seats + (" Too few games to compare cards (a card is compared once 30 seats of finished games "
+                            "drew it and some did not).")
         # the largest gain and loss are picked from the k cards compared: Bonferroni intervals over them
         k = impact.height
         top, low = (sums.lift(impact.row(i, named=True)["card"], 0.05 / k, mover=True) for i in (0, k - 1))
@@ -294,7 +297,7 @@ class Gubs(Game):
         from cardsim.report import figures as F
 
         sums = impact_sums(tables, setup.players)
-        t = impact_table(sums).filter(pl.col("n_drew") > 0).sort("lift")
+        t = impact_table(sums).filter(pl.col("n_drew") > 0, pl.col("lift").is_finite()).sort("lift")
         # a figure of k cards is read as a ranking: intervals that hold for every card at once (Bonferroni,
         # Wilson combined by MOVER as the answer's), so a card off 0 is not one of the k by chance
         k = t.height

@@ -782,7 +782,7 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     def ci(s: int) -> str:
         return N.pct_ci(rows[s]["rate"], rows[s]["sim_lo"], rows[s]["sim_hi"], label="", ref=fair)
 
-    off = [s for s in range(k) if not rows[s]["sim_lo"] <= fair <= rows[s]["sim_hi"]]
+    off = [s for s in range(k) if rows[s]["sim_lo"] > fair or rows[s]["sim_hi"] < fair]  # NaN ends: not off
     others = ", ".join(f"seat {s} {ci(s)}" for s in range(k) if s != best)
     listed = [f"{s} ({N.points(rows[s]['rate'] - fair)})" for s in off]
     verdict = (f"no seat differs detectably from the fair share of {N.pct(fair)}" if not off else
