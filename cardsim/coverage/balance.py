@@ -83,8 +83,9 @@ def first_player_advantage(replicates: int, seed: int) -> list[Coverage]:
     """The balance table's first-player advantage (the first seat's win minus the mean seat's, a game:
     -1/4 or +3/4 with four seats and one winner; its row in :func:`cardsim.metrics.outcome_metrics`,
     whose interval :func:`cardsim.metrics.advantage_row` gives): a fair first seat, one that wins 45% of
-    games, and one that wins 5% (mostly -1/4: the t interval it had covered 39% at 10 games)."""
-    from cardsim.metrics import advantage_row
+    games, and one that wins 5% (mostly -1/4: the t interval it had covered 39% at 10 games); its ends cut
+    to the range the games allow (-1/4 to 3/4)."""
+    from cardsim.metrics import advantage_range, advantage_row
 
     rng = np.random.default_rng(seed)
     out = []
@@ -94,7 +95,8 @@ def first_player_advantage(replicates: int, seed: int) -> list[Coverage]:
             hit = 0
             for _ in range(replicates):
                 w = _shared(rng, n, probs, 0.0)
-                row = advantage_row("first-player advantage", w[:, 0] - w.mean(axis=1), "")
+                row = advantage_row("first-player advantage", w[:, 0] - w.mean(axis=1), "",
+                                    advantage_range(w.sum(axis=1), np.full(n, w.shape[1], np.float64)))
                 hit += row["lo"] <= p0 - 0.25 <= row["hi"]
             out.append(Coverage("balance metric: first-player advantage (bounded mean)",
                                 f"first seat wins {p0:.0%} of 4-seat games, {n:,} games", 0.95, replicates, hit))
