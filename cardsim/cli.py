@@ -606,6 +606,7 @@ def games(
     """
     from cardsim.games import game_names, get_game
     from cardsim.plugin_docs import decision_docs
+    from cardsim.scenario import players_range
 
     names = [game] if game is not None else game_names()  # "" is a name to refuse, not every game
     if fmt is not OutFormat.table:
@@ -616,7 +617,7 @@ def games(
         typer.echo(f"{g.name}: {g.title} (rules version {g.rules_version})")
         typer.echo("  variants:")
         for v in g.variants:
-            typer.echo(f"    {v.name:<14} {v.min_players}-{v.max_players} players (default {v.default_players}): {v.help}")
+            typer.echo(f"    {v.name:<14} {players_range(v)} (default {v.default_players}): {v.help}")
         typer.echo("  knobs ([rules]):")
         for k in g.knobs:
             d = list(k.default) if isinstance(k.default, tuple) else k.default

@@ -239,7 +239,7 @@ def build_setup(game: Game | str, variant: str | None = None, players: int | Non
             players = len(entries)
             if not (isinstance(players, int) and var.min_players <= players <= var.max_players):
                 raise ScenarioError(f"{players} seat policies given (seats.policies, or --policy repeated), but "
-                                    f"{game.name} {var.name} takes {var.min_players}-{var.max_players} players: "
+                                    f"{game.name} {var.name} takes {players_range(var)}: "
                                     f"give one policy per player, or one for them all")
     elif policies is None or isinstance(policies, str | Mapping):
         entries = None
@@ -248,7 +248,7 @@ def build_setup(game: Game | str, variant: str | None = None, players: int | Non
     if players is None:
         players = var.default_players
     players = _check_int(players_key, players, var.min_players, var.max_players,
-                         f"{game.name} {var.name} takes {var.min_players}-{var.max_players} players")
+                         f"{game.name} {var.name} takes {players_range(var)}")
     if entries is None:
         entries = [policies if policies is not None else game.default_policy] * players
         wheres = [policy_key] * players  # one entry for every seat: its error names it as written
@@ -282,6 +282,12 @@ def build_setup(game: Game | str, variant: str | None = None, players: int | Non
                   plugins=tuple(plugins))
     game.check_setup(setup)
     return setup
+
+
+def players_range(var: Any) -> str:
+    """A variant's player counts in words: ``2-6 players``, ``4 players`` (not ``4-4``), ``1 player``."""
+    lo, hi = var.min_players, var.max_players
+    return f"{lo}-{hi} players" if lo != hi else f"{lo} player{'s' if lo != 1 else ''}"
 
 
 def _check_int(where: str, value: Any, lo: int, hi: int, why: str = "") -> int:

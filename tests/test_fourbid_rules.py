@@ -75,9 +75,9 @@ def test_b1_catalogue_51_cards_8_sets_of_6_and_3_wilds():
 
 
 def test_four_players_exactly():
-    with pytest.raises(ScenarioError, match="4-4 players"):
+    with pytest.raises(ScenarioError, match="takes 4 players"):
         build_setup(G, "game", 3)
-    with pytest.raises(ScenarioError, match="4-4 players"):
+    with pytest.raises(ScenarioError, match="takes 4 players"):
         build_setup(G, "hand", None, ["collector"] * 5)
 
 

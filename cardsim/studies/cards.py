@@ -276,7 +276,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
         values[card] = measures(results, p.focus, players, p.mixed)
     notes = [f"effect = the changed deck minus the full deck, game by game on the same seeds ({many(n, 'game')}"
              + (f" in each of {players} seat rotations" if len(p.runs['']) > 1 else "") + "); lo/hi: 95% interval; "
-             f"lo_simultaneous/hi_simultaneous: Bonferroni over the {len(p.cards)} cards; p_adjusted: "
+             f"lo_simultaneous/hi_simultaneous: Bonferroni over the {many(len(p.cards), 'card')}; p_adjusted: "
              + ("Holm" if p.correction == "holm" else "Benjamini-Hochberg") + " across the cards."]
     effects = effects_table(p, values)
     return CardsResult(p, n, effects, association(base, first), notes, heldout(p, effects, runner, n))

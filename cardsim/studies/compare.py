@@ -217,14 +217,14 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
                    "are that sequence (the arms' too); the *_fixed_n columns, fixed-n intervals, do not hold after such "
                    "a stop."
                    if ruled else
-                   f"Stopped at the cap of {total:,} deals before the decision rule's first look (it looks every "
+                   f"Stopped at the cap of {many(total, 'deal')} before the decision rule's first look (it looks every "
                    f"{step:,} deals): no decision was taken. lo and hi are the anytime-valid confidence sequence at "
                    f"the cap ({'it excludes 0 for every difference' if decided else 'some difference still contains 0'})."
                    if total < step else
-                   f"Undecided at the cap of {total:,} deals: some difference's anytime-valid confidence sequence "
+                   f"Undecided at the cap of {many(total, 'deal')}: some difference's anytime-valid confidence sequence "
                    "still contains 0 (lo and hi are that sequence)."
                    if not decided else
-                   f"Stopped at the cap of {total:,} deals, where every difference's anytime-valid confidence sequence "
+                   f"Stopped at the cap of {many(total, 'deal')}, where every difference's anytime-valid confidence sequence "
                    f"excludes 0 (the last look before it, every {step:,} deals, did not yet; lo and hi are that "
                    "sequence).")
             return CompareResult(p, n, arms, diffs, why, decided=ruled)

@@ -751,7 +751,7 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
             f"No hand was played to the end; {cuts}.")
     if setup.variant == "hand":
         return tail
-    table, who, what = ("games", "seat", "games") if setup.variant == "game" else ("tournaments", "player", "tournaments")
+    table, who, what = ("games", "seat", "game") if setup.variant == "game" else ("tournaments", "player", "tournament")
     t = tables[table].filter(pl.col("winner") >= 0)
     n, *rates = collect_all([t.select(pl.len()), *(
         rate_query(t.with_columns(x=pl.lit(0), win=pl.col("winner") == s), ["x"], "win") for s in SEATS)])
@@ -766,7 +766,7 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     verdict = (f"no {who} differs detectably from the fair share of 25%" if not off else
                f"{who}{'s' if len(off) > 1 else ''} {listed} differ{'s' if len(off) == 1 else ''} detectably from "
                f"the fair share of 25%")
-    return (f"Win rate over {n.item():,} {what}, with 95% intervals simultaneous over the {k} {who}s: {each}; "
+    return (f"Win rate over {N.many(n.item(), what)}, with 95% intervals simultaneous over the {k} {who}s: {each}; "
             f"{verdict}. " + tail)
 
 
