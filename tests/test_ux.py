@@ -849,3 +849,12 @@ def test_gubs_answer_names_no_card_it_cannot_compare(tmp_path):
     assert r.exit_code == 0, r.output
     answer = next(x for x in r.output.splitlines() if x.startswith("With 2 players the starting seat"))
     assert "n/a" not in answer and "Seats that draw Gub win" not in answer
+
+
+def test_json_writes_no_nan_or_infinity_and_an_unbounded_end_is_told_by_its_lo():
+    """The README: a missing or infinite number is null; no interval has both ends null, an interval with
+    no upper end a number lo and a null hi."""
+    from cardsim.output import _clean
+
+    rows = _clean([{"lo": float("nan"), "hi": float("nan")}, {"lo": 0.0, "hi": float("inf")}])
+    assert json.loads(json.dumps(rows, allow_nan=False)) == [{"lo": None, "hi": None}, {"lo": 0.0, "hi": None}]
