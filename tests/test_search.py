@@ -1047,3 +1047,18 @@ def test_tuned_seats_of_opposing_teams_are_refused(tmp_path):
                                                       "of one team (e.g. [0, 2])")):
         srch.plan(api.load(f))
     assert srch.plan(api.load(ROOT / "scenarios" / "fubnub_search.toml")).tuned == [0, 2]
+
+
+def test_meta_whose_games_never_finish_is_refused_in_one_line(tmp_path):
+    """Every game cut at the cap (one hand to reach 72 points): the payoff table is all zeros, and the answer
+    named a Nash mixture, an alpha-rank first and 'its win rate is 0.0%'."""
+    raw = json.loads(json.dumps(BASE))
+    raw["rules"].update(max_hands=1, target=72)
+    raw["meta"] = {"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 800, "chunk": 800}
+    p = tmp_path / "m.toml"
+    p.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, ["meta", str(p), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2, r.output
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: no game of the meta-game's payoff table finished"), r.output
+    assert (tmp_path / "runs" / "srch-meta-chunks").is_dir()  # the games played are kept

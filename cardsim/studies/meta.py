@@ -491,6 +491,12 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
     # that does not depend on whether a search resumed from its journal
     searched = 0
     table.fill(entries, profiles(len(entries), k))
+    if not any(np.any(v) for d in table.v.values() for v in d.values()):
+        # no strategy won a game: every game was cut at the game's cap (an unfinished game is lost by all), and a
+        # Nash mixture and alpha-rank of an all-zero table said nothing true ("its win rate is 0.0%")
+        raise ScenarioError(f"no game of the meta-game's payoff table finished ({p.deals:,} deals a profile): every "
+                            f"game was cut at the game's cap, so no strategy won one and there is nothing to solve; "
+                            f"raise the cap ([rules]) and run it again (the games played are kept)")
     if progress:
         progress(1, p.rounds + 1)
     for r in range(1, p.rounds + 1):
