@@ -1142,6 +1142,8 @@ def report(
                                               "the scenario's study command: a search's budget, a "
                                               "meta-game's deals per profile and held out)")] = None,
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
+    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario; as --seed of run, search "
+                                             "and meta, which name the run directory or folder by it)")] = None,
 ) -> None:
     """Write the HTML and Markdown report of a scenario or run.
 
@@ -1170,17 +1172,18 @@ def report(
             raise CardsimError(f"--games {games}: a run directory is reported with the games it holds, as it was "
                                f"played; to report more, extend it first (`cardsim run {source} --games {games}`), "
                                f"then `cardsim report {source}`")
-        if runs is not None or threads is not None:  # nothing is played: both were ignored without a word
-            given = " and ".join(f"--{k} {v}" for k, v in (("runs", runs), ("threads", threads)) if v is not None)
+        if runs is not None or threads is not None or seed is not None:  # nothing is played: they were ignored
+            named = [f"--{k} {v}" for k, v in (("runs", runs), ("threads", threads), ("seed", seed)) if v is not None]
+            given = ", ".join(named[:-1]) + (" and " if len(named) > 1 else "") + named[-1]
             raise CardsimError(f"{given}: a run directory is reported as it was played, nothing is played; drop "
-                               f"{'them' if ' and ' in given else 'it'}")
+                               f"{'them' if len(named) > 1 else 'it'}")
         session().read.append(source)
         _not_a_study_folder(source, "report")
         result = api.open_run(source)
         _check_writable(out, "--out")
         path = rep.write(result, out)
     else:
-        s = api.load(source)
+        s = api.load(source, seed=seed)  # a search or meta-game played with --seed S is found by it
         _check_writable(out, "--out")
         _check_writable(runs := runs or Path("runs"), "--runs")
         kind = next((k for k in ("compare", "sweep", "ratings", "cards", "search", "meta") if k in s.raw), None)

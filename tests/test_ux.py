@@ -812,8 +812,22 @@ def test_a_run_directory_refuses_the_options_it_would_ignore(tmp_path):
                    "--threads 2: a run directory is reported as it was played, nothing is played; drop it")
     one_error_line(invoke("report", run_dir, "--runs", "x", "--threads", 2, "--out", tmp_path / "reports"),
                    "--runs x and --threads 2: a run directory is reported as it was played")
+    one_error_line(invoke("report", run_dir, "--seed", 3, "--out", tmp_path / "reports"),
+                   "--seed 3: a run directory is reported as it was played, nothing is played; drop it")
     assert not (tmp_path / "reports").exists() and not (tmp_path / "runs").exists()
     assert invoke("run", run_dir).exit_code == 0  # without them, as before
+
+
+def test_report_of_a_scenario_takes_the_seed_it_was_played_with(tmp_path):
+    """`cardsim run S --seed 7` (or search, meta) then `cardsim report S` played the scenario's seed again
+    into another directory: report had no --seed, so a run, search or meta-game played with one could not
+    be reported from its scenario."""
+    s, runs = scenario(tmp_path, games=200, chunk=100), tmp_path / "runs"
+    assert invoke("run", s, "--seed", 7, "--runs", runs).exit_code == 0
+    r = invoke("report", s, "--seed", 7, "--runs", runs, "--out", tmp_path / "reports")
+    assert r.exit_code == 0, r.output
+    assert len(list(runs.iterdir())) == 1  # the run directory of seed 7, read again: nothing played
+    assert "| seed | 7 |" in next((tmp_path / "reports").glob("*/report.md")).read_text()
 
 
 @pytest.mark.parametrize("scenario", ["fubnub_battle_royal", "fubnub_full_deck"])
