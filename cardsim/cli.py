@@ -1204,7 +1204,8 @@ def report(
                 path = rep.build_study(s, kind, res).write(out)
             else:
                 study = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate, "cards": api.cards}[kind]
-                res = study(s, runs=runs, threads=threads, progress=update, on_start=session().on_start)
+                # --games as the study's own command passes it (its errors name --games, not scenario.games)
+                res = study(s, games=games, runs=runs, threads=threads, progress=update, on_start=session().on_start)
                 path = rep.build_study(s, kind, res).write(out)
     typer.echo(f"report written to {path / 'index.html'} and {path / 'report.md'}")
 

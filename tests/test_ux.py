@@ -872,3 +872,18 @@ def test_json_writes_no_nan_or_infinity_and_an_unbounded_end_is_told_by_its_lo()
 
     rows = _clean([{"lo": float("nan"), "hi": float("nan")}, {"lo": 0.0, "hi": float("inf")}])
     assert json.loads(json.dumps(rows, allow_nan=False)) == [{"lo": None, "hi": None}, {"lo": 0.0, "hi": None}]
+
+
+def test_report_games_of_a_study_is_named_as_the_study_command_names_it(tmp_path):
+    """`cardsim report RATINGS -n 1` said 'scenario.games = 1: ratings play at least 2 deals', naming a key
+    the user did not set; `cardsim rate -n 1` names --games, and so does report now."""
+    one_error_line(invoke("report", "scenarios/fubnub_ratings.toml", "-n", 1, "--runs", tmp_path / "runs",
+                          "--out", tmp_path / "reports"), "error: --games 1: ratings play at least 2 deals per table")
+
+
+def test_until_on_a_seat_that_does_not_exist_lists_the_seats():
+    from cardsim.errors import ScenarioError
+    from cardsim.studies import until
+
+    with pytest.raises(ScenarioError, match=r"seat 9 does not exist with 4 players; allowed: winrate_s0 to winrate_s3"):
+        until.parse("winrate_s9 +-0.01", 4)

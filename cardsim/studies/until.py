@@ -69,7 +69,8 @@ def parse(text: str, players: int) -> Target:
         raise ScenarioError(f"until: unknown estimate {name!r}; allowed: winrate_s<seat> (e.g. winrate_s0)")
     seat = int(m.group(1))
     if seat >= players:
-        raise ScenarioError(f"until: seat {seat} does not exist with {players} players")
+        raise ScenarioError(f"until: seat {seat} does not exist with {players} players; allowed: winrate_s0 to "
+                            f"winrate_s{players - 1}")
     if not 0 < width < 1:  # after the estimate's name: 'length +-1' is told length is not one
         raise ScenarioError(f"--until {text!r}: the half-width must be in (0, 1)")
     return Target(seat, width)
