@@ -422,9 +422,7 @@ class Session:
         from cardsim.studies import search as srch
 
         if kind == "search":
-            p = srch.plan(s)
-            if budget is not None:
-                p = srch.Plan(**{**p.__dict__, "budget": budget})  # as search.run makes it
+            p = srch.with_budget(srch.plan(s), budget)  # as search.run makes it
             self.journals = f"the search keeps each finished batch of candidates in its journal {p.storage or srch.folder_for(p, runs) / 'journal.log'}"
         else:
             self.journals = (f"the meta-game keeps the games played in {runs / (s.name + '-meta-chunks')} and each "

@@ -576,14 +576,19 @@ def paired_gain(a: np.ndarray, b: np.ndarray, goal: str | float) -> np.ndarray:
     return sb * (b - t) - sa * (a - t)
 
 
+def with_budget(p: Plan, budget: int | None) -> Plan:
+    """``p`` with ``--budget`` (None: as it is): the plan :func:`run` searches, whose budget names its
+    folder (:meth:`Plan.identity`), so the CLI's Ctrl-C line names the journal the search writes."""
+    return p if budget is None else Plan(**{**p.__dict__, "budget": budget})
+
+
 def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", progress: Callable[[int, int], None] |
         None = None, budget: int | None = None, plan_: Plan | None = None) -> SearchResult:
     """Search, then re-play the winner on held-out deals. ``runs`` holds the run folder (its journal
     makes the search resumable); ``None`` keeps everything in memory. ``plan_`` replaces the plan
     of ``base``'s ``[search]`` (meta's best responses adjust its field)."""
-    p = plan_ or plan(base)
+    p = with_budget(plan_ or plan(base), budget)
     if budget is not None:
-        p = Plan(**{**p.__dict__, "budget": budget})
         check_budget(p, "--budget")
     folder = folder_for(p, runs) if runs is not None else None
     with _sole(_journal(p, folder)):
