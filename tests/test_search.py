@@ -1062,3 +1062,26 @@ def test_meta_whose_games_never_finish_is_refused_in_one_line(tmp_path):
     lines = [x for x in r.output.splitlines() if x.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: no game of the meta-game's payoff table finished"), r.output
     assert (tmp_path / "runs" / "srch-meta-chunks").is_dir()  # the games played are kept
+
+
+def test_search_whose_games_never_finish_is_refused_in_one_line(tmp_path):
+    """Every game cut at the cap (one hand to reach 72 points): every candidate scored 0, and the search named
+    a "best" with a held-out win rate of 0.0% and a gain of +0.0 (an unfinished game is lost by all)."""
+    raw = json.loads(json.dumps(BASE))
+    raw["rules"].update(max_hands=1, target=72)
+    raw["search"] = {**SMALL, "budget": 2000, "params": {"seat0.first_at": [4, 7]}}
+    p = tmp_path / "s.toml"
+    p.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, ["search", str(p), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2, r.output
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: no game of the search finished"), r.output
+    assert "raise the cap ([rules])" in lines[0]
+    (journal,) = (tmp_path / "runs").glob("*/journal.log")  # the games played are kept
+    assert journal.stat().st_size > 0
+    # a rules search whose candidates reach the end is not refused: the cap is one of its points
+    raw["search"]["params"] = {"rules.max_hands": [1, 60]}
+    raw["seats"]["policies"] = ["collector"] * 4
+    p.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, ["search", str(p), "--runs", str(tmp_path / "runs2")])
+    assert r.exit_code == 0, r.output

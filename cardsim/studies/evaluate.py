@@ -210,6 +210,7 @@ class Timing:
     games: int = 0
     remote: bool = False
     loaded: int = 0  # games read from a ChunkStore instead of played
+    finished: int = 0  # of the games played or read, those that finished (a seat's result not NaN)
 
     @property
     def busy(self) -> float:
@@ -291,6 +292,7 @@ class Evaluator:
             return False
         self.cache[(k, key, a, n)] = ch
         self.timing.loaded += n
+        self.timing.finished += _finished(ch)
         if self.progress:
             self.progress(n)
         return True
@@ -336,6 +338,7 @@ class Evaluator:
         self.timing.play += seconds
         self.timing.play_cpu += cpu
         self.timing.games += n
+        self.timing.finished += _finished(chunk)
         if self.progress:
             self.progress(n)
         return chunk
@@ -346,6 +349,11 @@ class Evaluator:
         drop = {setup_key(st.setup) for lu in lineups for st in lu.seatings} - kept
         for k in [k for k in self.cache if k[0] in drop]:
             del self.cache[k]
+
+
+def _finished(ch: Chunk) -> int:
+    """The games of ``ch`` that finished (cut at the cap, a game has no seat's result)."""
+    return int(np.isfinite(ch.win).any(axis=1).sum())
 
 
 class _Done:

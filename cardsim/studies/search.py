@@ -740,6 +740,7 @@ def _finish(p: Plan, study, race: Race, keys: dict[str, int], baseline_v: np.nda
     from optuna.trial import TrialState
 
     trials = study.get_trials(deepcopy=False)
+    _refuse_unfinished(p, race, trials, baseline_v, folder)
     complete = sorted((t for t in trials if t.state == TrialState.COMPLETE), key=lambda t: (-t.value, t.number))
     inc_vals, inc_v = _incumbent(study, race, p, baseline_v)
     written = {prm.name: space.current(p.base, prm) for prm in p.params}
@@ -785,6 +786,25 @@ def _finish(p: Plan, study, race: Race, keys: dict[str, int], baseline_v: np.nda
     table = pl.DataFrame(rows) if rows else pl.DataFrame()
     return SearchResult(p, best_c, base_c, runner, gain, table, _importance(p, trials), contrasts, race.ev.timing,
                         used, heldout_games, folder)
+
+
+def _refuse_unfinished(p: Plan, race: Race, trials: list, baseline_v: np.ndarray, folder: Path | None) -> None:
+    """Refuse a search of a win measure in which no game finished: every game was cut at the game's cap, an
+    unfinished game is lost by all, and every candidate scored as the baseline (a win rate of 0 everywhere;
+    its "best" and held-out gain said nothing). Games of candidates raced in an earlier session are judged
+    by their scores (each equal to the baseline's), this session's by the games themselves."""
+    if race.lineup({}).metric not in ("win", "first", "dealer"):
+        return
+    t = race.ev.timing
+    base = p.score(float(baseline_v.mean()))
+    scores = [v for tr in trials for v in tr.intermediate_values.values()]
+    if t.finished or not t.games + t.loaded or any(v != base for v in scores):
+        return
+    kept = f" (the games played are kept in {folder})" if folder is not None else ""
+    raise ScenarioError(f"no game of the search finished ({t.games + t.loaded:,} games this session, the "
+                        f"baseline's and every candidate's): every game was cut at the game's cap, so no "
+                        f"candidate won one and there is nothing to choose; raise the cap ([rules]) and run it "
+                        f"again{kept}")
 
 
 def _fingerprint(v: np.ndarray) -> str:
