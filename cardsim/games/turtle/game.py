@@ -783,13 +783,17 @@ def headline(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
         return N.pct_ci(rows[s]["rate"], rows[s]["sim_lo"], rows[s]["sim_hi"], label="", ref=fair)
 
     off = [s for s in range(k) if rows[s]["sim_lo"] > fair or rows[s]["sim_hi"] < fair]  # NaN ends: not off
+    simultaneous = f"95% intervals simultaneous over the {k} seats"
+    if not off:  # the highest rate is the sample's, not a finding: no seat is named first
+        seats = ", ".join(f"seat {s} {ci(s)}" for s in range(k))
+        return (f"No seat differs detectably from the fair share of {N.pct(fair)} over {n_fin:,} finished games "
+                f"({seats}; {simultaneous}). " + tail)
     others = ", ".join(f"seat {s} {ci(s)}" for s in range(k) if s != best)
     listed = [f"{s} ({N.points(rows[s]['rate'] - fair)})" for s in off]
-    verdict = (f"no seat differs detectably from the fair share of {N.pct(fair)}" if not off else
-               f"seat{'s' if len(off) > 1 else ''} {', '.join(listed[:-1])}{' and ' if len(off) > 1 else ''}"
+    verdict = (f"seat{'s' if len(off) > 1 else ''} {', '.join(listed[:-1])}{' and ' if len(off) > 1 else ''}"
                f"{listed[-1]} differ{'s' if len(off) == 1 else ''} detectably from the fair share of {N.pct(fair)}")
-    return (f"Seat {best} ({names[best]}) wins most often, {ci(best)} of {n_fin:,} finished games ({others}; 95% "
-            f"intervals simultaneous over the {k} seats): {verdict}. " + tail)
+    return (f"Seat {best} ({names[best]}) wins most often, {ci(best)} of {n_fin:,} finished games ({others}; "
+            f"{simultaneous}): {verdict}. " + tail)
 
 
 def figures(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> list[tuple[str, list, list]]:
