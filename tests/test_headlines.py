@@ -334,3 +334,21 @@ def test_card_figures_read_simultaneous_intervals(game):
     widths = [abs(seg[1][0] - seg[0][0]) for seg in bars.get_segments()]
     pointwise = table.filter(pl.col("lift_lo").is_finite()).select((pl.col("lift_hi") - pl.col("lift_lo")).max()).item()
     assert max(widths) > pointwise
+
+
+def test_gubs_starting_seat_reads_as_the_balance_tables_first_player_advantage(tmp_path):
+    """The answer's starting-seat interval is the balance table's first-player advantage plus the fair share
+    (a finished game's win shares sum to 1): the answer gave Wilson's interval of the rate, and at the edge
+    the two disagreed (33.5-46.9% against a fair 33.3%, while the table's advantage read -0.1 to +13.7)."""
+    from cardsim import api
+    from cardsim.games.gubs.game import GAME
+
+    p = tmp_path / "g.toml"
+    p.write_text('[scenario]\nname = "g"\ngame = "gubs"\nplayers = 3\ngames = 150\nseed = 5\n'
+                 '[seats]\npolicy = "random"\n')
+    res = api.run(p, out=tmp_path / "run", threads=1)
+    adv = res.balance().filter(pl.col("metric") == "first-player advantage").row(0, named=True)
+    words = GAME.headline(res.tables, res.scenario.setup)
+    fair = 1 / 3
+    want = N.pct_ci(adv["value"] + fair, adv["lo"] + fair, adv["hi"] + fair, ref=fair)
+    assert words.startswith(f"With 3 players the starting seat wins {want} of {adv['n']:,} finished games"), words

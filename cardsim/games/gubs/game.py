@@ -25,7 +25,6 @@ from cardsim.stats import (
     effective_size,
     mean_exprs,
     rate_difference,
-    rate_table,
     wilson_exprs,
 )
 from cardsim.windows import game_windows, kept_for_frames
@@ -266,11 +265,9 @@ class Gubs(Game):
         return "turns"
 
     def headline(self, tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
-        oc = outcomes(tables["games"], setup.players).filter(pl.col("win").is_not_null())
-        seat0 = rate_table(oc.filter(pl.col("seat") == 0).with_columns(x=pl.lit(0)), ["x"], "win")
-        if not seat0.height:
+        first = starting_seat(tables["games"], setup.players)
+        if first is None:
             return f"With {setup.players} players no game finished: nothing to say about seats or cards."
-        first = seat0.row(0, named=True)
         fair = 1 / setup.players
         edge = ("no detectable edge over" if first["lo"] <= fair <= first["hi"] else
                 f"{N.points(abs(first['rate'] - fair), sign=False)} {'above' if first['rate'] > fair else 'below'}")
@@ -381,6 +378,22 @@ def cards_frame(cb: tuple[np.ndarray, ...]) -> pl.DataFrame:
 
 
 # -- analysis ----------------------------------------------------------------------------
+def starting_seat(games: pl.LazyFrame, n: int) -> dict | None:
+    """Seat 0's win rate over the finished games (``rate``, ``lo``, ``hi``, ``n``; None when none finished),
+    its interval the balance table's first-player advantage's plus the fair share: a finished game's win
+    shares sum to 1, so the advantage is the rate less 1/n, game by game. The answer once gave Wilson's
+    interval of the rate here, and at the edge it and the table's disagreed (33.5-46.9% against a fair
+    33.3%, the table's advantage -0.1 to +13.7 points)."""
+    from cardsim.metrics import advantage_range, advantage_row
+
+    w = outcomes(games, n).filter(pl.col("seat") == 0, pl.col("win").is_not_null()).select("win").collect()
+    if not w.height:
+        return None
+    x = w["win"].to_numpy() - 1 / n
+    row = advantage_row("first-player advantage", x, "", advantage_range(np.ones(1), np.full(1, n)))
+    return {"rate": row["value"] + 1 / n, "lo": row["lo"] + 1 / n, "hi": row["hi"] + 1 / n, "n": row["n"]}
+
+
 def outcomes(games: pl.LazyFrame, n: int) -> pl.LazyFrame:
     seats = pl.LazyFrame({"seat": list(range(n))}, schema={"seat": pl.Int8})
     nwin = sum(((pl.col("winners") // (1 << s)) % 2) for s in range(n))
