@@ -13,7 +13,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import PolicyError, RunDirError, ScenarioError
 from cardsim.games import get_game
-from cardsim.results import RunDir
+from cardsim.results import RunDir, recorded_signature
 from cardsim.runner import Backend, Progress, check_tables, default_run_dir, holds, identity_change, plan, play
 
 
@@ -162,7 +162,8 @@ def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
             raise RunDirError(f"{rd.path}: chunk {c.index} (games {c.start:,}-{c.start + c.count - 1:,}) is not "
                               f"finished; {again}")
         for table in m["tables"]:
-            problem = rd.part_problem(table, c.index, columns, done[str(c.index)], count_table)
+            problem = rd.part_problem(table, c.index, columns, done[str(c.index)], count_table,
+                                      recorded_signature(m, table, c.index))
             if problem:
                 raise RunDirError(f"{rd.part(table, c.index)} {problem}; {again}")
 

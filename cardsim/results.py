@@ -17,6 +17,7 @@ import io
 import json
 import os
 import secrets
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -87,6 +88,21 @@ def scan_part(part: Path | list[Path]) -> pl.LazyFrame:
 def part_rows(part: Path) -> int:
     """The rows of a parquet part, from its footer."""
     return int(scan_part(part).select(pl.len()).collect().item())
+
+
+def part_signature(part: Path) -> list[int]:
+    """``[size, CRC-32]`` of a part's bytes: the manifest keeps it of every part of a finished chunk
+    (``parts``), so a part of another run is told from the run's own (:meth:`RunDir.part_problem`)."""
+    data = part.read_bytes()
+    return [len(data), zlib.crc32(data)]
+
+
+def recorded_signature(m: Mapping[str, Any], table: str, chunk: int) -> Any:
+    """The signature the manifest ``m`` recorded of ``table``'s part of ``chunk`` (None where it kept
+    none: a directory written before cardsim recorded them)."""
+    parts = m.get("parts")
+    entry = parts.get(str(chunk)) if isinstance(parts, dict) else None
+    return entry.get(table) if isinstance(entry, dict) else None
 
 
 def part_name(chunk: int) -> str:
@@ -199,11 +215,13 @@ class RunDir:
         return self.path / table / part_name(chunk)
 
     def part_problem(self, table: str, chunk: int, columns: Mapping[str, list[str]] | None = None,
-                     games: int | None = None, count_table: str = "games") -> str | None:
+                     games: int | None = None, count_table: str = "games", signature: Any = None) -> str | None:
         """Why the part of ``table`` in ``chunk`` is not to be trusted, or ``None``: missing, torn or
         corrupt (its parquet footer does not read), not holding its table's ``columns`` in order (another
         table's file), or a part of ``count_table`` (the table with a row per unit the run counts,
-        :meth:`cardsim.games.base.Game.count_table`) without ``games`` rows (a cut or rewritten file)."""
+        :meth:`cardsim.games.base.Game.count_table`) without ``games`` rows (a cut or rewritten file), or not the bytes the manifest recorded (``signature``,
+        :func:`part_signature`: damaged pages behind a footer that reads, a part copied in from another run,
+        or a manifest copied from one, whose parts of another seed read as this run's)."""
         part = self.part(table, chunk)
         try:
             schema = scan_part(part).collect_schema()
@@ -214,12 +232,24 @@ class RunDir:
             return f"does not hold the {table!r} table's columns (a part of another table, or of another cardsim?)"
         if games is not None and table == count_table and (rows := part_rows(part)) != games:
             return f"holds {rows:,} {table} where the manifest says {games:,} (a cut or rewritten file)"
+        if signature is not None and part_signature(part) != signature:
+            return ("is not the part this run wrote (its size or checksum is not the manifest's record of it: a "
+                    "damaged file, a part of another run copied in, or the manifest of another run)")
         return None
 
-    def has_chunk(self, tables: list[str], chunk: int, columns: Mapping[str, list[str]] | None = None,
+    def has_chunk(self, m: Mapping[str, Any], chunk: int, columns: Mapping[str, list[str]] | None = None,
                   games: int | None = None, count_table: str = "games") -> bool:
-        """Every part of ``chunk`` can be trusted (:meth:`part_problem`); else the chunk is played again."""
-        return all(self.part_problem(t, chunk, columns, games, count_table) is None for t in tables)
+        """Every part of ``chunk`` of the manifest ``m``'s tables can be trusted (:meth:`part_problem`, with
+        the signatures ``m`` recorded); else the chunk is played again."""
+        return all(self.part_problem(t, chunk, columns, games, count_table, recorded_signature(m, t, chunk)) is None
+                   for t in m["tables"])
+
+    def record_parts(self, m: dict[str, Any], chunk: int) -> None:
+        """Record in the manifest ``m`` (to be written) the signature of every part of finished ``chunk``."""
+        parts = m.get("parts")
+        if not isinstance(parts, dict):
+            parts = m["parts"] = {}
+        parts[str(chunk)] = {t: part_signature(self.part(t, chunk)) for t in m["tables"]}
 
     def write_chunk(self, chunk: int, frames: Mapping[str, pl.DataFrame]) -> None:
         for table, frame in frames.items():

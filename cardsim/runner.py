@@ -248,7 +248,7 @@ def pending(rd: RunDir, m: dict, chunks: list[Chunk], columns: Mapping[str, list
     their tables' ``columns`` when given, and as many rows in ``count_table`` as the count)."""
     done = m["done"]
     return [c for c in chunks
-            if not holds(done, c) or not rd.has_chunk(m["tables"], c.index, columns, done[str(c.index)], count_table)]
+            if not holds(done, c) or not rd.has_chunk(m, c.index, columns, done[str(c.index)], count_table)]
 
 
 def execute(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,
@@ -317,6 +317,7 @@ def _play(scenario: Scenario, path: Path, threads: int | None, progress: Progres
     for index, _units in backend.map(scenario.game, scenario.setup, key, todo, str(rd.path), debug):
         c = by_index[index]
         m["done"][str(index)] = c.count
+        rd.record_parts(m, index)
         m["games"] = max(m.get("games", 0), c.start + c.count)
         m["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S")
         rd.write_manifest(m)

@@ -119,6 +119,39 @@ def test_a_part_of_another_table_in_the_first_chunk_is_played_again(tmp_path):
         assert ref[t].equals(again[t])
 
 
+def test_parts_of_another_seed_are_not_read_as_this_runs(tmp_path):
+    """A manifest copied from the run of another seed (or a part copied in from one) read the other
+    seed's games as this run's, with no word: the parts and the manifest agreed in every check (tables,
+    columns, game counts). The manifest records each part's size and checksum; a read names the part,
+    a run plays its chunk again."""
+    s4 = from_dict({**RAW, "scenario": {**RAW["scenario"], "games": 600, "chunk": 200, "seed": 4}})
+    s5 = from_dict({**RAW, "scenario": {**RAW["scenario"], "games": 600, "chunk": 200, "seed": 5}})
+    ref = collect(api.run(s4, out=tmp_path / "a"))
+    api.run(s5, out=tmp_path / "b")
+    shutil.copy(tmp_path / "a" / "manifest.json", tmp_path / "b" / "manifest.json")  # b: seed 5's parts, a's manifest
+    with pytest.raises(RunDirError, match=r"part-000000.parquet is not the part this run wrote \(its size or "
+                                          r"checksum is not the manifest's record of it"):
+        api.open_run(tmp_path / "b")
+    r = CliRunner().invoke(app, ["run", str(tmp_path / "b")])
+    assert r.exit_code == 0, r.output
+    again = collect(api.open_run(tmp_path / "b"))  # played again: seed 4's games, as its manifest says
+    for t in ref:
+        assert ref[t].equals(again[t])
+    # one part of the other seed copied in
+    api.run(s5, out=tmp_path / "c")
+    shutil.copy(tmp_path / "c" / "games" / "part-000002.parquet", tmp_path / "b" / "games" / "part-000002.parquet")
+    with pytest.raises(RunDirError, match=r"games.part-000002.parquet is not the part this run wrote"):
+        api.open_run(tmp_path / "b")
+    # a directory written before the manifest recorded its parts still reads
+    m = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert set(m["parts"]) == {"0", "1", "2"} and set(m["parts"]["0"]) == set(m["tables"])
+    del m["parts"]
+    (tmp_path / "a" / "manifest.json").write_text(json.dumps(m))
+    old = collect(api.open_run(tmp_path / "a"))
+    for t in ref:
+        assert ref[t].equals(old[t])
+
+
 @pytest.mark.parametrize("text, says", [
     ("null", "it holds null, not the JSON object cardsim writes"),  # a TypeError traceback
     ("3", "it holds 3, not the JSON object"),

@@ -397,15 +397,27 @@ def test_truncated_part_gives_one_line_and_run_replays_it(tmp_path):
 
 
 def test_a_part_whose_data_is_damaged_gives_one_line(tmp_path):
-    # the footer reads (so the run trusts the chunk) but the pages do not: a one-line error naming
-    # the part, not polars' traceback; once it is deleted the run plays that chunk again
+    # the footer reads but the pages do not: the manifest's checksum of the part tells it (a read names
+    # it, a run plays its chunk again); in a directory whose manifest has no checksums (an older cardsim)
+    # the run trusts the chunk, and the read is a one-line error naming the part, not polars' traceback;
+    # once it is deleted the run plays that chunk again
     scen = scenario(tmp_path)
     run_dir = tmp_path / "run"
     assert invoke("run", scen, "--out", run_dir).exit_code == 0
     part = run_dir / "hands" / "part-000001.parquet"
-    data = bytearray(part.read_bytes())
+    good = part.read_bytes()
+    data = bytearray(good)
     footer = int.from_bytes(data[-8:-4], "little")
     data[4:len(data) - 8 - footer] = bytes(len(data) - 12 - footer)
+    part.write_bytes(bytes(data))
+    line = one_error_line(invoke("report", run_dir, "--out", tmp_path / "reports"), "part-000001.parquet is not the "
+                          "part this run wrote (its size or checksum is not the manifest's record of it: a damaged file")
+    assert f"`cardsim run {run_dir}` plays it again" in line
+    assert invoke("run", run_dir).exit_code == 0 and part.read_bytes() == good
+    manifest = run_dir / "manifest.json"
+    m = json.loads(manifest.read_text())
+    del m["parts"]
+    manifest.write_text(json.dumps(m))
     part.write_bytes(bytes(data))
     for args in (("report", run_dir, "--out", tmp_path / "reports"), ("run", run_dir), ("run", scen, "--out", run_dir)):
         line = one_error_line(invoke(*args), "part-000001.parquet does not read")
