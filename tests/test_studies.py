@@ -184,6 +184,24 @@ def test_compare_pairs_deals_rotates_seats_and_beats_unpaired(tmp_path):
     assert firsts[0].equals(firsts[1])
 
 
+def test_compare_plays_a_rotation_that_leaves_the_seats_as_they_were_once(tmp_path):
+    """An arm of four partners played its four rotations, the same games four times (4x the cost, the
+    same result); A, B, A, B turned by two is itself again. Each seat list is played once."""
+    s = scen(compare={"focus": 0, "arms": [
+        {"name": "mirror"}, {"name": "pairs", "policies": ["tactician", "partner", "tactician", "partner"]}]})
+    res = api.compare(s, runs=tmp_path)
+    dirs = sorted(d.name.rsplit("-", 1)[0] for d in tmp_path.iterdir() if (d / "manifest.json").exists())
+    assert dirs == ["st-mirror-r0", "st-pairs-r0", "st-pairs-r1"], dirs
+    assert [id(r) for r in res.plan.runs["mirror"]] == [id(res.plan.runs["mirror"][0])] * 4
+    runs = res.plan.runs["pairs"]
+    assert runs[2] is runs[0] and runs[3] is runs[1] and runs[1] is not runs[0]
+    # each arm's value is the rotations' as before: the focus seat's result in each rotation, averaged
+    for arm in ("mirror", "pairs"):
+        results = [api.run(x.with_options(games=400), runs=tmp_path) for x in res.plan.runs[arm]]
+        got = res.arms.filter(pl.col("arm") == arm).row(0, named=True)["mean"]
+        assert got == pytest.approx(float(np.nanmean(paired._values(results, 0, "win", 4)))), arm
+
+
 def test_compare_decide_mode_stops_with_a_sign(tmp_path):
     s = scen(compare={"decide": True, "arms": [
         {"name": "partner"}, {"name": "random", "policies": ["random", "partner", "random", "partner"]}]})

@@ -18,6 +18,7 @@ of every difference is known, anytime-valid) and ``alpha`` (default 0.05).
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from collections.abc import Callable, Mapping
@@ -94,14 +95,23 @@ def plan(base: sc.Scenario) -> Plan:
             raise ScenarioError(f"{where}.rules must be a table of knobs")
         rotations = range(players) if rotate else range(1)
         runs[name] = []
+        # a rotation that leaves the seat list as it was (every seat the same policy; or A, B, A, B turned by
+        # two) plays the same games: it is the earlier rotation's scenario, played once
+        seen: dict[str, sc.Scenario] = {}
         for r in rotations:
+            order = derive.rotate(list(policies), r)
+            same = json.dumps(order, sort_keys=True, default=str)
+            if same in seen:
+                runs[name].append(seen[same])
+                continue
             rr = derive.base_raw(base)
             rr["rules"].update(rules)
-            derive.set_policies(rr, derive.rotate(list(policies), r))
+            derive.set_policies(rr, order)
             try:
-                runs[name].append(derive.build(base, rr, f"{base.name}-{name}-r{r}"))
+                seen[same] = derive.build(base, rr, f"{base.name}-{name}-r{r}")
             except ScenarioError as exc:  # named by the arm that sets it: the base scenario validated
                 raise ScenarioError(f"{where} ({name!r}): {exc}") from None
+            runs[name].append(seen[same])
         names.append(name)
     return Plan(base, names, runs, focus, metric, decide, float(alpha))
 
@@ -189,8 +199,18 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
     p = plan(base)
     total = games or base.games
     players = base.setup.players
+
+    def play_all(n: int) -> dict[str, list[Any]]:
+        """Each arm's rotations played to ``n`` games; a rotation that is an earlier one's scenario is played once."""
+        done: dict[int, Any] = {}
+        for a in p.arms:
+            for s in p.runs[a]:
+                if id(s) not in done:
+                    done[id(s)] = runner(s.with_options(games=n))
+        return {a: [done[id(s)] for s in p.runs[a]] for a in p.arms}
+
     if not p.decide:
-        results = {a: [runner(s.with_options(games=total)) for s in p.runs[a]] for a in p.arms}
+        results = play_all(total)
         values = {a: _values(results[a], p.focus, p.metric, players) for a in p.arms}
         arms, diffs = summarize(p, values)
         return CompareResult(p, total, arms, diffs)
@@ -200,7 +220,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
     n = 0
     while True:
         n = min(total, n + step)
-        results = {a: [runner(s.with_options(games=n)) for s in p.runs[a]] for a in p.arms}
+        results = play_all(n)
         values = {a: _values(results[a], p.focus, p.metric, players) for a in p.arms}
         arms, diffs = summarize(p, values, sequential=True)
         decided = ((diffs["cs_lo"] > 0) | (diffs["cs_hi"] < 0)).all()
