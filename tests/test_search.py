@@ -1085,3 +1085,23 @@ def test_search_whose_games_never_finish_is_refused_in_one_line(tmp_path):
     p.write_text(to_toml(raw))
     r = CliRunner().invoke(app, ["search", str(p), "--runs", str(tmp_path / "runs2")])
     assert r.exit_code == 0, r.output
+
+
+def test_a_mirror_cell_reads_no_more_than_its_share_of_the_sides():
+    """A mirror cell (every side the same strategy) gives a deal at most 1/k: 800 deals that all finished
+    read 22.0-28.2% around 25%, past what any deal could give; read as shares of 1/k, 24.9-25.0%. A cell
+    of two strategies keeps the unit scale; so does a value above the top a caller gave."""
+    from cardsim.studies.evaluate import share_estimate
+    from cardsim.studies.meta import mirror_top
+
+    v = np.full(800, 0.25)
+    e = share_estimate(v, mirror_top((1, 1, 1, 1), 4))
+    assert e.mean == 0.25 and e.hi == 0.25 and 0.248 < e.lo < 0.25
+    wide = share_estimate(v)
+    assert wide.lo < 0.23 and wide.hi > 0.27  # the unit scale, as a cell of two strategies reads
+    assert mirror_top((0, 1, 1, 1), 4) == 1.0
+    some = np.where(np.arange(800) < 40, 0.0, 0.25)  # 40 deals cut at the cap: 23.75%
+    e = share_estimate(some, 0.25)
+    assert e.lo < 0.2375 < e.hi <= 0.25
+    odd = share_estimate(np.full(10, 0.5), 0.25)  # above the top given: the unit scale
+    assert odd.mean == 0.5 and odd.hi > 0.5

@@ -418,7 +418,7 @@ def estimate(values: np.ndarray) -> Estimate:
     return Estimate(m, se, n)
 
 
-def share_estimate(values: np.ndarray) -> Estimate:
+def share_estimate(values: np.ndarray, top: float = 1.0) -> Estimate:
     """:func:`estimate` of per-deal shares (values in [0, 1], e.g. a strategy's share of a deal's
     wins, a quarter of a win per seat) with the interval of :func:`cardsim.stats.share_ci`, untruncated:
     Clopper-Pearson at the effective number of results ``m (1 - m) / se^2`` (each deal's share
@@ -427,15 +427,28 @@ def share_estimate(values: np.ndarray) -> Estimate:
     symmetric); this one covers 95-98% there and has about the t interval's width at common shares.
     A cell whose every deal gave the same value (no spread to take a standard error from) gets
     Clopper-Pearson at the number of deals: 0 wins in 2,000 mirror deals reads 0.0%-0.18%, never
-    0.0%-0.0%. The coverage case ``meta payoff cell`` measures it."""
+    0.0%-0.0%. The coverage case ``meta payoff cell`` measures it.
+
+    ``top``: the largest value a deal can give, when it is below 1 (a mirror cell, every side the same
+    strategy: the strategy's share of a deal's wins is the deal's wins over the k sides, at most 1/k):
+    the values are read as shares of ``top``, so the interval never reaches past it. A mirror cell
+    whose 800 deals all finished read 22.0-28.2% around 25% (no deal could give more than 25%); it
+    reads 24.9-25.0% now (the share of finished deals, Clopper-Pearson's 800 of 800, over the k sides).
+    Values above ``top`` (which a caller's bound should never allow) keep the unit scale."""
     from cardsim.stats import share_ci
 
-    e = estimate(values)
+    v = np.asarray(values, dtype=np.float64)
+    if not 0 < top < 1 or (v.size and v.max() > top * (1 + 1e-9)):
+        top = 1.0
+    e = estimate(v / top)
     if e.n > 1:
-        v = np.asarray(values, dtype=np.float64)
-        s = share_ci(v, np.arange(v.size), truncate=False)
+        s = share_ci(v / top, np.arange(v.size), truncate=False)
         e.lo, e.hi = s.lo, s.hi
-    return e
+    if top == 1.0:
+        return e
+    out = Estimate(e.mean * top, e.se * top, e.n)
+    out.lo, out.hi = e.lo * top, min(e.hi * top, top)
+    return out
 
 
 def gain_estimate(values: np.ndarray, bounds: tuple[float, float] | None, family: int = 1) -> Estimate:

@@ -535,13 +535,13 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
     trows, frows = [], []
     for pr, d in sorted(table.v.items()):
         for i, v in d.items():
-            e = share_estimate(v)
+            e = share_estimate(v, mirror_top(pr, k))
             trows.append({"strategy": labels[i], "profile": " + ".join(labels[s] for s in pr), "win": e.mean,
                           "lo": e.lo, "hi": e.hi, "deals": e.n})
     for i in range(n):
         for jf in range(n):
             pr = tuple(sorted((i,) + (jf,) * (k - 1)))
-            e = share_estimate(table.v[pr][i])
+            e = share_estimate(table.v[pr][i], mirror_top(pr, k))
             frows.append({"strategy": labels[i], "field": labels[jf], "win": e.mean, "lo": e.lo, "hi": e.hi,
                           "fair": 1.0 / k})
     res = MetaResult(p, labels, entries, pl.DataFrame(trows), pl.DataFrame(frows), x, pi, exploit, rounds,
@@ -560,6 +560,12 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
         if ev.store.failed:
             res.notes.append(f"chunks could not be kept ({ev.store.failed}): running it again plays them again")
     return res
+
+
+def mirror_top(profile: tuple[int, ...], k: int) -> float:
+    """The most a deal can give a strategy in ``profile``: 1/k in a mirror profile (every one of the k
+    sides the same strategy, whose share of a deal's wins is the deal's wins over the sides), else 1."""
+    return 1.0 / k if len(set(profile)) == 1 else 1.0
 
 
 def stability(values: Mapping[tuple[int, ...], Mapping[int, np.ndarray]], n: int, k: int, alpha: float,
