@@ -26,4 +26,14 @@ def payoff_cell(replicates: int, seed: int) -> list[Coverage]:
             hit += e.lo <= p <= e.hi
         out.append(Coverage("meta payoff cell", f"simulated mirror cell, each seat wins with chance {p:g}, "
                             f"{deals:,} deals", 0.95, replicates, hit))
+    # a mirror cell as the games give it: one winner a finished deal, so the cell's value is the deal's
+    # wins over the sides, at most 1/4, read as a share of 1/4 (meta.mirror_top); truth q/4
+    for q, deals in ((0.999, 800), (0.99, 800), (0.9, 800), (0.999, 2000)):
+        hit = 0
+        for _ in range(replicates):
+            v = (rng.random(deals) < q) / SIDES
+            e = share_estimate(v, 1 / SIDES)
+            hit += e.lo <= q / SIDES <= e.hi
+        out.append(Coverage("meta payoff cell", f"simulated mirror cell read as a share of 1/4, a deal finished "
+                            f"(one winner) with chance {q:g}, {deals:,} deals", 0.95, replicates, hit))
     return out
