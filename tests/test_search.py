@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -1049,34 +1050,35 @@ def test_tuned_seats_of_opposing_teams_are_refused(tmp_path):
     assert srch.plan(api.load(ROOT / "scenarios" / "fubnub_search.toml")).tuned == [0, 2]
 
 
+def never_finishing(tmp_path, command: str, section: dict, says: str) -> tuple[dict, Path, str]:
+    """``cardsim <command>`` of BASE with every game cut at the cap (one hand to reach 72 points) and its
+    ``[command]`` section: one error line starting ``error: <says>``, exit 2; the scenario and the line."""
+    raw = json.loads(json.dumps(BASE))
+    raw["rules"].update(max_hands=1, target=72)
+    raw[command] = section
+    p = tmp_path / f"{command}.toml"
+    p.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, [command, str(p), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2, r.output
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {says}"), r.output
+    return raw, p, lines[0]
+
+
 def test_meta_whose_games_never_finish_is_refused_in_one_line(tmp_path):
     """Every game cut at the cap (one hand to reach 72 points): the payoff table is all zeros, and the answer
     named a Nash mixture, an alpha-rank first and 'its win rate is 0.0%'."""
-    raw = json.loads(json.dumps(BASE))
-    raw["rules"].update(max_hands=1, target=72)
-    raw["meta"] = {"strategies": ["collector", {"label": "tuned", "policy": TUNED}], "deals": 800, "chunk": 800}
-    p = tmp_path / "m.toml"
-    p.write_text(to_toml(raw))
-    r = CliRunner().invoke(app, ["meta", str(p), "--runs", str(tmp_path / "runs")])
-    assert r.exit_code == 2, r.output
-    lines = [x for x in r.output.splitlines() if x.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: no game of the meta-game's payoff table finished"), r.output
+    never_finishing(tmp_path, "meta", {"strategies": ["collector", {"label": "tuned", "policy": TUNED}],
+                                       "deals": 800, "chunk": 800}, "no game of the meta-game's payoff table finished")
     assert (tmp_path / "runs" / "srch-meta-chunks").is_dir()  # the games played are kept
 
 
 def test_search_whose_games_never_finish_is_refused_in_one_line(tmp_path):
     """Every game cut at the cap (one hand to reach 72 points): every candidate scored 0, and the search named
     a "best" with a held-out win rate of 0.0% and a gain of +0.0 (an unfinished game is lost by all)."""
-    raw = json.loads(json.dumps(BASE))
-    raw["rules"].update(max_hands=1, target=72)
-    raw["search"] = {**SMALL, "budget": 2000, "params": {"seat0.first_at": [4, 7]}}
-    p = tmp_path / "s.toml"
-    p.write_text(to_toml(raw))
-    r = CliRunner().invoke(app, ["search", str(p), "--runs", str(tmp_path / "runs")])
-    assert r.exit_code == 2, r.output
-    lines = [x for x in r.output.splitlines() if x.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: no game of the search finished"), r.output
-    assert "raise the cap ([rules])" in lines[0]
+    raw, p, line = never_finishing(tmp_path, "search", {**SMALL, "budget": 2000, "params": {"seat0.first_at": [4, 7]}},
+                                   "no game of the search finished")
+    assert "raise the cap ([rules])" in line
     (journal,) = (tmp_path / "runs").glob("*/journal.log")  # the games played are kept
     assert journal.stat().st_size > 0
     # a rules search whose candidates reach the end is not refused: the cap is one of its points
