@@ -1079,6 +1079,13 @@ def test_search_whose_games_never_finish_is_refused_in_one_line(tmp_path):
     raw, p, line = never_finishing(tmp_path, "search", {**SMALL, "budget": 2000, "params": {"seat0.first_at": [4, 7]}},
                                    "no game of the search finished")
     assert "raise the cap ([rules])" in line
+    # a meta-game's best response (a plan given) is not refused: a response that gains nothing ends the meta-game
+    from cardsim.studies import search as srch
+    from cardsim.studies.evaluate import Evaluator
+
+    s = api.load(p)
+    res = srch.run(s, Evaluator("fourbid", chunk=100, threads=1), runs=None, plan_=srch.plan(s))
+    assert res.best.heldout.mean == 0.0
     (journal,) = (tmp_path / "runs").glob("*/journal.log")  # the games played are kept
     assert journal.stat().st_size > 0
     # a rules search whose candidates reach the end is not refused: the cap is one of its points

@@ -592,11 +592,13 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs", prog
         check_budget(p, "--budget")
     folder = folder_for(p, runs) if runs is not None else None
     with _sole(_journal(p, folder)):
-        return _search(base, ev, p, folder, progress)
+        # a meta-game's best response (``plan_``) whose games never finish is a response that gains nothing:
+        # the meta-game goes on without it (it refuses a payoff table in which no game finished itself)
+        return _search(base, ev, p, folder, progress, refuse_unfinished=plan_ is None)
 
 
 def _search(base: sc.Scenario, ev: Evaluator, p: Plan, folder: Path | None,
-            progress: Callable[[int, int], None] | None) -> SearchResult:
+            progress: Callable[[int, int], None] | None, refuse_unfinished: bool = True) -> SearchResult:
     import optuna
     from optuna.trial import TrialState
 
@@ -697,7 +699,7 @@ def _search(base: sc.Scenario, ev: Evaluator, p: Plan, folder: Path | None,
     if not earlier:
         search_seconds += time.perf_counter() - t0
         study.set_user_attr("seconds", search_seconds)
-    res = _finish(p, study, race, keys, baseline_v, used, folder)
+    res = _finish(p, study, race, keys, baseline_v, used, folder, refuse_unfinished)
     res.timing.wall = time.perf_counter() - t0
     res.timing.cpu = time.process_time() - c0
     res.notes.append(timing_note(res.timing, used, search_seconds, earlier))
@@ -736,11 +738,12 @@ def _incumbent(study, race: Race, p: Plan, baseline_v: np.ndarray) -> tuple[dict
 
 
 def _finish(p: Plan, study, race: Race, keys: dict[str, int], baseline_v: np.ndarray, used: int,
-            folder: Path | None) -> SearchResult:
+            folder: Path | None, refuse_unfinished: bool = True) -> SearchResult:
     from optuna.trial import TrialState
 
     trials = study.get_trials(deepcopy=False)
-    _refuse_unfinished(p, race, trials, baseline_v, folder)
+    if refuse_unfinished:
+        _refuse_unfinished(p, race, trials, baseline_v, folder)
     complete = sorted((t for t in trials if t.state == TrialState.COMPLETE), key=lambda t: (-t.value, t.number))
     inc_vals, inc_v = _incumbent(study, race, p, baseline_v)
     written = {prm.name: space.current(p.base, prm) for prm in p.params}
