@@ -76,7 +76,10 @@ def imported_files(path: Path, resolve) -> set[Path]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        elif isinstance(node, ast.ImportFrom) and node.level:  # a package's own modules: from .core import f
+            out.update(_relative_files(path, node))
+            continue
+        elif isinstance(node, ast.ImportFrom) and node.module:
             names = []
             for a in node.names:
                 sub = resolve(f"{node.module}.{a.name}")
@@ -92,6 +95,17 @@ def imported_files(path: Path, resolve) -> set[Path]:
                 out.add(f)
     out.discard(path)
     return out
+
+
+def _relative_files(path: Path, node: ast.ImportFrom) -> set[Path]:
+    """The files a relative import in ``path`` reads (``from .core import f``, ``from . import
+    core``): found ``node.level - 1`` folders above ``path``'s own, as Python finds them."""
+    folder = path.parent
+    for _ in range(node.level - 1):
+        folder = folder.parent
+    stem = folder.joinpath(*node.module.split(".")) if node.module else folder
+    stems = [stem / a.name for a in node.names if a.name != "*"] + ([stem] if node.module else [])
+    return {c.resolve() for s in stems for c in (s.parent / f"{s.name}.py", s / "__init__.py") if c.is_file()}
 
 
 def closure(path: Path, resolve) -> list[Path]:

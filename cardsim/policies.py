@@ -131,7 +131,8 @@ def _local_module(name: str, folder: Path) -> Path | None:
 def plugin_files(path: str | Path) -> list[Path]:
     """The plug-in file ``path`` and every module it imports from its own folder, transitively."""
     path = Path(path).resolve()
-    return cachedir.closure(path, lambda n: _local_module(n, path.parent))
+    files = cachedir.closure(path, lambda n: _local_module(n, path.parent))
+    return [f for f in files if f.is_relative_to(path.parent)]  # a relative import may name a file above it
 
 
 def plugin_source_key(path: str | Path) -> str:

@@ -242,6 +242,26 @@ def test_an_edited_helper_module_of_a_plugin_changes_the_identity(tmp_path):
     assert load(moved / "s.toml").hash() == load(d / "s.toml").hash()
 
 
+def test_an_edited_module_of_a_plugins_package_changes_the_identity(tmp_path):
+    """A helper package whose __init__ imports its own modules relatively (from .core import TOP):
+    an edit of core.py kept the identity, so the run reused the old run directory and the cached
+    kernel of the old helper."""
+    from cardsim.scenario import load
+
+    d = plugin_dir(tmp_path)
+    (d / "duck.py").write_text("from helpers import TOP  # noqa\n" + PLUGIN.format(card=HIGHEST))
+    (d / "helpers").mkdir()
+    (d / "helpers" / "__init__.py").write_text("from .core import TOP  # noqa\n")
+    (d / "helpers" / "core.py").write_text("from . import more  # noqa\nTOP = 8\n")
+    (d / "helpers" / "more.py").write_text("X = 1\n")
+    h1 = load(d / "s.toml").hash()
+    (d / "helpers" / "core.py").write_text("from . import more  # noqa\nTOP = 9\n")
+    h2 = load(d / "s.toml").hash()
+    assert h2 != h1
+    (d / "helpers" / "more.py").write_text("X = 2\n")
+    assert load(d / "s.toml").hash() != h2
+
+
 def test_an_edited_plugin_changes_a_comparison(tmp_path):
     from cardsim import api
 
