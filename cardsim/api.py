@@ -162,7 +162,7 @@ def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
             raise RunDirError(f"{rd.path}: chunk {c.index} (games {c.start:,}-{c.start + c.count - 1:,}) is not "
                               f"finished; {again}")
         for table in m["tables"]:
-            problem = rd.part_problem(table, c.index, columns, done[str(c.index)], count_table,
+            problem = rd.part_problem(table, c.index, columns, done[str(c.index)], count_table, c.start,
                                       recorded_signature(m, table, c.index))
             if problem:
                 raise RunDirError(f"{rd.part(table, c.index)} {problem}; {again}")

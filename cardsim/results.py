@@ -142,6 +142,22 @@ def identity_hash(identity: Any) -> str:
     return hashlib.sha256(blob).hexdigest()[:12]
 
 
+def _games_problem(part: Path, every: bool, start: int, games: int) -> str | None:
+    """Why ``part``'s ``game`` column does not fit a chunk of ``games`` games from game ``start`` (its rows
+    name games outside them; ``every``: a part of the unit's table, whose rows must name the first and last
+    game too), or ``None``."""
+    try:
+        lo, hi = scan_part(part).select(pl.col("game").min().alias("lo"), pl.col("game").max().alias("hi")).collect().row(0)
+    except Exception:  # damaged pages behind a footer that reads: named when its rows are read, as before
+        return None
+    last = start + games - 1
+    if (lo is None and not every) or (lo is not None and lo >= start and hi <= last
+                                      and (not every or (lo == start and hi == last))):
+        return None
+    held = "no games" if lo is None else f"games {lo:,}-{hi:,}"
+    return f"holds {held} where its chunk holds games {start:,}-{last:,} (a file of another chunk copied in)"
+
+
 class RunDir:
     """A run directory: its manifest and parquet parts."""
 
@@ -215,13 +231,16 @@ class RunDir:
         return self.path / table / part_name(chunk)
 
     def part_problem(self, table: str, chunk: int, columns: Mapping[str, list[str]] | None = None,
-                     games: int | None = None, count_table: str = "games", signature: Any = None) -> str | None:
+                     games: int | None = None, count_table: str = "games", start: int | None = None,
+                     signature: Any = None) -> str | None:
         """Why the part of ``table`` in ``chunk`` is not to be trusted, or ``None``: missing, torn or
         corrupt (its parquet footer does not read), not holding its table's ``columns`` in order (another
-        table's file), or a part of ``count_table`` (the table with a row per unit the run counts,
-        :meth:`cardsim.games.base.Game.count_table`) without ``games`` rows (a cut or rewritten file), or not the bytes the manifest recorded (``signature``,
-        :func:`part_signature`: damaged pages behind a footer that reads, a part copied in from another run,
-        or a manifest copied from one, whose parts of another seed read as this run's)."""
+        table's file), a part of ``count_table`` (the table with a row per unit the run counts,
+        :meth:`cardsim.games.base.Game.count_table`) without ``games`` rows (a cut or rewritten file),
+        with ``start`` (the chunk's first game) rows of games outside the chunk's (another chunk's file),
+        or not the bytes the manifest recorded (``signature``, :func:`part_signature`: damaged pages
+        behind a footer that reads, a part copied in from another run, or a manifest copied from one,
+        whose parts of another seed read as this run's)."""
         part = self.part(table, chunk)
         try:
             schema = scan_part(part).collect_schema()
@@ -232,17 +251,21 @@ class RunDir:
             return f"does not hold the {table!r} table's columns (a part of another table, or of another cardsim?)"
         if games is not None and table == count_table and (rows := part_rows(part)) != games:
             return f"holds {rows:,} {table} where the manifest says {games:,} (a cut or rewritten file)"
+        if start is not None and games is not None and "game" in schema:
+            problem = _games_problem(part, table == count_table, start, games)
+            if problem:
+                return problem
         if signature is not None and part_signature(part) != signature:
             return ("is not the part this run wrote (its size or checksum is not the manifest's record of it: a "
                     "damaged file, a part of another run copied in, or the manifest of another run)")
         return None
 
     def has_chunk(self, m: Mapping[str, Any], chunk: int, columns: Mapping[str, list[str]] | None = None,
-                  games: int | None = None, count_table: str = "games") -> bool:
+                  games: int | None = None, count_table: str = "games", start: int | None = None) -> bool:
         """Every part of ``chunk`` of the manifest ``m``'s tables can be trusted (:meth:`part_problem`, with
         the signatures ``m`` recorded); else the chunk is played again."""
-        return all(self.part_problem(t, chunk, columns, games, count_table, recorded_signature(m, t, chunk)) is None
-                   for t in m["tables"])
+        return all(self.part_problem(t, chunk, columns, games, count_table, start, recorded_signature(m, t, chunk))
+                   is None for t in m["tables"])
 
     def record_parts(self, m: dict[str, Any], chunk: int) -> None:
         """Record in the manifest ``m`` (to be written) the signature of every part of finished ``chunk``."""

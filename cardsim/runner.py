@@ -248,7 +248,7 @@ def pending(rd: RunDir, m: dict, chunks: list[Chunk], columns: Mapping[str, list
     their tables' ``columns`` when given, and as many rows in ``count_table`` as the count)."""
     done = m["done"]
     return [c for c in chunks
-            if not holds(done, c) or not rd.has_chunk(m, c.index, columns, done[str(c.index)], count_table)]
+            if not holds(done, c) or not rd.has_chunk(m, c.index, columns, done[str(c.index)], count_table, c.start)]
 
 
 def execute(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,

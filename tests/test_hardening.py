@@ -103,6 +103,22 @@ def test_part_of_another_table_is_refused_then_played_again(tmp_path):
         assert ref[t].equals(again[t])
 
 
+@pytest.mark.parametrize("table", ["games", "hands"])
+def test_a_part_of_another_chunk_is_refused_then_played_again(tmp_path, table):
+    """A part copied over another chunk's (part-000002 as part-000001: same table, same rows) read as the
+    chunk's games, so games 4000-5999 counted twice, or stopped a report with an OrderError traceback;
+    a report names it in one line now, and a run plays its chunk again."""
+    s = from_dict({**RAW, "scenario": {**RAW["scenario"], "games": 6000}})
+    ref = collect(api.run(s, out=tmp_path / "r"))
+    shutil.copy(tmp_path / "r" / table / "part-000002.parquet", tmp_path / "r" / table / "part-000001.parquet")
+    with pytest.raises(RunDirError, match=rf"{table}/part-000001.parquet holds games 4,000-5,999 where its chunk "
+                                          r"holds games 2,000-3,999 \(a file of another chunk copied in\)"):
+        api.open_run(tmp_path / "r")
+    again = collect(api.run(s, out=tmp_path / "r"))
+    for t in ref:
+        assert ref[t].equals(again[t])
+
+
 def test_a_part_of_another_table_in_the_first_chunk_is_played_again(tmp_path):
     """The same copy gone wrong in chunk 0: `cardsim report RUN_DIR` sent the user to `cardsim run
     RUN_DIR`, which refused ("its 'hands' table was written by another cardsim"): the layout check read
