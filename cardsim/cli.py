@@ -220,7 +220,8 @@ def user_errors(fn):
                 _fail(exc, f"{part} does not read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__}); "
                            f"delete it, and `cardsim run {part.parent.parent}` plays its chunk again (the other "
                            f"chunks are kept)")
-            line = explain(exc, *loaded_plugins()) or _plugin_typing(exc, *loaded_plugins())
+            line = (explain(exc, *loaded_plugins()) or _plugin_typing(exc, *loaded_plugins())
+                    or _plugin_conservation(exc, *loaded_plugins()))
             if line is None:
                 raise
             _fail(exc, line)
@@ -341,6 +342,20 @@ def _plugin_typing(exc: BaseException, files: set[str], functions: dict[str, tup
     names = ", ".join(sorted({Path(f).name for f, *_ in functions.values()})) or "the plug-ins"
     return (f"numba cannot compile the kernel with plug-in {names}: {_typing_line(str(exc))}; check that each "
             f"decision function returns what `cardsim games GAME` says ({debug})")
+
+
+def _plugin_conservation(exc: BaseException, files: set[str], functions: dict[str, tuple[str, int, str, str]]
+                         ) -> str | None:
+    """One line for a card conservation check (``cardsim run --debug``) that fails in a game with plug-ins:
+    a decision that writes into an array it is passed (its hand) duplicates or loses a card; it was
+    a traceback naming the kernel, exit code 1."""
+    first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+    if not files or "conservation broken" not in first:
+        return None
+    names = ", ".join(sorted({Path(f).name for f, *_ in functions.values()})) or "the plug-ins"
+    return (f"{first} (cardsim run --debug's check) in a game with plug-in {names}: a decision wrote into an array it is "
+            f"passed (its hand, pos, pub, ...), which a plug-in may only read (it fills only what its decision says, "
+            f"FUBNUB's swap its out; docs/plugins.md) (the whole traceback: cardsim --debug ...)")
 
 
 def _os_error_of(exc: BaseException) -> int | None:

@@ -59,6 +59,21 @@ def test_a_plugin_decision_that_can_end_without_a_value_gives_one_line(tmp_path,
     assert "Traceback" not in r.output
 
 
+def test_a_plugin_that_writes_into_its_hand_fails_the_debug_check_in_one_line(tmp_path):
+    """A card decision that writes into the hand it is passed duplicates a card: `cardsim run --debug`
+    caught it with a traceback from the generated kernel ("AssertionError: number card conservation
+    broken"), exit code 1; it is one line naming the plug-in, exit code 2."""
+    (tmp_path / "lazy.py").write_text(NO_VALUE.format(card="    hand[0] = hand[1]\n    return 0"))
+    (tmp_path / "s.toml").write_text('[scenario]\nname = "lazy"\ngame = "fubnub"\ngames = 2\n'
+                                     '[seats]\npolicies = ["lazy.py:lazy", "partner", "partner", "partner"]\n')
+    r = CliRunner().invoke(app, ["run", str(tmp_path / "s.toml"), "--runs", str(tmp_path / "runs"), "--debug"])
+    lines = [ln for ln in r.output.splitlines() if ln.startswith("error")]
+    assert r.exit_code == 2 and len(lines) == 1, r.output
+    assert lines[0].startswith("error: number card conservation broken (cardsim run --debug's check) in a game "
+                               "with plug-in lazy.py: a decision wrote into an array it is passed")
+    assert "Traceback" not in r.output
+
+
 @pytest.mark.skipif(not FULL.exists(), reason="no /dev/full")
 @pytest.mark.parametrize("args", [["games"], ["trace", "fubnub"], ["--version"], ["games", "--help"]])
 def test_a_full_stdout_is_one_line_about_the_output(args):
