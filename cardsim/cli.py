@@ -858,7 +858,9 @@ def trace(
 
     g = get_game(game)
     _check_int("--seed", seed, 0, 2**63 - 1)
-    _check_int("--start", start, 0, 2**63 - 1 - games, "a game index is below 2^63, the last one traced included")
+    below = "a game index is below 2^63, the last one traced included"
+    _check_int("--start", start, 0, 2**63 - 2, below)
+    _check_int("--games", games, 1, 2**63 - 1 - start, below)  # checked first, a huge --games blamed --start
     pols: Any = None
     if policy:
         parsed = [_policy_arg(p) for p in policy]

@@ -267,12 +267,17 @@ def test_run_dir_of_another_scenario_refused_and_kept(tmp_path):
 
 
 @pytest.mark.parametrize("args", [["--seed", "-1"], ["--seed", str(2**64)], ["--start", str(2**64)],
-                                  ["--start", str(2**63 - 1), "--games", "2"]])
+                                  ["--start", str(2**63 - 1), "--games", "2"], ["--games", str(10**20)],
+                                  ["--start", str(2**63 - 3), "--games", "5"]])
 def test_trace_seed_and_start_out_of_range_are_one_line(args):
     """A negative seed, or games past int64, stopped with a numpy or numba traceback (exit 1)."""
     r = CliRunner().invoke(app, ["trace", "fubnub", *args])
     assert r.exit_code == 2 and r.output.startswith("error: --") and "out of range" in r.output
     assert r.output.count("\n") == 1
+    # the option out of range is the one named (a huge --games said '--start = 0 ... allowed: 0--9077...')
+    named = "--games" if args[-1] in (str(10**20), "5") else args[0]
+    assert r.output.startswith(f"error: {named} = "), r.output
+    assert "--9" not in r.output
 
 
 def test_report_of_a_scenario_named_dot_dot_writes_nothing_above_out(tmp_path):
