@@ -965,6 +965,7 @@ def bench(
 def run_bench(name: str, count: int | None, interp: int | None, variant: str):
     """:func:`cardsim.bench.bench`, a repetition too large for memory said in one line (it was numpy's
     ``Unable to allocate 36.4 TiB`` traceback, or the interpreted subprocess's CalledProcessError)."""
+    import re
     import subprocess
 
     from cardsim.bench import bench
@@ -972,7 +973,9 @@ def run_bench(name: str, count: int | None, interp: int | None, variant: str):
 
     try:
         return bench(name, count, interp, variant)
-    except MemoryError:
+    except (MemoryError, ValueError) as exc:  # numpy past its sizes (-n 10**19): "array is too big", a traceback
+        if isinstance(exc, ValueError) and not re.search(r"array is too big|Maximum allowed dimension", str(exc)):
+            raise
         raise CardsimError(f"--games {count or get_game(name).bench_count:,}: a timed repetition holds its {name} "
                            f"games in memory at once, and this many do not fit; give fewer (default: "
                            f"{get_game(name).bench_count:,})") from None

@@ -144,6 +144,9 @@ def test_out_that_holds_other_files_and_no_run_is_refused(tmp_path, monkeypatch,
     (["-n", "100000000000"], "error: --games 100,000,000,000: a timed repetition holds its fubnub games in memory at "
                              "once, and this many do not fit; give fewer (default: 20,000)"),
     (["-n", "10", "--interp", "100000000000"], "error: --interp: the interpreted run of fubnub (a subprocess) failed ("),
+    # past numpy's sizes: "ValueError: array is too big" / "Maximum allowed dimension exceeded", a traceback
+    (["-n", str(2**63 - 1)], "error: --games 9,223,372,036,854,775,807: a timed repetition holds its fubnub games"),
+    (["-n", str(10**20)], "error: --games 100,000,000,000,000,000,000: a timed repetition holds its fubnub games"),
 ])
 def test_bench_too_large_for_memory_is_one_line(args, says):
     """`cardsim bench fubnub -n 100000000000`: numpy's "Unable to allocate 36.4 TiB" traceback; with
