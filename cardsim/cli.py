@@ -926,6 +926,9 @@ def bench(
     if markdown and fmt is not OutFormat.table:
         raise CardsimError(f"--markdown and --format {fmt.value}: --markdown is the table format's Markdown "
                            f"form (for the README); give one of them")
+    names = game or game_names()
+    for n in names:  # before the --memory run: a mistyped name ended the command after it, its figure unprinted
+        get_game(n)
     notes = []
     if memory:
         from cardsim.bench import GAME_HANDS
@@ -940,9 +943,6 @@ def bench(
         if fmt is OutFormat.table:
             typer.echo(notes[-1])
 
-    names = game or game_names()
-    for n in names:
-        get_game(n)
     jobs = [(n, v.name) for n in names for v in (get_game(n).variants if variants else get_game(n).variants[:1])]
     if fmt is not OutFormat.table:
         import polars as pl

@@ -155,6 +155,16 @@ def test_bench_too_large_for_memory_is_one_line(args, says):
     assert r.exit_code == 2 and r.output.count("\n") == 1 and r.output.startswith(says), r.output
 
 
+def test_bench_checks_its_games_before_the_memory_run(monkeypatch):
+    """`cardsim bench fubnbu --memory 100000000` ran the memory measure (minutes) and only then said
+    'unknown game', its figure unprinted."""
+    import cardsim.bench
+
+    monkeypatch.setattr(cardsim.bench, "memory", lambda hands: pytest.fail("the memory run started"))
+    r = CliRunner().invoke(app, ["bench", "fubnbu", "--memory", "1000"])
+    assert r.exit_code == 2 and r.output.startswith("error: unknown game 'fubnbu' (did you mean 'fubnub'?)"), r.output
+
+
 @pytest.mark.parametrize("rules, says", [
     (["=5"], "error: --rule '=5' names no knob; write name=value"),  # it said "unknown knob rules.;"
     (["point_cards=3", "point_cards=5"], "error: --rule point_cards is given twice (point_cards=3 and point_cards=5)"),
