@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -273,6 +274,24 @@ def local_workers_max() -> int:
     return 4 * (os.cpu_count() or 1)
 
 
+def _backend_keys(cfg: Mapping[str, Any], backend: str | None, workers: int | None, scheduler: str | None
+                  ) -> dict[str, Any]:
+    """The scenario's ``backend`` / ``workers`` / ``scheduler`` keys less those a command-line option
+    contradicts: an option overrides its scenario's keys, as ``--games`` does (``--backend local`` was
+    refused beside ``workers = 4`` in the file, which had to be edited to play on threads)."""
+    keys = {k: cfg[k] for k in ("backend", "workers", "scheduler") if k in cfg}
+    if backend == "local":
+        keys.pop("workers", None)
+        keys.pop("scheduler", None)
+    if (workers is not None or scheduler is not None) and keys.get("backend") == "local":
+        del keys["backend"]
+    if workers is not None:
+        keys.pop("scheduler", None)
+    if scheduler is not None:
+        keys.pop("workers", None)
+    return keys
+
+
 def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None = None,
                  scheduler: str | None = None) -> Backend | None:
     """The backend named by the CLI options or the scenario's ``backend`` / ``workers`` /
@@ -280,7 +299,7 @@ def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None
     ``workers`` or ``scheduler`` alone mean Dask; with ``backend = "local"`` they are refused. A message
     names a value as the user gave it: ``--backend 'spark'`` for an option, ``backend = 'spark'`` for a
     scenario key."""
-    cfg = s.raw.get("scenario", {})
+    cfg = _backend_keys(s.raw.get("scenario", {}), backend, workers, scheduler)
     given = {"backend": backend, "workers": workers, "scheduler": scheduler}  # the CLI's options
 
     def said(key: str, value: object) -> str:

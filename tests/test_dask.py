@@ -118,6 +118,28 @@ def test_workers_past_the_machine_or_beside_a_scheduler_are_refused(monkeypatch)
         api.make_backend(from_dict(RAW), None, 4, "tcp://h:8786")
 
 
+def test_a_command_line_backend_option_overrides_the_scenarios_keys():
+    """A scenario with `backend = "dask"` and `workers = 2` could not be played on threads from the
+    command line: `--backend local` was refused ("workers = 2 belongs to the dask backend ... drop
+    them"), as was `--scheduler` beside its `workers`; the file had to be edited. An option overrides
+    the keys it contradicts, as --games overrides games; two options that contradict are still refused."""
+    from cardsim.errors import ScenarioError
+
+    dask = from_dict({**RAW, "scenario": {**RAW["scenario"], "backend": "dask", "workers": 2}})
+    assert api.make_backend(dask, "local") is None
+    remote = api.make_backend(dask, None, None, "tcp://h:8786")
+    assert (type(remote).__name__, remote.scheduler) == ("DaskBackend", "tcp://h:8786")
+    local = from_dict({**RAW, "scenario": {**RAW["scenario"], "backend": "local"}})
+    assert api.make_backend(local, None, 1).workers == 1
+    sched = from_dict({**RAW, "scenario": {**RAW["scenario"], "scheduler": "tcp://h:8786"}})
+    both = api.make_backend(sched, None, 1)
+    assert (both.scheduler, both.workers) == (None, 1)
+    with pytest.raises(ScenarioError, match=r"^--workers 2 belongs to the dask backend"):
+        api.make_backend(dask, "local", 2)
+    with pytest.raises(ScenarioError, match=r"^workers = 2 is the size of a local cluster, and scheduler = "):
+        api.make_backend(from_dict({**RAW, "scenario": {**RAW["scenario"], "workers": 2, "scheduler": "tcp://h:1"}}))
+
+
 def test_a_dask_run_leaves_nothing_in_the_temporary_directory(tmp_path):
     # the whole CLI run, with its own temporary directory: a local cluster's scratch space, the
     # workers' numba cache (they use the client's) and the parts in flight must all be gone after
