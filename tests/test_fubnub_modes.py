@@ -776,3 +776,16 @@ def test_plugin_defines_the_full_deck_decisions(tmp_path):
     bad = [*pols[:1], {"name": f"{f}:own", "illegal": 1}, *pols[2:]]
     with pytest.raises(PolicyError, match=r"seat 1 .*'peek'"):
         fd(h, actions=["Peek"], rules=NOADV, policies=bad)
+
+
+def test_full_deck_answer_when_only_the_turtle_was_revealed():
+    """One Full Deck game the Turtle ended before any other action card (`cardsim run` of 1 game, seed 3):
+    the answer took row 0 of an empty table, polars' OutOfBoundsError traceback. No sentence about the
+    other cards then, and the summary's table still lists the Turtle."""
+    from cardsim.games.fubnub.game import action_card_answer, revealer_table
+
+    hands = pl.LazyFrame({"game": [0, 0], "hand": [1, 2], "winner": [2, -1], "revealer": [-1, 2],
+                          "action_card": [None, "Turtle"]}, schema_overrides={"action_card": pl.String})
+    assert action_card_answer({"hands": hands}) == ""
+    by_card, base = revealer_table({"hands": hands})
+    assert by_card["action_card"].to_list() == ["Turtle"] and base["n"] == 0

@@ -984,7 +984,10 @@ def revealer_table(tables: Mapping[str, pl.LazyFrame]) -> tuple[pl.DataFrame, di
         revealer_won=pl.col("winner") == pl.col("revealer")).collect()
     by_card = rate_table(revealed, ["action_card"], "revealer_won")
     played = revealed.filter(pl.col("action_card") != "Turtle").with_columns(x=pl.lit(0))
-    return by_card, rate_table(played, ["x"], "revealer_won").row(0, named=True)
+    base = rate_table(played, ["x"], "revealer_won")
+    if base.height == 0:  # only the Turtle revealed (a game or two it ended): row(0) was polars' OutOfBoundsError
+        return by_card, {c: (0 if c in ("n", "k") else math.nan) for c in base.columns}
+    return by_card, base.row(0, named=True)
 
 
 def action_card_differences(tables: Mapping[str, pl.LazyFrame], alpha: float = 0.05) -> pl.DataFrame:
