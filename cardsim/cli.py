@@ -221,7 +221,7 @@ def user_errors(fn):
                            f"delete it, and `cardsim run {part.parent.parent}` plays its chunk again (the other "
                            f"chunks are kept)")
             line = (explain(exc, *loaded_plugins()) or _plugin_typing(exc, *loaded_plugins())
-                    or _plugin_conservation(exc, *loaded_plugins()))
+                    or _plugin_conservation(exc, *loaded_plugins()) or _plugin_bounds(exc, *loaded_plugins()))
             if line is None:
                 raise
             _fail(exc, line)
@@ -356,6 +356,18 @@ def _plugin_conservation(exc: BaseException, files: set[str], functions: dict[st
     return (f"{first} (cardsim run --debug's check) in a game with plug-in {names}: a decision wrote into an array it is "
             f"passed (its hand, pos, pub, ...), which a plug-in may only read (it fills only what its decision says, "
             f"FUBNUB's swap its out; docs/plugins.md) (the whole traceback: cardsim --debug ...)")
+
+
+def _plugin_bounds(exc: BaseException, files: set[str], functions: dict[str, tuple[str, int, str, str]]
+                   ) -> str | None:
+    """One line for an index past the end of an array in a plug-in's decision: only plug-ins are compiled
+    bounds-checked (:func:`cardsim.policies.plugin_functions`), and numba's IndexError names no line."""
+    if not files or not isinstance(exc, IndexError) or "out of bounds" not in str(exc):
+        return None
+    names = ", ".join(sorted({Path(f).name for f, *_ in functions.values()})) or "the plug-ins"
+    return (f"plug-in {names}: a decision indexed past the end of an array it is passed (IndexError: {exc}); params "
+            f"holds only the parameters of its <name>_params dict, in their order, and `cardsim games GAME` says "
+            f"how long each other argument is (hand[:n], ...)")
 
 
 def _os_error_of(exc: BaseException) -> int | None:

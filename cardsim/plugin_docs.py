@@ -47,6 +47,9 @@ def cautious_call(hand, pos, point, seat, dealer, rnd, params, rng):
 - **Helpers**: the file may import modules from its own folder; they count as part of the plug-in.
 - **Illegal answers** stop the run with one line naming the seat, the decision, the value and what
   was legal (exit 2).
+- **Bounds**: `params` holds the plug-in's own parameters only (its `<name>_params` dict's, in order),
+  and the decision functions run bounds-checked: an index past the end of an array (`params[1]` with
+  one parameter) stops the run with one line (exit 2).
 
 ## Runs, caching and errors
 

@@ -74,6 +74,20 @@ def test_a_plugin_that_writes_into_its_hand_fails_the_debug_check_in_one_line(tm
     assert "Traceback" not in r.output
 
 
+def test_a_plugin_reading_a_parameter_it_does_not_declare_gives_one_line(tmp_path):
+    """params[0] of a plug-in without a <name>_params dict read the zero padding of the seats' parameter
+    rows (every row is 8 wide) without a word, and past it another seat's parameters: a plug-in is passed
+    its own parameters only and runs bounds-checked."""
+    (tmp_path / "lazy.py").write_text(NO_VALUE.format(card="    return 0 if params[0] >= 0 else 1"))
+    (tmp_path / "s.toml").write_text('[scenario]\nname = "lazy"\ngame = "fubnub"\ngames = 2\n'
+                                     '[seats]\npolicies = ["lazy.py:lazy", "partner", "partner", "partner"]\n')
+    r = CliRunner().invoke(app, ["run", str(tmp_path / "s.toml"), "--runs", str(tmp_path / "runs")])
+    lines = [ln for ln in r.output.splitlines() if ln.startswith("error")]
+    assert r.exit_code == 2 and len(lines) == 1, r.output
+    assert lines[0].startswith("error: plug-in lazy.py: a decision indexed past the end of an array it is passed "
+                               "(IndexError: index is out of bounds); params holds only the parameters of its")
+
+
 @pytest.mark.skipif(not FULL.exists(), reason="no /dev/full")
 @pytest.mark.parametrize("args", [["games"], ["trace", "fubnub"], ["--version"], ["games", "--help"]])
 def test_a_full_stdout_is_one_line_about_the_output(args):
