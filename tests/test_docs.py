@@ -323,6 +323,18 @@ def test_readme_names_every_json_key_of_run_and_rate(tmp_path):
         assert keys and not {k for k in keys if f"`{k}`" not in section}, (command, keys)
 
 
+def test_readme_names_every_column_of_bench_json():
+    """`cardsim bench -f json` rows carry game, variant and unit beside the rates and ratios; the README's
+    `cardsim bench` section listed the rates and ratios only, so `unit` (hand or game) was nowhere."""
+    from cardsim.bench import BenchResult, bench_row
+
+    body = (ROOT / "README.md").read_text()
+    start = body.index("### `cardsim bench`")
+    section = body[start:body.index("\n### ", start + 1)]
+    row = bench_row(BenchResult("fubnub", "traditional", "hand", 1.0, 1.0, 1.0, 1.0, (1.0,), (1.0,)))
+    assert not [k for k in row if f"`{k}`" not in section]
+
+
 def test_readme_cards_example_names_removable_cards(tmp_path):
     """The README's ``[cards]`` example plans on a Bad, Bad, Turtle scenario: every card it names is one
     a scenario may remove (it once listed the Turtle, which stays in the deck: ``cardsim cards`` refused it)."""
