@@ -177,6 +177,8 @@ def user_errors(fn):
         hup = main and signal.getsignal(signal.SIGHUP) is signal.SIG_DFL  # not under nohup
         if hup:
             signal.signal(signal.SIGHUP, _terminated)
+        hook = sys.unraisablehook
+        sys.unraisablehook = functools.partial(_unraisable, session, hook)
         try:
             return fn(*args, **kwargs)
         except CardsimError as exc:
@@ -205,7 +207,7 @@ def user_errors(fn):
             _fail(exc, f"{frame.filename}, line {frame.lineno}: it called sys.exit({exc.code!r}) (SystemExit) while "
                        f"cardsim loaded or ran it; a plug-in file defines its functions and returns from them")
         except Exception as exc:
-            if (stop := _interrupt_of(exc)) is not None:
+            if (stop := _interrupt_of(exc) or session.swallowed) is not None:
                 _stopped(stop, session)
             from cardsim.plugin_errors import explain
             from cardsim.policies import loaded_plugins
@@ -226,12 +228,24 @@ def user_errors(fn):
                 raise
             _fail(exc, line)
         finally:
+            sys.unraisablehook = hook
             if main:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL if before is None else before)
             if hup:
                 signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
     return wrapper
+
+
+def _unraisable(session: Session, hook: Any, unraisable: Any) -> None:
+    """``sys.unraisablehook`` while a command runs: a Ctrl-C (or SIGTERM) raised in a callback from C
+    (llvmlite's object cache, while numba compiles) is dropped there with "Exception ignored ...
+    KeyboardInterrupt", and numba then fails ("RuntimeError: no compiled object yet"): a traceback and
+    exit code 1. The session keeps it, and that error ends the command as the Ctrl-C it follows."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        session.swallowed = unraisable.exc_value
+        return
+    hook(unraisable)
 
 
 def _stdout_fails(exc: OSError) -> bool:
@@ -441,6 +455,7 @@ class Session:
         self.read: list[Path] = []  # run directories only read (cardsim report RUN_DIR)
         self.bar: Any = None
         self.journals = ""  # what a search or meta-game keeps in its journals, said after Ctrl-C
+        self.swallowed: KeyboardInterrupt | None = None  # a Ctrl-C Python dropped in a callback (_unraisable)
 
     def searching(self, s: Any, kind: str, runs: Path, budget: int | None = None) -> None:
         """A search (``kind`` "search") or meta-game of scenario ``s`` starts: after Ctrl-C, say what its

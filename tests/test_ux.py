@@ -232,6 +232,28 @@ def test_ctrl_c_after_the_last_game_says_nothing_is_left_to_play(tmp_path, monke
                                          "command again for what it prints after the games (no game is played again)")
 
 
+def test_ctrl_c_dropped_in_a_callback_while_numba_compiles_is_one_line(tmp_path, monkeypatch):
+    """Ctrl-C while numba compiles can land in llvmlite's object-cache callback from C: Python prints
+    "Exception ignored on calling ctypes callback function ... KeyboardInterrupt" and drops it, and numba
+    then fails with "RuntimeError: no compiled object yet": a 200-line traceback, exit code 1. It is the
+    Ctrl-C's one line, exit code 130 (here the callback and numba's error are simulated)."""
+    import types
+
+    from cardsim.games.base import Game
+
+    def compiling(*args, **kwargs):
+        sys.unraisablehook(types.SimpleNamespace(exc_type=KeyboardInterrupt, exc_value=KeyboardInterrupt(),
+                                                 exc_traceback=None, object=None,
+                                                 err_msg="Exception ignored on calling ctypes callback function"))
+        raise RuntimeError("no compiled object yet for <Library 'check_state'>")
+
+    monkeypatch.setattr(Game, "answer", compiling)
+    r = invoke("run", scenario(tmp_path), "--out", tmp_path / "run")
+    assert r.exit_code == 130, r.output
+    assert r.output.splitlines()[-1].startswith("interrupted: all 3,000 games are kept in "), r.output
+    assert "Exception ignored" not in r.output and "RuntimeError" not in r.output
+
+
 def test_ctrl_c_in_a_search_names_its_journal(tmp_path, monkeypatch):
     """Ctrl-C in a search said "no game was played yet; nothing to keep", its journal holding every
     finished batch (the search resumes from it). And Optuna's journal lock, interrupted within its
