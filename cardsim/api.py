@@ -297,13 +297,13 @@ def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None
     """The backend named by the CLI options or the scenario's ``backend`` / ``workers`` /
     ``scheduler`` keys: None (local threads) or a :class:`cardsim.dask_backend.DaskBackend`.
     ``workers`` or ``scheduler`` alone mean Dask; with ``backend = "local"`` they are refused. A message
-    names a value as the user gave it: ``--backend 'spark'`` for an option, ``backend = 'spark'`` for a
+    names a value as the user gave it: ``--backend 'spark'`` for an option, ``scenario.backend = 'spark'`` for a
     scenario key."""
     cfg = _backend_keys(s.raw.get("scenario", {}), backend, workers, scheduler)
     given = {"backend": backend, "workers": workers, "scheduler": scheduler}  # the CLI's options
 
     def said(key: str, value: object) -> str:
-        return f"--{key} {value!r}" if given[key] is not None else f"{key} = {value!r}"
+        return f"--{key} {value!r}" if given[key] is not None else f"scenario.{key} = {value!r}"
 
     backend = backend if backend is not None else cfg.get("backend")
     scheduler = scheduler if scheduler is not None else cfg.get("scheduler")

@@ -893,7 +893,7 @@ def trace(
         parsed = [_policy_arg(p) for p in policy]
         pols = parsed[0] if len(parsed) == 1 else parsed
     setup = build_setup(g, variant, players, pols, _parse_rules(rule), base_dir=Path.cwd(),
-                        players_key="--players", policies_key="--policy", policy_key="--policy")
+                        players_key="--players", policies_key="--policy", policy_key="--policy", variant_key="--variant")
     out = sys.stdout
     if out is None:  # stdout closed (`cardsim trace ... >&-`): nobody reads the games (it was a traceback)
         return

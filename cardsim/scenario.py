@@ -218,19 +218,22 @@ def _absolute_plugins(raw: Mapping[str, Any], setup: Setup) -> Mapping[str, Any]
 def build_setup(game: Game | str, variant: str | None = None, players: int | None = None,
                 policies: str | Sequence[Any] | None = None, rules: Mapping[str, Any] | None = None,
                 base_dir: Path | None = None, both: bool = False, players_key: str = "scenario.players",
-                policies_key: str = "seats.policies", policy_key: str = "seats.policy") -> Setup:
+                policies_key: str = "seats.policies", policy_key: str = "seats.policy",
+                variant_key: str = "scenario.variant") -> Setup:
     """Validate and resolve a game set-up (also the entry point for tests and the API). ``players_key``,
-    ``policies_key`` and ``policy_key`` name where the player count, the seat policies (one a seat) and
-    the one policy of every seat came from, as errors name them (``cardsim trace``'s ``--players`` and
-    ``--policy``): a seat's entry is ``<policies_key>[<seat>]``, or ``<policies_key> (seat <seat>)`` for a
-    command-line option (a key starting ``--``), and the one policy ``<policy_key>``."""
+    ``policies_key``, ``policy_key`` and ``variant_key`` name where the player count, the seat policies
+    (one a seat), the one policy of every seat and the variant came from, as errors name them (``cardsim
+    trace``'s ``--players``, ``--policy`` and ``--variant``): a seat's entry is ``<policies_key>[<seat>]``,
+    or ``<policies_key> (seat <seat>)`` for a command-line option (a key starting ``--``), and the one
+    policy ``<policy_key>``."""
     if isinstance(game, str):
         game = get_game(game)
     if both:
         raise ScenarioError("give either seats.policies (one per seat) or seats.policy (all seats), not both")
-    var = game.variant(variant if variant is not None else game.variants[0].name)
-    if variant is not None and not isinstance(variant, str):
-        raise ScenarioError(f"scenario.variant = {variant!r} must be a string")
+    if variant is not None and not isinstance(variant, str):  # before the lookup, which said "is not a variant"
+        raise ScenarioError(f"{variant_key} = {variant!r} must be a string; allowed: "
+                            f"{allowed_list([v.name for v in game.variants])}")
+    var = game.variant(variant if variant is not None else game.variants[0].name, variant_key)
     if isinstance(policies, list | tuple):
         entries = list(policies)
         if not entries:
@@ -291,8 +294,12 @@ def players_range(var: Any) -> str:
 
 
 def _check_int(where: str, value: Any, lo: int, hi: int, why: str = "") -> int:
+    """``value`` as an int in [lo, hi], else one line naming ``where`` (a range of one value reads as it:
+    "allowed: 4", not "4-4")."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ScenarioError(f"{where} = {value!r} must be an integer in [{lo}, {hi}]")
+        raise ScenarioError(f"{where} = {value!r} must be an integer " + (f"in [{lo}, {hi}]" if lo != hi else
+                                                                          f"({lo})"))
     if not lo <= value <= hi:
-        raise ScenarioError(f"{where} = {value} is out of range; allowed: {lo}-{hi}" + (f" ({why})" if why else ""))
+        raise ScenarioError(f"{where} = {value} is out of range; allowed: {lo if lo == hi else f'{lo}-{hi}'}"
+                            + (f" ({why})" if why else ""))
     return value

@@ -95,7 +95,7 @@ def parse_target(text: str) -> tuple[str, float]:
     from cardsim.errors import ScenarioError
 
     if not isinstance(text, str):
-        raise ScenarioError(f"until = {text!r} must be a string like 'winrate_s0 +-0.002'")
+        raise ScenarioError(f"scenario.until = {text!r} must be a string like 'winrate_s0 +-0.002'")
     parts = text.replace("±", "+-").split("+-")
     if len(parts) != 2:
         raise ScenarioError(f"--until {text!r} must look like 'winrate_s0 +-0.002' (metric, then +- half-width)")

@@ -210,8 +210,17 @@ BAD = [
     ("games negative", GOOD.replace("games = 300", "games = -5"), "scenario.games"),
     ("missing game", GOOD.replace('game = "fubnub"\n', ""), "scenario.game"),
     ("policy param", GOOD.replace('["partner", "partner"', '[{name = "tactician", call_nede = 2}, "partner"'), "call_need"),
-    ("until not a string", GOOD.replace("seed = 1", "seed = 1\nuntil = 5"), "until"),
-    ("backend unknown", GOOD.replace("seed = 1", "seed = 1\nbackend = \"spark\""), "local, dask"),
+    ("until not a string", GOOD.replace("seed = 1", "seed = 1\nuntil = 5"), "scenario.until = 5 must be a string"),
+    ("backend unknown", GOOD.replace("seed = 1", "seed = 1\nbackend = \"spark\""),
+     "scenario.backend = 'spark' is not a backend; allowed: local, dask"),
+    ("workers negative", GOOD.replace("seed = 1", "seed = 1\nworkers = -1"), "scenario.workers = -1 must be a positive"),
+    # the variant was looked up before its type was checked: "variant = 3 is not a variant of fubnub"
+    ("variant not a string", GOOD.replace('variant = "traditional"', "variant = 3"),
+     "scenario.variant = 3 must be a string; allowed: traditional"),
+    ("variant unknown", GOOD.replace('variant = "traditional"', 'variant = "tradtional"'),
+     "scenario.variant = 'tradtional' is not a variant of fubnub (did you mean 'traditional'?)"),
+    ("players of a one-count variant", GOOD.replace("seed = 1", "seed = 1\nplayers = 3"),
+     "scenario.players = 3 is out of range; allowed: 4 (fubnub traditional takes 4 players)"),
     ("garbage bytes", b"\x00\xff\xfe\x81garbage", "not a UTF-8 text file"),
     # name = ".." wrote the report into the folder above --out (index.html, report.md over its files),
     # a NUL or a 300-byte name stopped with a Python traceback when the run directory was made
@@ -249,7 +258,9 @@ def test_missing_file_and_bad_trace_args(tmp_path):
     r = invoke("trace", "fubnub", "--rule", "point_cards")
     assert r.exit_code == 2 and "name=value" in r.output
     r = invoke("trace", "fubnub", "--players", "3")  # named as typed, not as a scenario's key
-    assert r.exit_code == 2 and "error: --players = 3 is out of range; allowed: 4-4" in r.output
+    assert r.exit_code == 2 and "error: --players = 3 is out of range; allowed: 4 (fubnub" in r.output  # not 4-4
+    r = invoke("trace", "fubnub", "--variant", "nope")  # named as typed: it said "variant = 'nope'"
+    assert r.exit_code == 2 and "error: --variant 'nope' is not a variant of fubnub" in r.output
     r = invoke("trace", "fubnub", "-p", "partner", "-p", "partner", "--players", "4")
     assert r.exit_code == 2 and "--policy has 2 entries but --players = 4" in r.output
 

@@ -91,13 +91,14 @@ def test_scenario_backend_keys_are_validated():
     ("scheduler", "host", [None, None, "host"], "scheduler 'host' must be an address"),
 ])
 def test_backend_messages_name_the_option_or_the_key_the_value_came_from(key, value, option, says):
-    """`cardsim run --backend spark` was answered with `backend = 'spark'`, a key the user never wrote."""
+    """`cardsim run --backend spark` was answered with `backend = 'spark'`, a key the user never wrote; a
+    scenario key is named by its table, as every other key is (`scenario.backend = 'spark'`)."""
     from cardsim.errors import ScenarioError
 
     with pytest.raises(ScenarioError, match=f"^--{says}"):
         api.make_backend(from_dict(RAW), *option)
     keyed = from_dict({**RAW, "scenario": {**RAW["scenario"], key: value}})
-    with pytest.raises(ScenarioError, match="^" + says.replace(f"{key} ", f"{key} = ", 1)):
+    with pytest.raises(ScenarioError, match="^scenario." + says.replace(f"{key} ", f"{key} = ", 1)):
         api.make_backend(keyed)
 
 
@@ -111,7 +112,7 @@ def test_workers_past_the_machine_or_beside_a_scheduler_are_refused(monkeypatch)
     with pytest.raises(ScenarioError, match=r"^--workers 9 is more than this machine can run: .* at most 8 here"):
         api.make_backend(from_dict(RAW), None, 9)
     keyed = from_dict({**RAW, "scenario": {**RAW["scenario"], "workers": 1000}})
-    with pytest.raises(ScenarioError, match=r"^workers = 1000 is more than"):
+    with pytest.raises(ScenarioError, match=r"^scenario.workers = 1000 is more than"):
         api.make_backend(keyed)
     with pytest.raises(ScenarioError, match=r"^--workers 4 is the size of a local cluster, and --scheduler "
                                             r"'tcp://h:8786' names an existing cluster.*drop one of them"):
@@ -136,7 +137,7 @@ def test_a_command_line_backend_option_overrides_the_scenarios_keys():
     assert (both.scheduler, both.workers) == (None, 1)
     with pytest.raises(ScenarioError, match=r"^--workers 2 belongs to the dask backend"):
         api.make_backend(dask, "local", 2)
-    with pytest.raises(ScenarioError, match=r"^workers = 2 is the size of a local cluster, and scheduler = "):
+    with pytest.raises(ScenarioError, match=r"^scenario.workers = 2 is the size of a local cluster, and scenario.scheduler = "):
         api.make_backend(from_dict({**RAW, "scenario": {**RAW["scenario"], "workers": 2, "scheduler": "tcp://h:1"}}))
 
 

@@ -263,14 +263,16 @@ class Game(abc.ABC):
     trace_batch: int = 50
 
     # -- lookup helpers -------------------------------------------------
-    def variant(self, name: str) -> Variant:
+    def variant(self, name: str, where: str = "scenario.variant") -> Variant:
+        """The variant ``name``; else one line naming ``where`` it was given (a scenario key, or an option
+        such as ``--variant``)."""
         for v in self.variants:
             if v.name == name:
                 return v
         names = [v.name for v in self.variants]
+        said = f"{where} {name!r}" if where.startswith("--") else f"{where} = {name!r}"
         raise ScenarioError(
-            f"variant = {name!r} is not a variant of {self.name}{did_you_mean(name, names)}; "
-            f"allowed: {allowed_list(names)}"
+            f"{said} is not a variant of {self.name}{did_you_mean(name, names)}; allowed: {allowed_list(names)}"
         )
 
     def policy(self, name: str) -> PolicySpec:
