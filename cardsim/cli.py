@@ -223,7 +223,7 @@ def user_errors(fn):
                            f"delete it, and `cardsim run {part.parent.parent}` plays its chunk again (the other "
                            f"chunks are kept)")
             line = (explain(exc, *loaded_plugins()) or _plugin_typing(exc, *loaded_plugins())
-                    or _plugin_conservation(exc, *loaded_plugins()) or _plugin_bounds(exc, *loaded_plugins()))
+                    or _plugin_fault(exc, *loaded_plugins()))
             if line is None:
                 raise
             _fail(exc, line)
@@ -358,30 +358,15 @@ def _plugin_typing(exc: BaseException, files: set[str], functions: dict[str, tup
             f"decision function returns what `cardsim games GAME` says ({debug})")
 
 
-def _plugin_conservation(exc: BaseException, files: set[str], functions: dict[str, tuple[str, int, str, str]]
-                         ) -> str | None:
-    """One line for a card conservation check (``cardsim run --debug``) that fails in a game with plug-ins:
-    a decision that writes into an array it is passed (its hand) duplicates or loses a card; it was
-    a traceback naming the kernel, exit code 1."""
-    first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
-    if not files or "conservation broken" not in first:
-        return None
-    names = ", ".join(sorted({Path(f).name for f, *_ in functions.values()})) or "the plug-ins"
-    return (f"{first} (cardsim run --debug's check) in a game with plug-in {names}: a decision wrote into an array it is "
-            f"passed (its hand, pos, pub, ...), which a plug-in may only read (it fills only what its decision says, "
-            f"FUBNUB's swap its out; docs/plugins.md) (the whole traceback: cardsim --debug ...)")
+def _plugin_fault(exc: BaseException, files: set[str], functions: dict[str, tuple[str, int, str, str]]
+                  ) -> str | None:
+    """:func:`cardsim.runner.plugin_fault` where no set-up is at hand (a chunk of a study or a trace): it
+    names the plug-ins loaded in this process (a run's chunk names its own, :func:`cardsim.runner.run_chunk`)."""
+    from cardsim.runner import plugin_fault
 
-
-def _plugin_bounds(exc: BaseException, files: set[str], functions: dict[str, tuple[str, int, str, str]]
-                   ) -> str | None:
-    """One line for an index past the end of an array in a plug-in's decision: only plug-ins are compiled
-    bounds-checked (:func:`cardsim.policies.plugin_functions`), and numba's IndexError names no line."""
-    if not files or not isinstance(exc, IndexError) or "out of bounds" not in str(exc):
+    if not files:
         return None
-    names = ", ".join(sorted({Path(f).name for f, *_ in functions.values()})) or "the plug-ins"
-    return (f"plug-in {names}: a decision indexed past the end of an array it is passed (IndexError: {exc}); params "
-            f"holds only the parameters of its <name>_params dict, in their order, and `cardsim games GAME` says "
-            f"how long each other argument is (hand[:n], ...)")
+    return plugin_fault(exc, ", ".join(sorted({Path(f).name for f, *_ in functions.values()})) or "the plug-ins")
 
 
 def _os_error_of(exc: BaseException) -> int | None:

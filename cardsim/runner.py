@@ -24,7 +24,7 @@ from pathlib import Path
 
 import polars as pl
 
-from cardsim.errors import RunDirError
+from cardsim.errors import PolicyError, RunDirError
 from cardsim.games import get_game
 from cardsim.games.base import Setup
 from cardsim.results import RunDir, scan_part, sole_holder
@@ -52,9 +52,42 @@ def run_chunk(game_name: str, setup: Setup, key: int, chunk: Chunk, path: str, d
     A plain top-level function of explicit arguments, so it can be sent to
     a Dask worker as it is (the seed travels in ``key``)."""
     game = get_game(game_name)
-    frames = game.simulate_chunk(setup, key, chunk.start, chunk.count, debug=debug)
+    try:
+        frames = game.simulate_chunk(setup, key, chunk.start, chunk.count, debug=debug)
+    except (AssertionError, IndexError) as exc:
+        err = _plugin_error(exc, setup)
+        if err is None:
+            raise
+        raise err from None
     RunDir(path).write_chunk(chunk.index, frames)
     return chunk.index, frames[game.unit_table].height
+
+
+def plugin_fault(exc: BaseException, names: str) -> str | None:
+    """One line for what a plug-in did wrong inside a kernel, naming the plug-ins (``names``), or None:
+    a card conservation check (``cardsim run --debug``) that failed (a decision that writes into an array
+    it is passed, its hand, duplicates or loses a card: it was a traceback naming the kernel, exit code
+    1), or an index past the end of an array (only plug-ins are compiled bounds-checked,
+    :func:`cardsim.policies.plugin_functions`, and numba's IndexError names no line)."""
+    first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+    if isinstance(exc, AssertionError) and "conservation broken" in first:
+        return (f"{first} (cardsim run --debug's check) in a game with plug-in {names}: a decision wrote into an "
+                f"array it is passed (its hand, pos, pub, ...), which a plug-in may only read (it fills only what "
+                f"its decision says, FUBNUB's swap its out; docs/plugins.md)")
+    if isinstance(exc, IndexError) and "out of bounds" in first:
+        return (f"plug-in {names}: a decision indexed past the end of an array it is passed (IndexError: {exc}); "
+                f"params holds only the parameters of its <name>_params dict, in their order, and `cardsim games "
+                f"GAME` says how long each other argument is (hand[:n], ...)")
+    return None
+
+
+def _plugin_error(exc: BaseException, setup: Setup) -> PolicyError | None:
+    """:func:`plugin_fault` of a chunk of ``setup``, naming its own plug-ins (the process may have loaded
+    others: a test session, a study of several set-ups)."""
+    if not setup.plugins:
+        return None
+    line = plugin_fault(exc, ", ".join(sorted({Path(ref.rsplit(":", 1)[0]).name for ref in setup.plugins})))
+    return PolicyError(line) if line else None
 
 
 def default_run_dir(scenario: Scenario, runs: str | Path = "runs") -> Path:

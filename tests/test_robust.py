@@ -59,10 +59,23 @@ def test_a_plugin_decision_that_can_end_without_a_value_gives_one_line(tmp_path,
     assert "Traceback" not in r.output
 
 
+def _other_plugin_played(tmp_path) -> None:
+    """A well-behaved plug-in (well.py) played in this process first: a message about another plug-in must
+    not name it."""
+    (tmp_path / "well").mkdir()
+    (tmp_path / "well" / "well.py").write_text(NO_VALUE.format(card="    return 0").replace("lazy_", "well_"))
+    (tmp_path / "well" / "s.toml").write_text('[scenario]\nname = "well"\ngame = "fubnub"\ngames = 2\n'
+                                              '[seats]\npolicies = ["well.py:well", "partner", "partner", "partner"]\n')
+    r = CliRunner().invoke(app, ["run", str(tmp_path / "well" / "s.toml"), "--runs", str(tmp_path / "well" / "runs")])
+    assert r.exit_code == 0, r.output
+
+
 def test_a_plugin_that_writes_into_its_hand_fails_the_debug_check_in_one_line(tmp_path):
     """A card decision that writes into the hand it is passed duplicates a card: `cardsim run --debug`
     caught it with a traceback from the generated kernel ("AssertionError: number card conservation
-    broken"), exit code 1; it is one line naming the plug-in, exit code 2."""
+    broken"), exit code 1; it is one line naming the plug-in, exit code 2: the run's own, not every plug-in
+    the process has loaded (here a well-behaved one played first)."""
+    _other_plugin_played(tmp_path)
     (tmp_path / "lazy.py").write_text(NO_VALUE.format(card="    hand[0] = hand[1]\n    return 0"))
     (tmp_path / "s.toml").write_text('[scenario]\nname = "lazy"\ngame = "fubnub"\ngames = 2\n'
                                      '[seats]\npolicies = ["lazy.py:lazy", "partner", "partner", "partner"]\n')
@@ -78,6 +91,7 @@ def test_a_plugin_reading_a_parameter_it_does_not_declare_gives_one_line(tmp_pat
     """params[0] of a plug-in without a <name>_params dict read the zero padding of the seats' parameter
     rows (every row is 8 wide) without a word, and past it another seat's parameters: a plug-in is passed
     its own parameters only and runs bounds-checked."""
+    _other_plugin_played(tmp_path)
     (tmp_path / "lazy.py").write_text(NO_VALUE.format(card="    return 0 if params[0] >= 0 else 1"))
     (tmp_path / "s.toml").write_text('[scenario]\nname = "lazy"\ngame = "fubnub"\ngames = 2\n'
                                      '[seats]\npolicies = ["lazy.py:lazy", "partner", "partner", "partner"]\n')
