@@ -296,15 +296,20 @@ def test_sweep_one_row_per_point(tmp_path):
         api.sweep(scen(sweep={"grid": {"rulez.x": [1]}}), runs=tmp_path)
 
 
+def study_json(tmp_path, command: str, scenario, *args: str) -> dict:
+    """``cardsim <command> <scenario> --runs <tmp_path>/runs -f json [args]``, which must succeed: its JSON."""
+    r = CliRunner().invoke(app, [command, str(scenario), "--runs", str(tmp_path / "runs"), "-f", "json", *args])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout[r.stdout.index("{"):])
+
+
 def test_sweep_whose_point_never_finishes_reports_instead_of_failing(tmp_path):
     # max_hands = 1 cuts every game to 15 point cards after one hand: no game of that point has a winner,
     # so no deal is left to pair the points on (the headline raised a TypeError, the report another)
     f = tmp_path / "s.toml"
     f.write_text('[scenario]\nname = "cut"\ngame = "fubnub"\ngames = 200\n'
                  '[sweep]\ngrid = {"rules.max_hands" = [1, 1000]}\n')
-    r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs"), "-f", "json"])
-    assert r.exit_code == 0, r.output
-    out = json.loads(r.stdout[r.stdout.index("{"):])
+    out = study_json(tmp_path, "sweep", f)
     assert "rules.max_hands=1: no finished game; rules.max_hands=1000: " in out["answer"]
     assert "rules.max_hands=1000: no finished game" not in out["answer"]  # its 200 games finished
     assert out["notes"][0].startswith("The points are not compared: 0 of 200 deals finished at every point")
@@ -322,9 +327,7 @@ def test_sweep_that_compares_no_points_reads_each_point_not_no_finished_game(tmp
     f.write_text('[scenario]\nname = "one"\ngame = "fubnub"\ngames = 60\nchunk = 30\n'
                  '[seats]\npolicies = ["tactician", "partner", "tactician", "partner"]\n'
                  '[sweep]\npoints = [{ "seat0.call_need" = 1 }]\n')
-    r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs"), "-f", "json"])
-    assert r.exit_code == 0, r.output
-    out = json.loads(r.stdout[r.stdout.index("{"):])
+    out = study_json(tmp_path, "sweep", f)
     assert "no finished game" not in out["answer"], out["answer"]
     assert "simultaneous over the 1 point (Bonferroni): seat0.call_need=1: " in out["answer"]
     row = out["tables"]["Sweep"][0]
@@ -332,9 +335,7 @@ def test_sweep_that_compares_no_points_reads_each_point_not_no_finished_game(tmp
     assert "simultaneous over the 1 point (Bonferroni)" in out["notes"][-1]
     f.write_text(f.read_text().replace('points = [{ "seat0.call_need" = 1 }]',
                                        'points = [{ "seat0.call_need" = 1 }, { "seat0.call_need" = 2 }]'))
-    r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs"), "-f", "json", "-n", "1"])
-    assert r.exit_code == 0, r.output
-    out = json.loads(r.stdout[r.stdout.index("{"):])
+    out = study_json(tmp_path, "sweep", f, "-n", "1")
     assert out["notes"][0].startswith("The points are not compared: 1 deal at every point")
     assert "no finished game" not in out["answer"] and "over the 2 points" in out["answer"], out["answer"]
 
@@ -345,9 +346,7 @@ def test_length_sweep_of_one_game_says_why_it_has_no_interval(tmp_path):
     f = tmp_path / "s.toml"
     f.write_text('[scenario]\nname = "len"\ngame = "fubnub"\ngames = 60\n'
                  '[sweep]\nmetric = "length"\npoints = [{ "rules.max_hands" = 1000 }, { "rules.max_hands" = 999 }]\n')
-    r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs"), "-f", "json", "-n", "1"])
-    assert r.exit_code == 0, r.output
-    out = json.loads(r.stdout[r.stdout.index("{"):])
+    out = study_json(tmp_path, "sweep", f, "-n", "1")
     assert out["answer"].startswith("The game length at each point: rules.max_hands=1000: ")
     assert out["answer"].count("(no interval: 1 game, and an interval needs at least 2)") == 2, out["answer"]
     from cardsim.studies.sweep import _length_ci
@@ -362,9 +361,7 @@ def test_rate_whose_games_never_finish_says_so(tmp_path):
     f = tmp_path / "r.toml"
     f.write_text('[scenario]\nname = "cutr"\ngame = "fubnub"\ngames = 20\n[rules]\nmax_hands = 1\n'
                  '[ratings]\npolicies = ["random", "partner"]\n')
-    r = CliRunner().invoke(app, ["rate", str(f), "--runs", str(tmp_path / "runs"), "-f", "json"])
-    assert r.exit_code == 0, r.output
-    out = json.loads(r.stdout[r.stdout.index("{"):])
+    out = study_json(tmp_path, "rate", f)
     assert out["answer"].startswith("No game finished: every game of the 20 deals per table was cut at the game's "
                                     "cap"), out["answer"]
     assert "rates highest" not in out["answer"]
