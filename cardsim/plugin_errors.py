@@ -14,7 +14,12 @@ import re
 import traceback
 from pathlib import Path
 
+import numpy as np
 from numba.core import errors as nerrors
+from numba.core import types
+from numba.extending import overload
+
+from cardsim.errors import PolicyError
 
 # numba's location lines: 'File "mine.py", line 12:' (typing errors) and 'File "mine.py", line 12, in f'
 _PACKAGE = Path(__file__).resolve().parent
@@ -24,6 +29,41 @@ _BIND = re.compile(r"to signature '(?P<sig>\([^']*\))' due to \"TypeError: (?P<w
 _CALLEE = re.compile(r"CPUDispatcher\(<function (\w+) at ")
 _NOISE = ("During:", "File \"", "Resolution failure", "- Resolution", "- Of which", "Rejected as", "No implementation",
           "Cannot determine", "This error may have been", "Failed in nopython", "Internal error at", ">>>", "^")
+
+
+#: a plug-in decision that returns something other than an int (numba's typing error, turned into one
+#: line by :func:`explain`)
+_RETURNS = re.compile(r"(plug-in \S+, function \w+, line \d+: returns [^\n]*? answer as an int[^\n]*?"
+                      r"what each decision returns\))")
+
+
+def returned_int(value, where):
+    """``value``, a plug-in decision's answer, when it is an int (or a bool). The generated dispatch
+    (``cardsim.policies.dispatch_source``) passes each answer the kernel reads through it; compiled,
+    a float (which the kernel would truncate without a word: 0.5 plays card 0) or an array is a
+    typing error naming the plug-in, so its kernel does not compile. ``where`` is a literal:
+    ``"plug-in FILE, function NAME, line N|GAME|DECISION"``. None (a path without a return) is left
+    to the kernel's own typing error, which the CLI names (``cli._plugin_typing``). Interpreted
+    (``NUMBA_DISABLE_JIT``) the check is made on each answer."""
+    if isinstance(value, bool | int | np.integer | np.bool_ | None):
+        return value
+    raise PolicyError(_returns_message(where, type(value).__name__))
+
+
+def _returns_message(where: str, what: str) -> str:
+    plugin, game, decision = where.split("|")
+    return (f"{plugin}: returns {what}, but the kernel reads a {game} '{decision}' answer as an int (a float "
+            f"would be truncated): return an int, such as int(x) (`cardsim games {game}` says what each decision "
+            f"returns)")
+
+
+@overload(returned_int, prefer_literal=True)
+def _returned_int(value, where):
+    if isinstance(value, types.Integer | types.Boolean | types.NoneType | types.Optional):
+        return lambda value, where: value
+    if not isinstance(where, types.StringLiteral):  # numba's second try, without literals
+        raise nerrors.TypingError(f"a plug-in decision returns {value}, not an int")
+    raise nerrors.TypingError(_returns_message(where.literal_value, str(types.unliteral(value))))
 
 
 def plugin_frame(exc: BaseException, files: set[str]) -> traceback.FrameSummary | None:
@@ -75,6 +115,9 @@ def explain(exc: BaseException, files: set[str], functions: dict[str, tuple[str,
     debug = "the whole message: cardsim --debug ..."
     if isinstance(exc, nerrors.TypingError | nerrors.UnsupportedError | nerrors.LoweringError):
         text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+        returns = _RETURNS.search(text)
+        if returns:
+            return f"{returns[1]} ({debug})"
         bind = _BIND.search(text)
         callee = next((m[1] for m in _CALLEE.finditer(text) if m[1] in functions), None)
         if bind and callee:

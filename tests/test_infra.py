@@ -351,6 +351,20 @@ def test_a_plugin_numba_cannot_type_gives_one_error_line(tmp_path):
                            "Unknown attribute 'missing'"), line
 
 
+@pytest.mark.parametrize(("card", "what"), [("0.5", "float64"), ("(0, 1)", "UniTuple(int64 x 2)")])
+def test_a_plugin_decision_that_returns_no_int_gives_one_error_line(tmp_path, card, what):
+    """The kernel read the card decision's 0.5 as card 0 and played on without a word; a float (or a
+    tuple) returned by a decision the kernel reads as an int now stops the plug-in's kernel compiling."""
+    d = plugin_dir(tmp_path, HIGHEST)
+    (d / "duck.py").write_text(PLUGIN.format(card=card))
+    r = CliRunner().invoke(app, ["run", str(d / "s.toml"), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2, r.output
+    assert errors(r) == [
+        f"error: plug-in duck.py, function duck_card, line 22: returns {what}, but the kernel reads a fubnub 'card' "
+        f"answer as an int (a float would be truncated): return an int, such as int(x) (`cardsim games fubnub` says "
+        f"what each decision returns) (the whole message: cardsim --debug ...)"]
+
+
 def test_a_plugin_that_fails_to_import_names_the_line(tmp_path):
     d = plugin_dir(tmp_path, HIGHEST)
     (d / "duck.py").write_text("import numba\nx = 1\nraise RuntimeError('not today')\n")

@@ -253,6 +253,9 @@ class Game(abc.ABC):
     #: policies only (facts the kernel holds in a register, which a decision would reload from the
     #: tables); a plug-in's dispatch drops them
     dispatcher_hints: Mapping[str, str] = {}
+    #: decisions answered by filling out an array (FUBNUB's swap): what they return is not read;
+    #: every other decision returns an int (checked when a plug-in's kernel compiles)
+    filled_decisions: tuple[str, ...] = ()
     #: default seat policy for ``bench`` and ``trace``
     default_policy: str
     #: games per timed repetition in ``cardsim bench``

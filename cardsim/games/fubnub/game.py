@@ -177,6 +177,7 @@ class Fubnub(Game):
     #: ``wpos``: the position of the card winning the trick (99 before the lead), which the kernel
     #: holds and ``partner`` would reload as ``pos[trick[winner]]``
     dispatcher_hints = {"card": "wpos"}
+    filled_decisions = ("swap",)
     #: Full Deck's decisions, optional for a plug-in
     optional_decisions = OPTIONAL_DECISIONS
     optional_dispatchers = {"steal": "decide_steal", "pick": "decide_pick", "keep": "decide_keep",
