@@ -3,7 +3,7 @@ and replay from a header.
 
 A game's trace (``Game.trace``) lists what happened; the header says how to play that game again:
 the game, variant and players, every knob's value, each seat's policy with its parameters (a
-plug-in by its ``/absolute/path.py:name`` reference), the root seed, the game's index and the rules
+plug-in by its ``/absolute/path.py:name`` reference and a hash of its content), the root seed, the game's index and the rules
 and cardsim versions. :func:`replay` rebuilds the set-up from a header alone and plays the game
 again, event for event. ``cardsim trace`` and the golden traces (``make golden``) print
 :func:`traced`, which plays any range of games in bounded batches, so memory stays flat however
@@ -12,9 +12,11 @@ many games are traced.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import cardsim
@@ -30,7 +32,8 @@ HEADER: dict[str, str] = {
     "rules": "every knob of the variant with its value, {knob: value} (lists for list knobs)",
     "seats": "one entry per seat (FOURBID tournament: per player P1..P4), in seat order: {\"policy\": a built-in "
              "name or a plug-in's \"/absolute/path.py:name\", \"params\": {parameter: value}, every parameter "
-             "of the policy}",
+             "of the policy}; a plug-in's entry also has \"source\", a hash of its content (the file and the "
+             "modules it imports from its folder), so a replay after an edit is refused",
     "seed": "the root seed (`--seed`)",
     "rules_version": "the game's rules version (bumped whenever its games change)",
     "cardsim_version": "the cardsim version that wrote the trace",
@@ -46,7 +49,12 @@ def schema(game_name: str) -> dict[str, dict[str, str]]:
 
 def header(game: Game, setup: Setup, seed: int, index: int) -> dict[str, Any]:
     """The ``header`` event of game ``index``: everything :func:`replay` needs."""
+    from cardsim.policies import plugin_source_key
+
     d = setup.describe()
+    for seat, desc in zip(setup.seats, d["seats"], strict=True):
+        if seat.plugin:
+            desc["source"] = plugin_source_key(seat.plugin.rsplit(":", 1)[0])
     return {"event": "header", "game": index, "game_name": game.name, "variant": d["variant"],
             "players": d["players"], "rules": d["rules"], "seats": d["seats"], "seed": seed,
             "rules_version": game.rules_version, "cardsim_version": cardsim.__version__}
@@ -61,12 +69,13 @@ def traced(game: Game, setup: Setup, seed: int, start: int, count: int,
 
     key = root_key(seed)
     step = max(1, batch or game.trace_batch)
+    head = header(game, setup, seed, start)  # once: a plug-in's source is hashed from its files
     for lo in range(start, start + count, step):
         n = min(step, start + count - lo)
         events = game.trace(setup, key, lo, n)
         i = 0
         for g in range(lo, lo + n):
-            yield header(game, setup, seed, g)
+            yield {**head, "game": g, "seats": copy.deepcopy(head["seats"])}
             while i < len(events) and events[i]["game"] == g:
                 yield events[i]
                 i += 1
@@ -100,7 +109,14 @@ def setup_from_header(head: Mapping[str, Any]) -> tuple[Game, Setup]:
         raise ScenarioError(f"the trace was written under {game.name} rules version {head['rules_version']}; "
                             f"this cardsim plays rules version {game.rules_version}, so its games differ")
     seats = [{"name": s["policy"], **s["params"]} for s in head["seats"]]
-    return game, build_setup(game, head["variant"], head["players"], seats, head["rules"])
+    setup = build_setup(game, head["variant"], head["players"], seats, head["rules"])
+    now = header(game, setup, int(head["seed"]), int(head["game"]))["seats"]
+    for i, (then, seat) in enumerate(zip(head["seats"], now, strict=True)):
+        if "source" in then and then["source"] != seat.get("source"):
+            raise ScenarioError(f"seat {i}'s plug-in {Path(then['policy'].rsplit(':', 1)[0]).name} has changed since "
+                                f"the trace was written (source {then['source']} then, {seat.get('source')} now): "
+                                f"its replay would play other games")
+    return game, setup
 
 
 def replay(head: Mapping[str, Any]) -> list[dict[str, Any]]:

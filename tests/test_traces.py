@@ -16,11 +16,12 @@ from cardsim.cli import app
 from cardsim.docs import traces as trace_docs
 from cardsim.errors import ScenarioError
 from cardsim.games import game_names, get_game
+from cardsim.policies import plugin_source_key
 from cardsim.scenario import build_setup
 from cardsim.tracing import HEADER, replay, schema, setup_from_header
 from tests.golden_update import GOLDEN, cases
 from tests.knob_matrix import all_cells, seat_policies
-from tests.plugins import write_duck
+from tests.plugins import LOWEST, PLUGIN, write_duck
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -144,9 +145,15 @@ def test_a_plugin_seat_replays_by_reference(tmp_path):
     games = traced_games(["fubnub", "-p", ref, "-p", "partner", "-p", ref, "-p", "greedy",
                           "-r", "point_cards=3", "--seed", "4"])
     head = games[0][0]
+    source = plugin_source_key(ref.rsplit(":", 1)[0])
     assert head["seats"][0] == {"policy": str(Path(ref.rsplit(":", 1)[0]).resolve()) + ":duck",
-                                "params": {"top": 8.0, "boom": 0.0, "bad": 0.0}}
+                                "params": {"top": 8.0, "boom": 0.0, "bad": 0.0}, "source": source}
     assert replay(head) == games[0]
+    # an edited plug-in would replay other games: refused, naming the seat (the header named only its path)
+    (tmp_path / "duck.py").write_text(PLUGIN.format(card=LOWEST))
+    with pytest.raises(ScenarioError, match=f"seat 0's plug-in duck.py has changed since the trace was written "
+                                            f"\\(source {source} then, [0-9a-f]+ now\\)"):
+        replay(head)
 
 
 def test_replay_refuses_another_rules_version():
