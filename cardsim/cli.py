@@ -938,7 +938,7 @@ def bench(
     if markdown and fmt is not OutFormat.table:
         raise CardsimError(f"--markdown and --format {fmt.value}: --markdown is the table format's Markdown "
                            f"form (for the README); give one of them")
-    names = game or game_names()
+    names = list(dict.fromkeys(game)) if game else game_names()  # `bench gubs gubs` benches gubs once
     for n in names:  # before the --memory run: a mistyped name ended the command after it, its figure unprinted
         get_game(n)
     notes = []
