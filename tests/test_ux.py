@@ -873,6 +873,7 @@ def test_one_game_of_every_seat_for_itself_claims_no_difference(tmp_path, scenar
     assert r.exit_code == 0, r.output
     assert "differs detectably" not in r.output
     assert "no seat is compared with the fair share of sole wins, 25.0%: that needs at least 2 games" in r.output
+    assert "of the 1 game ends in a tie for the most point cards" in r.output  # not "of the 1 game end"
 
 
 def test_one_game_says_why_an_interval_is_n_a(tmp_path):

@@ -923,7 +923,7 @@ def headline_royal(tables: Mapping[str, pl.LazyFrame], setup: Setup) -> str:
     outcomes = next(f for t, f in frames.items() if t.startswith("Games:"))
     tie = outcomes.filter(pl.col("outcome") == "tie").row(0, named=True)
     n = tie["n"]
-    ties = f"{pct(tie)} of the {N.many(n, 'game')} end in a tie for the most point cards"
+    ties = f"{pct(tie)} of the {N.many(n, 'game')} end{'s' if n == 1 else ''} in a tie for the most point cards"
     turtle = ""
     if setup.variant == "full_deck":
         t = outcomes.filter(pl.col("outcome") == "turtle_ended").row(0, named=True)
