@@ -109,8 +109,9 @@ def open_run(scenario: Scenario, path: Path, own_chunks: bool = False) -> tuple[
         if own_chunks and m["chunk"] != scenario.chunk:
             raise RunDirError(f"{path} was played in chunks of {m['chunk']:,} games, and this --until run looks "
                               f"every {scenario.chunk:,} (a chunk between looks; a run directory keeps one chunk "
-                              f"size): run the scenario file with --until (its run gets a directory of its own, "
-                              f"named ...-chunk{scenario.chunk}), or give another --out")
+                              f"size): play it into a new directory (`cardsim run {path} --until ... --out NEW_DIR` "
+                              f"plays this run's scenario and seed there), or run the scenario file with --until "
+                              f"(its run gets a directory of its own, named ...-chunk{scenario.chunk})")
         if not isinstance(m["done"], dict):
             raise RunDirError(f"{rd.manifest_path} is corrupt: 'done' must map chunk -> games")
         if not isinstance(m["chunk"], int) or isinstance(m["chunk"], bool) or m["chunk"] < 1:

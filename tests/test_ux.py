@@ -596,6 +596,16 @@ def test_report_and_resume_of_an_until_run_use_its_own_chunks(tmp_path):
     assert invoke("report", run_dir, "--out", tmp_path / "reports").exit_code == 0
 
 
+def test_an_until_run_of_a_run_directory_played_in_other_chunks_says_how_to_play_it(tmp_path):
+    """The message told a user who gave RUN_DIR (and may have no scenario file) to run the scenario file."""
+    run_dir = run_dir_of(invoke("run", scenario(tmp_path, games=2000, chunk=1000), "--runs", tmp_path / "runs"))
+    until = "winrate_s0 +-0.05"
+    line = one_error_line(invoke("run", run_dir, "--until", until), "was played in chunks of 1,000 games")
+    assert f"`cardsim run {run_dir} --until ... --out NEW_DIR` plays this run's scenario and seed there" in line
+    r = invoke("run", run_dir, "--until", until, "--out", tmp_path / "new")
+    assert r.exit_code == 0, r.output
+
+
 def test_an_until_run_is_read_at_its_stop_not_at_the_games_played_past_it(tmp_path):
     """Threads play chunks ahead of the look: the games past the stop stay in the directory, but the
     run is the games up to the stop (the Wilson interval whose coverage is measured there). Reading the
