@@ -28,6 +28,12 @@ def did_you_mean(word: str, allowed: Iterable[str]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+def said(where: str, value: str) -> str:
+    """How a value is named in a message: ``--players 3`` for an option (as typed on the command line),
+    ``scenario.players = 3`` for a scenario key."""
+    return f"{where} {value}" if where.startswith("-") else f"{where} = {value}"
+
+
 def allowed_list(allowed: Iterable[object]) -> str:
     return ", ".join(str(a) for a in allowed)
 

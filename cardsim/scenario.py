@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean, said
 from cardsim.games import get_game
 from cardsim.games.base import Game, Setup
 from cardsim.policies import plugin_source_key, resolve_seat
@@ -259,7 +259,7 @@ def build_setup(game: Game | str, variant: str | None = None, players: int | Non
         wheres = [f"{policies_key} (seat {i})" if policies_key.startswith("--") else f"{policies_key}[{i}]"
                   for i in range(players)]
     if len(entries) != players:
-        raise ScenarioError(f"{policies_key} has {len(entries)} entries but {players_key} = {players}; give one "
+        raise ScenarioError(f"{policies_key} has {len(entries)} entries but {said(players_key, str(players))}; give one "
                             f"per seat")
     plugins: list[str] = []
     seats = tuple(resolve_seat(game, e, i, base_dir, plugins, w) for i, (e, w) in enumerate(zip(entries, wheres,
@@ -297,9 +297,9 @@ def _check_int(where: str, value: Any, lo: int, hi: int, why: str = "") -> int:
     """``value`` as an int in [lo, hi], else one line naming ``where`` (a range of one value reads as it:
     "allowed: 4", not "4-4")."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ScenarioError(f"{where} = {value!r} must be an integer " + (f"in [{lo}, {hi}]" if lo != hi else
-                                                                          f"({lo})"))
+        raise ScenarioError(f"{said(where, repr(value))} must be an integer " + (f"in [{lo}, {hi}]" if lo != hi else
+                                                                               f"({lo})"))
     if not lo <= value <= hi:
-        raise ScenarioError(f"{where} = {value} is out of range; allowed: {lo if lo == hi else f'{lo}-{hi}'}"
+        raise ScenarioError(f"{said(where, str(value))} is out of range; allowed: {lo if lo == hi else f'{lo}-{hi}'}"
                             + (f" ({why})" if why else ""))
     return value

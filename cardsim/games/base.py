@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from cardsim.errors import ScenarioError, allowed_list, did_you_mean
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean, said
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Knob:
 
     def validate(self, value: Any, where: str) -> Any:
         """Return the value normalised, or raise :class:`ScenarioError` naming ``where``."""
-        bad = f"{where} = {value!r} is not allowed; allowed: {self.allowed()}"
+        bad = f"{said(where, repr(value))} is not allowed; allowed: {self.allowed()}"
         if self.kind == "bool":
             if not isinstance(value, bool):
                 raise ScenarioError(bad)
@@ -273,9 +273,8 @@ class Game(abc.ABC):
             if v.name == name:
                 return v
         names = [v.name for v in self.variants]
-        said = f"{where} {name!r}" if where.startswith("--") else f"{where} = {name!r}"
         raise ScenarioError(
-            f"{said} is not a variant of {self.name}{did_you_mean(name, names)}; allowed: {allowed_list(names)}"
+            f"{said(where, repr(name))} is not a variant of {self.name}{did_you_mean(name, names)}; allowed: {allowed_list(names)}"
         )
 
     def policy(self, name: str) -> PolicySpec:
