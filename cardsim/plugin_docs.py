@@ -39,7 +39,10 @@ def cautious_call(hand, pos, point, seat, dealer, rnd, params, rng):
 
 - **Arguments** are positional and must be exactly the ones listed below for the game and decision,
   in that order (their meanings are below too, and in `cardsim games GAME`). Arrays are numpy
-  arrays; do not keep or write them except where a decision says so (FUBNUB's `swap` fills `out`).
+  arrays, passed read-only: a write into one does not compile (one line naming it) except where a
+  decision says so (FUBNUB's `swap` fills `out`; `rng` is the seat's stream); copy one to change it.
+- **Answers** are ints (a bool counts as 0 or 1): a decision returning a float or a tuple does not
+  compile (a 0.5 would have been truncated to 0).
 - **Randomness**: draw only from `rng`, the seat's own stream (`from cardsim.rng import randint,
   uniform`; `randint(rng, n)` is 0..n-1), so games stay reproducible from the seed.
 - **Optional decisions** (FUBNUB Full Deck's `steal`, `pick`, `keep`, `peek`) may be left out; the

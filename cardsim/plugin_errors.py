@@ -6,6 +6,11 @@ type it (a wrong signature, an unsupported operation: a ``TypingError`` of
 statement's line to the traceback). :func:`explain` turns each into one line
 naming the file, the function and the line; the CLI prints it after
 ``error:`` (exit 2), and the whole text under ``cardsim --debug``.
+
+Two guards the generated dispatch (``cardsim.policies.dispatch_source``) puts around each
+plug-in call turn silent faults into such typing errors, before a game is played: its answer
+must be an int (:func:`returned_int`), and the arrays it reads are passed read-only
+(:data:`read_only`), so a write into its hand or the table is refused where it is written.
 """
 
 from __future__ import annotations
@@ -14,10 +19,12 @@ import re
 import traceback
 from pathlib import Path
 
+import numba
 import numpy as np
 from numba.core import errors as nerrors
 from numba.core import types
-from numba.extending import overload
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic, overload
 
 from cardsim.errors import PolicyError
 
@@ -64,6 +71,33 @@ def _returned_int(value, where):
     if not isinstance(where, types.StringLiteral):  # numba's second try, without literals
         raise nerrors.TypingError(f"a plug-in decision returns {value}, not an int")
     raise nerrors.TypingError(_returns_message(where.literal_value, str(types.unliteral(value))))
+
+
+def _read_only_view(value):
+    """Interpreted (``NUMBA_DISABLE_JIT``): an array as a view that cannot be written."""
+    if isinstance(value, np.ndarray) and value.flags.writeable:
+        view = value.view()
+        view.flags.writeable = False
+        return view
+    return value
+
+
+@intrinsic
+def _as_read_only(typingctx, value):
+    """``value`` as a plug-in may see it: an array typed read-only (the same data, no copy, no cost;
+    numba refuses a write into it where the plug-in is compiled: "Cannot modify readonly array"),
+    anything else as it is. Used in the call's arguments themselves: numba's functions may not return
+    a read-only array they did not get."""
+    def codegen(context, builder, signature, args):
+        return impl_ret_borrowed(context, builder, signature.return_type, args[0])
+    typed = value.copy(readonly=True) if isinstance(value, types.Array) and value.mutable else value
+    return typed(value), codegen
+
+
+#: what the generated dispatch wraps each argument a plug-in may not write in (``Game.plugin_writes``
+#: names those it may): a plug-in that wrote into its hand or the table's arrays corrupted the games
+#: without a word (``--debug`` alone caught it)
+read_only = _read_only_view if numba.config.DISABLE_JIT else _as_read_only
 
 
 def plugin_frame(exc: BaseException, files: set[str]) -> traceback.FrameSummary | None:
@@ -127,6 +161,9 @@ def explain(exc: BaseException, files: set[str], functions: dict[str, tuple[str,
                     f"{bind['why']} ({debug})")
         spots = [m for m in _LOCATION.finditer(text) if str(Path(m["file"]).resolve()) in files]
         what = _typing_line(text)
+        if "Cannot modify readonly array" in text:  # read_only's guard
+            what = ("it writes into an array it is passed, which a plug-in only reads (it may write its random "
+                    "stream rng, and FUBNUB's swap its out); copy the array first (a = hand.copy()) to change it")
         if spots:
             m = spots[-1]
             line = int(m["line"])

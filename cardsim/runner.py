@@ -64,16 +64,12 @@ def run_chunk(game_name: str, setup: Setup, key: int, chunk: Chunk, path: str, d
 
 
 def plugin_fault(exc: BaseException, names: str) -> str | None:
-    """One line for what a plug-in did wrong inside a kernel, naming the plug-ins (``names``), or None:
-    a card conservation check (``cardsim run --debug``) that failed (a decision that writes into an array
-    it is passed, its hand, duplicates or loses a card: it was a traceback naming the kernel, exit code
-    1), or an index past the end of an array (only plug-ins are compiled bounds-checked,
-    :func:`cardsim.policies.plugin_functions`, and numba's IndexError names no line)."""
+    """One line for what a plug-in did wrong inside a kernel, naming the plug-ins (``names``), or None: an
+    index past the end of an array (only plug-ins are compiled bounds-checked,
+    :func:`cardsim.policies.plugin_functions`, and numba's IndexError names no line). A write into an array
+    it is passed does not compile (``cardsim.plugin_errors.read_only``), so a card conservation check
+    that fails is the kernel's own fault, not a plug-in's."""
     first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
-    if isinstance(exc, AssertionError) and "conservation broken" in first:
-        return (f"{first} (cardsim run --debug's check) in a game with plug-in {names}: a decision wrote into an "
-                f"array it is passed (its hand, pos, pub, ...), which a plug-in may only read (it fills only what "
-                f"its decision says, FUBNUB's swap its out; docs/plugins.md)")
     if isinstance(exc, IndexError) and "out of bounds" in first:
         return (f"plug-in {names}: a decision indexed past the end of an array it is passed (IndexError: {exc}); "
                 f"params holds only the parameters of its <name>_params dict, in their order, and `cardsim games "

@@ -70,21 +70,21 @@ def _other_plugin_played(tmp_path) -> None:
     assert r.exit_code == 0, r.output
 
 
-def test_a_plugin_that_writes_into_its_hand_fails_the_debug_check_in_one_line(tmp_path):
-    """A card decision that writes into the hand it is passed duplicates a card: `cardsim run --debug`
-    caught it with a traceback from the generated kernel ("AssertionError: number card conservation
-    broken"), exit code 1; it is one line naming the plug-in, exit code 2: the run's own, not every plug-in
-    the process has loaded (here a well-behaved one played first)."""
+def test_a_plugin_that_writes_into_its_hand_is_refused_when_it_compiles(tmp_path):
+    """A card decision that writes into the hand it is passed duplicates a card: the games were corrupted
+    without a word (only `cardsim run --debug` caught it, with a traceback from the generated kernel). Its
+    arrays are passed read-only now: the write does not compile, one line naming the plug-in's line, the
+    run's own plug-in, not every one the process has loaded (here a well-behaved one played first)."""
     _other_plugin_played(tmp_path)
     (tmp_path / "lazy.py").write_text(NO_VALUE.format(card="    hand[0] = hand[1]\n    return 0"))
     (tmp_path / "s.toml").write_text('[scenario]\nname = "lazy"\ngame = "fubnub"\ngames = 2\n'
                                      '[seats]\npolicies = ["lazy.py:lazy", "partner", "partner", "partner"]\n')
-    r = CliRunner().invoke(app, ["run", str(tmp_path / "s.toml"), "--runs", str(tmp_path / "runs"), "--debug"])
+    r = CliRunner().invoke(app, ["run", str(tmp_path / "s.toml"), "--runs", str(tmp_path / "runs")])
     lines = [ln for ln in r.output.splitlines() if ln.startswith("error")]
     assert r.exit_code == 2 and len(lines) == 1, r.output
-    assert lines[0].startswith("error: number card conservation broken (cardsim run --debug's check) in a game "
-                               "with plug-in lazy.py: a decision wrote into an array it is passed")
-    assert "Traceback" not in r.output
+    assert lines[0].startswith("error: plug-in lazy.py, function lazy_card, line 18: numba cannot compile it: it "
+                               "writes into an array it is passed, which a plug-in only reads"), lines[0]
+    assert "Traceback" not in r.output and "well.py" not in r.output
 
 
 def test_a_plugin_reading_a_parameter_it_does_not_declare_gives_one_line(tmp_path):

@@ -256,6 +256,9 @@ class Game(abc.ABC):
     #: decisions answered by filling out an array (FUBNUB's swap): what they return is not read;
     #: every other decision returns an int (checked when a plug-in's kernel compiles)
     filled_decisions: tuple[str, ...] = ()
+    #: the arguments a plug-in decision may write (its random stream; FUBNUB's swap fills ``out``);
+    #: every other array it is passed is read-only
+    plugin_writes: tuple[str, ...] = ("rng",)
     #: default seat policy for ``bench`` and ``trace``
     default_policy: str
     #: games per timed repetition in ``cardsim bench``

@@ -178,6 +178,7 @@ class Fubnub(Game):
     #: holds and ``partner`` would reload as ``pos[trick[winner]]``
     dispatcher_hints = {"card": "wpos"}
     filled_decisions = ("swap",)
+    plugin_writes = ("rng", "out")
     #: Full Deck's decisions, optional for a plug-in
     optional_decisions = OPTIONAL_DECISIONS
     optional_dispatchers = {"steal": "decide_steal", "pick": "decide_pick", "keep": "decide_keep",
