@@ -230,7 +230,9 @@ def test_plugin_policy_runs_and_illegal_answers_raise(tmp_path):
     f = tmp_path / "mine.py"
     f.write_text(PLUGIN)
     s = build_setup(GAME, players=2, policies=[f"{f}:last", "simple"])
-    g = GAME.simulate_chunk(s, 1, 0, 20, debug=True)["games"]
+    # the lean kernel, as a run plays it (a write into its arrays does not compile, so the debug kernel's
+    # card counts would add nothing but a second compile of the whole Gubs kernel, about two minutes)
+    g = GAME.simulate_chunk(s, 1, 0, 20)["games"]
     assert g.height == 20 and g["finished"].all()
     bad = build_setup(GAME, players=2, policies=["simple", {"name": f"{f}:last", "ok": 0.0}])
     with pytest.raises(PolicyError, match=r"seat 1 .* at decision 'play'"):
