@@ -3,8 +3,8 @@ and replay from a header.
 
 A game's trace (``Game.trace``) lists what happened; the header says how to play that game again:
 the game, variant and players, every knob's value, each seat's policy with its parameters (a
-plug-in by its ``/absolute/path.py:name`` reference and a hash of its content), the root seed, the game's index and the rules
-and cardsim versions. :func:`replay` rebuilds the set-up from a header alone and plays the game
+plug-in by its ``/absolute/path.py:name`` reference and a hash of its content), the root seed, the
+game's index and the rules and cardsim versions. :func:`replay` rebuilds the set-up from a header alone and plays the game
 again, event for event. ``cardsim trace`` and the golden traces (``make golden``) print
 :func:`traced`, which plays any range of games in bounded batches, so memory stays flat however
 many games are traced.
