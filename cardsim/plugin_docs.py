@@ -44,7 +44,9 @@ def cautious_call(hand, pos, point, seat, dealer, rnd, params, rng):
 - **Answers** are ints (a bool counts as 0 or 1): a decision returning a float or a tuple does not
   compile (a 0.5 would have been truncated to 0).
 - **Randomness**: draw only from `rng`, the seat's own stream (`from cardsim.rng import randint,
-  uniform`; `randint(rng, n)` is 0..n-1), so games stay reproducible from the seed.
+  uniform`; `randint(rng, n)` is 0..n-1), so games stay reproducible from the seed. A plug-in whose
+  functions call `np.random` or `random` is refused (numba seeds those per process: the same seed
+  would play other games).
 - **Optional decisions** (FUBNUB Full Deck's `steal`, `pick`, `keep`, `peek`) may be left out; the
   table below says what a seat does then.
 - **Helpers**: the file may import modules from its own folder; they count as part of the plug-in.

@@ -100,6 +100,50 @@ def _as_read_only(typingctx, value):
 read_only = _read_only_view if numba.config.DISABLE_JIT else _as_read_only
 
 
+def unseeded_draw(files: list[Path]) -> tuple[Path, int, str] | None:
+    """The first draw from numba's own random generators in a function of a plug-in's ``files``
+    (``np.random.random()``, ``random.randint(...)``): (file, line, what), else None. Those generators
+    are seeded apart from the run's seed (numba seeds them per process and thread), so a plug-in
+    drawing from them plays other games every time: a run's seed no longer repeats its games, and a
+    resumed or extended run mixes them. A plug-in draws from ``rng``, its seat's own stream."""
+    import ast
+
+    for file in files:
+        try:
+            tree = ast.parse(file.read_bytes(), str(file))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        numpy_names, random_names, drawn = set(), set(), set()
+        for node in ast.walk(tree):  # the names numpy, numpy.random and random are bound to
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    bound = a.asname or a.name.split(".")[0]
+                    if a.name == "numpy" or (a.name == "numpy.random" and not a.asname):
+                        numpy_names.add(bound)
+                    elif a.name in ("random", "numpy.random"):
+                        random_names.add(bound)
+            elif isinstance(node, ast.ImportFrom) and node.module in ("random", "numpy.random") and not node.level:
+                drawn.update(a.asname or a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module == "numpy" and not node.level:
+                random_names.update(a.asname or "random" for a in node.names if a.name == "random")
+        for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Call):
+                    continue
+                f = node.func
+                what = None
+                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in random_names:
+                    what = f"{f.value.id}.{f.attr}"
+                elif (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and f.value.attr == "random"
+                      and isinstance(f.value.value, ast.Name) and f.value.value.id in numpy_names):
+                    what = f"{f.value.value.id}.random.{f.attr}"
+                elif isinstance(f, ast.Name) and f.id in drawn:
+                    what = f.id
+                if what:
+                    return file, node.lineno, what
+    return None
+
+
 def plugin_frame(exc: BaseException, files: set[str]) -> traceback.FrameSummary | None:
     """The innermost traceback frame of ``exc`` in one of ``files`` (absolute paths). A kernel
     loaded from the cache names the path its plug-in had when it was compiled (the cache is keyed

@@ -157,6 +157,15 @@ def _load_plugin_module(path: str) -> Any:
             f = getattr(mod, "__file__", None)
             if f and str(Path(f).resolve()) in local:
                 del sys.modules[name]
+    from cardsim.plugin_errors import unseeded_draw
+
+    drawn = unseeded_draw(plugin_files(path))
+    if drawn:
+        file, line, what = drawn
+        raise PolicyError(f"plug-in {file.name}, line {line}: {what}() draws from numba's own random generator, "
+                          f"seeded apart from the run's seed, so its games would not repeat (a resumed or extended "
+                          f"run would mix other games in); draw from rng, the seat's own stream: "
+                          f"from cardsim.rng import randint, uniform")
     modname = f"cardsim_plugin_{key[1]}"
     spec = importlib.util.spec_from_file_location(modname, path)
     if spec is None or spec.loader is None:

@@ -59,6 +59,24 @@ def test_a_plugin_decision_that_can_end_without_a_value_gives_one_line(tmp_path,
     assert "Traceback" not in r.output
 
 
+@pytest.mark.parametrize(("head", "card", "what"), [
+    ("import numpy as np", "    return np.random.randint(n)", "np.random.randint"),
+    ("import random", "    return random.randrange(n)", "random.randrange"),
+    ("from numpy.random import randint", "    return randint(n)", "randint"),
+])
+def test_a_plugin_drawing_from_numbas_own_generators_is_refused(tmp_path, head, card, what):
+    """numba seeds np.random and random per process: a plug-in drawing from them played other games on
+    every run of the same seed, and a resumed run mixed them in, without a word."""
+    (tmp_path / "lazy.py").write_text(head + "\n" + NO_VALUE.format(card=card))
+    (tmp_path / "s.toml").write_text('[scenario]\nname = "lazy"\ngame = "fubnub"\ngames = 2\n'
+                                     '[seats]\npolicies = ["lazy.py:lazy", "partner", "partner", "partner"]\n')
+    r = CliRunner().invoke(app, ["run", str(tmp_path / "s.toml"), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert r.output.startswith(f"error: plug-in lazy.py, line 19: {what}() draws from numba's own random generator, "
+                               "seeded apart from the run's seed"), r.output
+    assert "from cardsim.rng import randint, uniform" in r.output and not (tmp_path / "runs").exists()
+
+
 def _other_plugin_played(tmp_path) -> None:
     """A well-behaved plug-in (well.py) played in this process first: a message about another plug-in must
     not name it."""
