@@ -652,7 +652,10 @@ def games(
         for p in g.policies:
             params = ", ".join(f"{n}={v:g} [{p.domain(n).describe()}]" for n, v in p.params)
             typer.echo(f"    {p.name}{f' ({params})' if params else ''}: {p.help}")
-        typer.echo("  plug-in decisions (define <name>_<decision> with @numba.njit; docs/plugins.md):")
+        writes = " and ".join(g.plugin_writes)
+        filled = f" ({', '.join(g.filled_decisions)}: nothing)" if g.filled_decisions else ""
+        typer.echo(f"  plug-in decisions (define <name>_<decision> with @numba.njit; each reads its arrays, writes "
+                   f"only {writes}, and returns an int{filled}; docs/plugins.md):")
         meanings, returns = decision_docs(g)
         for d, args in {**g.decisions, **g.optional_decisions}.items():
             opt = f"  [optional; left out: {g.optional_fallbacks[d][0]}]" if d in g.optional_decisions else ""

@@ -41,6 +41,9 @@ def test_games_lists_variants_knobs_policies():
     assert r.exit_code == 0
     for word in ("traditional", "point_cards", "partner", "greedy", "tactician", "call("):
         assert word in r.output
+    # what a plug-in may write and must return (a write or a float does not compile)
+    assert "each reads its arrays, writes only rng and out, and returns an int (swap: nothing)" in r.output
+    assert "writes only rng, and returns an int;" in invoke("games", "gubs").output
 
 
 def test_games_as_json_and_csv_list_what_the_text_lists():
