@@ -220,10 +220,14 @@ def test_trace_rule_with_no_name_or_given_twice(rules, says):
     assert r.exit_code == 2 and r.output.count("\n") == 1 and r.output.startswith(says), r.output
 
 
-@pytest.mark.parametrize("junk", [b"\xff\xfe not a journal\n", b'{"op_code": 99}\n'])
+@pytest.mark.parametrize("junk", [b"\xff\xfe not a journal\n", b'{"op_code": 99}\n',
+                                  b"not a journal\n", b'{"op_code": 0, "worker_id": "w", "study_name": "s", '
+                                  b'"directions": [2]}\n{"op_code": 2, "study_id": 0, "user_attr": {\n'])
 def test_a_search_journal_that_does_not_read_is_one_line(tmp_path, junk):
     """A damaged journal (or another file given as search.storage): Optuna's UnicodeDecodeError or
-    `AssertionError: Should not reach.` traceback while it replayed the journal."""
+    `AssertionError: Should not reach.` traceback while it replayed the journal. A damaged last line
+    (not JSON, ending its line) Optuna's replay passed over: the search appended its study's line after
+    it, and the next read failed in a JSONDecodeError traceback, exit code 1."""
     journal = tmp_path / "journal.log"
     journal.write_bytes(junk)
     scen = tmp_path / "s.toml"

@@ -404,12 +404,28 @@ def _storage(p: Plan, folder: Path | None):
     path.parent.mkdir(parents=True, exist_ok=True)
     _repair(path)
     try:
+        _lines_read(path)
         return JournalStorage(JournalFileBackend(str(path)))  # replays the journal
     except Exception as exc:  # bytes that are not Optuna's lines: a UnicodeDecodeError or AssertionError traceback
         why = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
         raise ScenarioError(f"the search journal {path} does not read ({type(exc).__name__}{': ' + why if why else ''}): "
                             f"it was damaged, or is not a journal this search wrote; move it away (the same command "
                             f"then starts the search afresh), or give search.storage another file") from None
+
+
+def _lines_read(path: Path) -> None:
+    """Raise if a line of the journal is not JSON. Optuna's replay passes over a last line that does not
+    decode (it raises only once a line follows it), so a journal whose last line was damaged opened, had
+    the study's first line appended after the damage, and then failed in a JSONDecodeError traceback."""
+    if not path.exists():  # a new search: Optuna creates it
+        return
+    with open(path, "rb") as f:
+        for number, line in enumerate(f, 1):
+            try:
+                json.loads(line)
+            except json.JSONDecodeError as exc:  # "Expecting value at line 12" of the journal, not of the line
+                exc.args = (f"{exc.msg} at line {number}",)
+                raise
 
 
 @contextmanager
