@@ -1114,3 +1114,42 @@ def test_a_mirror_cell_reads_no_more_than_its_share_of_the_sides():
     assert e.lo < 0.2375 < e.hi <= 0.25
     odd = share_estimate(np.full(10, 0.5), 0.25)  # above the top given: the unit scale
     assert odd.mean == 0.5 and odd.hi > 0.5
+
+
+#: FUBNUB team 0 tuning call_need alone (6 values) against partner: a small space, a quick race
+FUB_CALL = {"scenario": {"name": "fubcall", "game": "fubnub", "games": 1, "seed": 1},
+            "seats": {"policies": ["tactician", "partner", "tactician", "partner"]},
+            "search": {"tuned": [0, 2], "field": "partner", "budget": 20000, "rung": 100, "rungs": 2,
+                       "heldout": 200, "chunk": 100, "params": {"tuned.call_need": [0, 5]}}}
+
+
+def test_best_found_in_a_small_space_says_how_many_candidates_were_distinct():
+    """The README: in a small space the sampler repeats itself, "and the answer says how many of the
+    candidates tried were distinct". Only "Nothing beat the baseline" said it; a best found among 47
+    trials of 6 values read as if 47 tactics had been tried."""
+    from cardsim.studies.search import headline
+
+    res = api.search(from_dict(json.loads(json.dumps(FUB_CALL))), runs=None, threads=2)
+    distinct = res.trials.select("tuned.call_need").unique().height
+    assert res.best.label.startswith("best") and distinct < res.trials.height
+    assert headline(res).startswith(f"Best found against partner at every other seat: call_need "
+                                    f"{res.best.values['tuned.call_need']} ({res.trials.height} candidates "
+                                    f"tried, {distinct} distinct). On 200 held-out deals")
+
+
+def test_baseline_alone_tried_names_a_neighbour_that_gains():
+    """At the least budget only the baseline's own values are tried (call_need 2), and the one-step table
+    shows call_need 3 gaining with its simultaneous interval above 0; the answer said only "raise the
+    budget to try others", as if the baseline might be the best, where "Nothing beat the baseline" names
+    such a step."""
+    from cardsim.studies.search import headline
+
+    raw = json.loads(json.dumps(FUB_CALL))
+    raw["search"]["budget"] = 1600
+    res = api.search(from_dict(raw), runs=None, threads=2)
+    better = res.contrasts.filter(res.contrasts["lo"] > 0)
+    assert res.trials.height == 1 and better.height == 1
+    answer = headline(res)
+    assert answer.startswith("No candidate other than the baseline was tried"), answer
+    assert f"But moving call_need to {better['value'][0]} gains +" in answer, answer
+    assert "the best found is not a local optimum" in answer

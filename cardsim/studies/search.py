@@ -957,17 +957,17 @@ def headline(res: SearchResult) -> str:
     if not tried:
         return (f"No candidate was tried: the budget of {p.budget:,} games ended with the baseline's race "
                 f"({describe(p, base.values)}); on {p.heldout:,} held-out deals its {what} is "
-                f"{_val_ci(p, base.heldout)}.")
+                f"{_val_ci(p, base.heldout)}.{_better_neighbour(res, 'But moving')}")
     others = sum(1 for r in res.trials.iter_rows(named=True)
                  if any(r.get(prm.name) != base.values.get(prm.name) for prm in p.params))
     if not others and not res.best.label.startswith("best"):  # the first trial is the baseline's own values
         return (f"No candidate other than the baseline was tried: the budget of {p.budget:,} games allowed "
                 f"{tried:,} trial{'s' if tried != 1 else ''}, and the first trial is the baseline's own values "
                 f"({describe(p, base.values)}); raise the budget to try others. On {p.heldout:,} held-out deals "
-                f"its {what} is {_val_ci(p, base.heldout)}.")
+                f"its {what} is {_val_ci(p, base.heldout)}.{_better_neighbour(res, 'But moving')}")
+    distinct = res.trials.select([prm.name for prm in p.params]).unique().height
+    again = f", {distinct:,} distinct" if distinct < tried else ""  # a small space: the sampler repeats itself
     if not res.best.label.startswith("best"):
-        distinct = res.trials.select([prm.name for prm in p.params]).unique().height
-        again = f", {distinct:,} distinct" if distinct < tried else ""  # a small space: the sampler repeats itself
         return (f"Nothing beat the baseline ({describe(p, base.values)}) within {res.games:,} games ({tried:,} "
                 f"candidate{'s' if tried != 1 else ''} tried{again}); on "
                 f"{p.heldout:,} held-out deals its {what} is {_val_ci(p, base.heldout)}.{_better_neighbour(res, 'But moving')}")
@@ -986,7 +986,8 @@ def headline(res: SearchResult) -> str:
     matter = _steps_sentence(res)
     if res.contrasts.height:
         matter += _better_neighbour(res, "But moving" if matter else "Moving")
-    return (f"Best found{against}: {describe(p, b.values)}. On {p.heldout:,} held-out deals never used by the "
+    tries = f" ({tried:,} candidates tried{again})" if again else ""
+    return (f"Best found{against}: {describe(p, b.values)}{tries}. On {p.heldout:,} held-out deals never used by the "
             f"search, {change}.{matter}")
 
 
