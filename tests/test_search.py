@@ -1153,3 +1153,18 @@ def test_baseline_alone_tried_names_a_neighbour_that_gains():
     assert answer.startswith("No candidate other than the baseline was tried"), answer
     assert f"But moving call_need to {better['value'][0]} gains +" in answer, answer
     assert "the best found is not a local optimum" in answer
+
+
+def test_meta_timing_note_says_only_what_this_call_did(tmp_path):
+    """A meta-game without [meta.search] said "(best-response searches included)", and a second call that
+    read every chunk back said "0 games played in 1 s (best-response searches included); playing games
+    took 0% of the CPU time"."""
+    s = from_dict({"scenario": {"name": "tmeta", "game": "turtle", "games": 1, "seed": 1},
+                   "seats": {"policy": "eager"},
+                   "meta": {"strategies": ["eager", "cunning"], "deals": 800, "heldout": 800, "bootstrap": 0}})
+    runs = tmp_path / "runs"
+    first = api.meta(s, runs=runs, threads=2)
+    assert re.fullmatch(r"[\d,]+ games played in [\d,]+ s; playing games took \d+% of the CPU time",
+                        first.notes[0]), first.notes
+    again = api.meta(s, runs=runs, threads=2)
+    assert re.fullmatch(r"0 games played in [\d,]+ s", again.notes[0]), again.notes

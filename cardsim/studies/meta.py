@@ -547,9 +547,12 @@ def run(base: sc.Scenario, ev: Evaluator, runs: str | Path | None = "runs",
     res = MetaResult(p, labels, entries, pl.DataFrame(trows), pl.DataFrame(frows), x, pi, exploit, rounds,
                      ev.timing.games + ev.timing.loaded + searched, support=support, first=first)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    res.notes.append(f"{ev.timing.games:,} games played in {wall:,.0f} s (best-response searches included)"
-                     + ("" if ev.timing.remote else f"; playing games took {100 * ev.timing.play_cpu / cpu:.0f}% "
-                        f"of the CPU time" if cpu > 0 else ""))
+    # the searches only where a round ran one; the CPU share only of games this call played (none when every
+    # chunk was read back: "0 games played ... (best-response searches included); playing games took 0%")
+    res.notes.append(f"{ev.timing.games:,} game{'s' if ev.timing.games != 1 else ''} played in {wall:,.0f} s"
+                     + (" (best-response searches included)" if rounds else "")
+                     + (f"; playing games took {100 * ev.timing.play_cpu / cpu:.0f}% of the CPU time"
+                        if ev.timing.games and not ev.timing.remote and cpu > 0 else ""))
     if p.bootstrap:
         res.notes.append(f"the bootstrap ({p.bootstrap} resamples of the deals, Nash and alpha-rank solved again on "
                          f"each) took {tb:.1f} s")
