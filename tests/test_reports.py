@@ -101,6 +101,20 @@ def test_measure_rows_keep_their_own_units():
     assert c["effect"] == ["-1.2", "3.1%"] and c["lo"] == ["-1.9", "2.1%"] and c["full_deck"][1] == "50.1%"
 
 
+def test_measure_rows_keep_each_end_on_its_side_of_zero():
+    """`cardsim cards scenarios/turtle_cards.toml -n 200`: Skip's length effect, 95% CI -0.14 to +14.4 turns
+    (p 0.054), and Rhyme's, +0.04 to +13.7 (p 0.049), both printed lo "0" (the row's 0 decimals), one
+    interval holding 0 and the other not; and a changed deck's edge of +0.03% printed "0.0%"."""
+    f = pl.DataFrame({"card": ["Skip", "Rhyme", "Clean Up", "Share"],
+                      "measure": ["length", "length", "length", "first-player advantage"],
+                      "changed": [46.44, 46.19, 40.0, 0.065], "changed_lo": [40.96, 40.92, 35.6, 0.0003198],
+                      "changed_hi": [52.65, 52.04, 45.1, 0.133], "effect": [7.105, 6.855, 0.61, 0.05],
+                      "lo": [-0.1354, 0.0376, -5.2, -0.0459], "hi": [14.417, 13.668, 6.9, 0.145]})
+    c = N.cells(f)
+    assert c["lo"][:3] == ["-0.1", "0.04", "-5"] and c["effect"][:3] == ["7.1", "6.86", "1"], c
+    assert c["changed_lo"][3] == "0.03%" and c["lo"][3] == "-4.59%", c
+
+
 # -- terminal tables ---------------------------------------------------------------------------
 def test_a_command_names_its_share_columns():
     """A study's ``mean`` or ``diff`` of a win share reads as a percentage on the terminal (the

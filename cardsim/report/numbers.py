@@ -427,10 +427,16 @@ def _measure_rows(frame: pl.DataFrame) -> dict[str, list[str]]:
     the decimals its own interval justifies."""
     cols = [c for c in _MEASURE_VALUES if c in frame.columns and frame.schema[c].is_numeric()]
     out: dict[str, list[str]] = {c: [] for c in cols}
+    ends = [(f"{s}lo", f"{s}hi") for s in ("full_deck_", "changed_", "")] + [("lo_simultaneous", "hi_simultaneous")]
     for r in frame.iter_rows(named=True):
         share = bool(_PERCENT_METRICS.search(str(r["measure"])))
+        d = 1 if share else _row_decimals(r)
+        if d is not None:  # each interval's ends on their own side of 0 (no effect, no edge): a length effect's
+            for lo, hi in ends:  # -0.14 to +14.4 printed "0" to "14", as its +0.04 to +13.7 did
+                if lo in cols and hi in cols:
+                    d = side_digits(r[lo], r[hi], 0.0, d, scale=100.0 if share else 1.0)
         for c in cols:
-            out[c].append(pct(r[c], 1) if share else num(r[c], _row_decimals(r)))  # rows alike
+            out[c].append(pct(r[c], d) if share else num(r[c], d))  # rows alike
     return out
 
 
