@@ -416,3 +416,14 @@ def test_generic_answer_reads_simultaneous_intervals_and_says_which_seats_differ
     assert "intervals simultaneous over the 4 seats" in words and "seat 0's win rate reads highest" in words
     assert f"{100 * own['lo']:.1f}-" not in words  # not the pointwise interval
     assert "no seat differs detectably from the fair share of 25.0%" in words
+
+
+def test_sweep_section_of_one_point_is_singular(tmp_path):
+    """`cardsim report` of a sweep of one point wrote "1 points, each on the same deals"."""
+    from cardsim.report.studies import sweep_section
+
+    s = from_dict({"scenario": {"name": "one", "game": "fubnub", "games": 40, "chunk": 20},
+                   "seats": {"policies": ["tactician", "partner", "tactician", "partner"]},
+                   "sweep": {"points": [{"seat0.call_need": 1}]}})
+    text = sweep_section(api.sweep(s, runs=tmp_path / "runs")).text
+    assert text.startswith("1 point; metric: seat 0's win rate (winrate_s0 in the tables)."), text

@@ -68,7 +68,8 @@ def sweep_section(res: SweepResult) -> Section:
     words = metric_words(res.plan.metric)
     deals = ("each on the same deals" if res.plan.paired else
              "each playing its own games (the player count or variant changes), against its own fair share")
-    sec = Section("Sweep", text=f"{len(res.plan.points)} points, {deals}; metric: {words} "
+    n = len(res.plan.points)
+    sec = Section("Sweep", text=f"{'1 point' if n == 1 else f'{n:,} points, {deals}'}; metric: {words} "
                                 f"({res.plan.metric} in the tables)." + (f" {res.note}" if res.note else ""))
     ylabel = f"{words} (95% interval)"
     e = nan_for_none(t[est].to_list())
