@@ -427,3 +427,13 @@ def test_sweep_section_of_one_point_is_singular(tmp_path):
                    "sweep": {"points": [{"seat0.call_need": 1}]}})
     text = sweep_section(api.sweep(s, runs=tmp_path / "runs")).text
     assert text.startswith("1 point; metric: seat 0's win rate (winrate_s0 in the tables)."), text
+
+
+def test_report_of_one_game_is_singular(tmp_path):
+    """`cardsim report scenarios/fubnub.toml -n 1` wrote "Every one of the 1 games lasts 13 hands." and
+    "Hands per game (1 games)"."""
+    s = from_dict({"scenario": {"name": "g1", "game": "fubnub", "games": 1},
+                   "seats": {"policy": "partner"}})
+    text = (rep.write(api.run(s, runs=tmp_path / "runs"), tmp_path / "reports") / "report.md").read_text()
+    assert re.search(r"The one game lasts \d+ hands\.", text) and "(1 game)" in text, text
+    assert "1 games" not in text, text

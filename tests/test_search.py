@@ -1168,3 +1168,20 @@ def test_meta_timing_note_says_only_what_this_call_did(tmp_path):
                         first.notes[0]), first.notes
     again = api.meta(s, runs=runs, threads=2)
     assert re.fullmatch(r"0 games played in [\d,]+ s", again.notes[0]), again.notes
+
+
+def test_search_of_one_step_and_one_candidate_is_singular(tmp_path):
+    """A search of one switch at the least budget: one candidate and one one-step contrast; its table read
+    "95% intervals that hold for all 1 steps at once" and its report "1 candidates in batches of 4"."""
+    from cardsim import report as rep
+    from cardsim.studies import search as srch
+
+    raw = json.loads(json.dumps(FUB_CALL))
+    raw["search"].update(budget=1600, params={"tuned.cheap": {"values": [0, 1]}})
+    s = from_dict(raw)
+    res = api.search(s, runs=None, threads=2)
+    assert res.trials.height == 1 and res.contrasts.height == 1
+    titles = [t for t, _ in srch.output(res).tables]
+    assert any(t.endswith("95% intervals that hold for its one step, max-T)") for t in titles), titles
+    text = (rep.build_study(s, "search", res).write(tmp_path / "rep") / "report.md").read_text()
+    assert "1 candidate in batches of 4" in text and "1 candidates" not in text, text

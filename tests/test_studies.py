@@ -778,3 +778,19 @@ def test_rating_answer_says_its_ranking_orders_estimates():
     words = ratings.output(res).answer
     assert "Ranking by the estimates (their order is not tested, place by place): " in words
     assert "Ranking: " not in words
+
+
+def test_cards_study_of_one_card_is_singular(tmp_path):
+    """A [cards] study of one card said "1 of 1 cards change the length beyond chance", and its report's
+    figures "the intervals hold for all 1 cards at once" (and "over the 1 cards" on their axis)."""
+    from cardsim import report as rep
+
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "one"\ngame = "turtle"\nvariant = "full"\nplayers = 4\ngames = 40\n'
+                 '[seats]\npolicy = "eager"\n[cards]\ncards = ["Restart Game"]\n')
+    out = study_json(tmp_path, "cards", f)
+    assert re.search(r"\b[01] of 1 card changes the length beyond chance", out["answer"]), out["answer"]
+    s = api.load(f)
+    md = (rep.build_study(s, "cards", api.cards(s, runs=tmp_path / "runs")).write(tmp_path / "rep") / "report.md")
+    text = md.read_text()
+    assert "1 cards" not in text and "the intervals hold for the one card, Bonferroni" in text, text

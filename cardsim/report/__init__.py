@@ -268,13 +268,14 @@ def standard_sections(result) -> tuple[str, list[Section]]:
     if not m["n"]:
         said = "No game was played."
     elif m["min"] == m["max"]:
-        said = f"Every one of the {m['n']:,} games lasts {N.count(m['min'])} {unit}."
+        said = (f"The one game lasts {N.count(m['min'])} {unit}." if m["n"] == 1 else
+                f"Every one of the {m['n']:,} games lasts {N.count(m['min'])} {unit}.")
     else:
         said = (f"A game lasts {N.num_ci(m['mean'], m['lo'], m['hi'], unit)} on average over {m['n']:,} games "
                 f"(standard deviation {N.num(m['sd'], 1)}; shortest {N.count(m['min'])}, longest "
                 f"{N.count(m['max'])}).")
     length = Section("Game length", text=said)
-    length.figures.append((f"{unit.capitalize()} per game ({m['n']:,} games)",
+    length.figures.append((f"{unit.capitalize()} per game ({N.many(m['n'], 'game')})",
                            F.png_bytes(F.histogram(lengths["length"], f"{unit.capitalize()} per game", unit,
                                                    ylabel="games"))))
     return seat_answer(seats, finished, setup.players, fair), [sec, length]

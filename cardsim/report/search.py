@@ -10,6 +10,7 @@ import polars as pl
 
 from cardsim.report import Section
 from cardsim.report import figures as F
+from cardsim.report import numbers as N
 from cardsim.report.figures import plt
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ def search_sections(res: SearchResult) -> list[Section]:
                                "parameter's effect on held-out deals)", res.importance))
         out.append(sec)
     sec = Section("The search", text=(
-        f"Sampler {p.sampler.upper()} (Optuna), {res.trials.height} candidates in batches of {p.batch}; rungs of "
+        f"Sampler {p.sampler.upper()} (Optuna), {N.many(res.trials.height, 'candidate')} in batches of {p.batch}; rungs of "
         f"{', '.join(f'{n:,}' for n in p.steps())} deals (eta {p.eta}); a candidate stops at a rung when Optuna's "
         f"successive-halving pruner ranks it out, or when its paired difference with the incumbent is below 0 by "
         f"more than {p.prune_z:g} standard error(s). {res.games:,} games in the search. {UNTIMED}"))

@@ -9,6 +9,7 @@ import polars as pl
 
 from cardsim.report import Section
 from cardsim.report import figures as F
+from cardsim.report import numbers as N
 from cardsim.stats import SAVED_MIN_DEALS
 from cardsim.studies.sweep import metric_columns, metric_words
 
@@ -155,9 +156,9 @@ def cards_section(res: CardsResult) -> Section:
             fig = F.forest(m["card"].to_list(), (m["effect"] * scale).to_list(),
                            (m["lo_simultaneous"] * scale).to_list(), (m["hi_simultaneous"] * scale).to_list(),
                            f"Effect of the card on {measure} (changed minus full deck)",
-                           f"{xl}, simultaneous 95% intervals over the {m.height} cards")
+                           f"{xl}, simultaneous 95% intervals over the {N.many(m.height, 'card')}")
             sec.figures.append((f"Causal effect on {measure}: the same seeds with and without the card (the "
-                                f"intervals hold for all {m.height} cards at once, Bonferroni; the count of cards "
+                                f"intervals hold for {'the one card' if m.height == 1 else f'all {m.height} cards at once'}, Bonferroni; the count of cards "
                                 f"that change it reads {adjust}-adjusted p-values)", F.png_bytes(fig)))
     # one table per measure: their units differ (a length in turns, an edge or a win rate in points)
     values = ["full_deck", "full_deck_lo", "full_deck_hi", "changed", "changed_lo", "changed_hi", "effect", "lo", "hi",

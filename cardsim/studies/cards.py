@@ -348,7 +348,8 @@ def headline(res: CardsResult) -> str:
                      f"{span(r['lo'], r['hi'], 1, unit, signed=not sure, n=r['games'], what='games')})"
                      + _again(again.get("length"), 1, unit, verb=sure) + _next(length, r, 1, unit))
         sig = length.filter(pl.col("p_adjusted") < 0.05)
-        parts.append(f"{sig.height} of {length.height} cards change the length beyond chance "
+        parts.append(f"{sig.height} of {length.height} card{'s change' if length.height != 1 else ' changes'} the "
+                     f"length beyond chance "
                      f"({'Holm' if p.correction == 'holm' else 'BH'}-adjusted p < 0.05)")
     for measure, label in (("first-player advantage", "the first player's edge"), ("focus seat win rate",
                                                                                    "the focus seat's win rate")):

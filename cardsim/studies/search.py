@@ -49,7 +49,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
-from cardsim.report.numbers import share_digits
+from cardsim.report.numbers import many, share_digits
 from cardsim.results import sole_holder
 from cardsim.stats import simultaneous_means
 from cardsim.studies import derive, space
@@ -1064,7 +1064,7 @@ def _better_neighbour(res: SearchResult, lead: str) -> str:
     if p.objective in SHARE_OBJECTIVES:  # and more where those print the interval's ends alike
         d = max(d, share_digits([r["lo"]], [r["hi"]], d))
     return (f" {lead} {short_names(p)[r['param']]} to {r['value']} gains {_pts(p, r['gain'], d)} more (95% CI "
-            f"{_ci(p, r['lo'], r['hi'], diff=True, digits=d)}, simultaneous over the {res.contrasts.height} steps) on the "
+            f"{_ci(p, r['lo'], r['hi'], diff=True, digits=d)}, simultaneous over the {many(res.contrasts.height, 'step')}) on the "
             f"held-out deals: the best found is not a local optimum, "
             f"and a longer search may gain more.")
 
@@ -1147,7 +1147,8 @@ def output(res: SearchResult) -> Output:
               ("Parameters", params_table(res))]
     if res.contrasts.height:
         tables.append(("One step from the best (held-out, paired gain vs the best; 95% intervals that hold for "
-                       f"all {res.contrasts.height} steps at once, max-T)", res.contrasts))
+                       f"{'its one step' if res.contrasts.height == 1 else f'all {res.contrasts.height} steps at once'}, "
+                       "max-T)", res.contrasts))
     if res.importance.height:
         tables.append(("Parameter importance (PED-ANOVA over the first rung)", res.importance))
     if res.trials.height:  # (none when the budget ended with the baseline's race)
