@@ -1185,3 +1185,19 @@ def test_search_of_one_step_and_one_candidate_is_singular(tmp_path):
     assert any(t.endswith("95% intervals that hold for its one step, max-T)") for t in titles), titles
     text = (rep.build_study(s, "search", res).write(tmp_path / "rep") / "report.md").read_text()
     assert "1 candidate in batches of 4" in text and "1 candidates" not in text, text
+
+
+@pytest.mark.parametrize("game, players, tuned, field, says", [
+    ("fubnub", 4, [0, 2], ["partner"], "search.field lists 1 policy; the field has 2 seats (or give one policy"),
+    ("turtle", 2, [0], ["eager", "eager"], "search.field lists 2 policies; the field has 1 seat (or give one policy"),
+])
+def test_field_of_the_wrong_length_is_worded_in_the_singular_too(game, players, tuned, field, says):
+    """It said "search.field lists 1 policies" and "the field has 1 seats"."""
+    from cardsim.studies import search as srch
+
+    pol, param = ("tactician", "seat0.call_need") if game == "fubnub" else ("eager", "seat0.use_peek")
+    s = from_dict({"scenario": {"name": "f", "game": game, "players": players, "games": 1},
+                   "seats": {"policies": [pol] * players},
+                   "search": {"budget": 20000, "tuned": tuned, "field": field, "params": {param: [0, 1]}}})
+    with pytest.raises(ScenarioError, match=re.escape(says)):
+        srch.plan(s)

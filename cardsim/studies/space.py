@@ -244,8 +244,9 @@ def parse_field(cfg: Any, where: str, others: int) -> Field:
         return Field(tuple(opts), tuple(w / tot for w in ws), keep=False)
     if isinstance(cfg, list):
         if len(cfg) != others:
-            raise ScenarioError(f"{where} lists {len(cfg)} policies; the field has {others} seats (or give one "
-                                f"policy, or a mix [{{policy = ..., weight = ...}}, ...])")
+            raise ScenarioError(f"{where} lists {len(cfg)} polic{'y' if len(cfg) == 1 else 'ies'}; the field has "
+                                f"{others} seat{'' if others == 1 else 's'} (or give one policy, or a mix "
+                                f"[{{policy = ..., weight = ...}}, ...])")
         return Field(fixed=tuple(cfg), keep=False)
     raise ScenarioError(f"{where} = {cfg!r} must be a policy, a list of policies (one per other seat) or a mix "
                         f"[{{policy = ..., weight = ...}}, ...]")
