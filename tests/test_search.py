@@ -1201,3 +1201,19 @@ def test_field_of_the_wrong_length_is_worded_in_the_singular_too(game, players, 
                    "search": {"budget": 20000, "tuned": tuned, "field": field, "params": {param: [0, 1]}}})
     with pytest.raises(ScenarioError, match=re.escape(says)):
         srch.plan(s)
+
+
+def test_meta_alpharank_tie_names_no_first(tmp_path):
+    """meta.alpha = 0 (allowed: [0, 10,000]) gives every strategy the same stationary mass, and the answer
+    said "Alpha-rank puts eager first (50% of the stationary mass; first in 100% of 20 resamples of the
+    deals)": argmax named the first listed, in the answer and in every resample."""
+    s = from_dict({"scenario": {"name": "ties", "game": "turtle", "games": 1, "seed": 1},
+                   "seats": {"policy": "eager"},
+                   "meta": {"strategies": ["eager", "cunning"], "deals": 800, "heldout": 800, "bootstrap": 20,
+                            "alpha": 0}})
+    res = api.meta(s, runs=tmp_path / "runs", threads=2)
+    assert res.first.tolist() == [0.5, 0.5]
+    answer = mt.headline(res)
+    assert ("Alpha-rank does not order eager and cunning: they share its first place (50% of the stationary mass "
+            "each).") in answer, answer
+    assert "puts eager first" not in answer

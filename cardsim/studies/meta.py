@@ -592,8 +592,20 @@ def stability(values: Mapping[tuple[int, ...], Mapping[int, np.ndarray]], n: int
             ub.setdefault(pr, {})[i] = float(v)
         if solve_nash:
             support += nash(ub, n, k) > SUPPORT
-        first[int(np.argmax(alpharank(ub, n, k, alpha, population)))] += 1
+        first += _firsts(alpharank(ub, n, k, alpha, population))
     return (support / replicates if solve_nash else np.full(n, np.nan)), first / replicates
+
+
+#: stationary masses this close to the largest tie for alpha-rank's first place
+TIE = 1e-9
+
+
+def _firsts(pi: np.ndarray) -> np.ndarray:
+    """Alpha-rank's first place as shares: 1 for the strategy of the largest stationary mass, or split evenly
+    among the strategies tied for it (alpha = 0, or strategies whose payoffs are alike: argmax named the first
+    listed, "first in 100% of the resamples")."""
+    top = pi >= pi.max() - TIE
+    return top / top.sum()
 
 
 def _pad(x: np.ndarray, n: int) -> np.ndarray:
@@ -755,6 +767,11 @@ def headline(res: MetaResult) -> str:
         else:
             conv = (f" Each of {len(res.rounds)} best-response round(s) found a response that gains more than the "
                     f"margin; more rounds may change the answer.")
+    tied = [res.labels[i] for i in np.flatnonzero(_firsts(res.alpharank))]
+    if len(tied) > 1:  # no first to name: argmax named the first listed
+        names = ", ".join(tied[:-1]) + f" and {tied[-1]}"
+        return (f"Among {len(res.labels)} strategies, {eq}; {sure}. Alpha-rank does not order {names}: they share "
+                f"its first place ({100 * res.alpharank.max():.0f}% of the stationary mass each).{conv}")
     steady = ("" if res.first is None else
               f"; first in {100 * res.first[res.labels.index(top)]:.0f}% of {res.plan.bootstrap} resamples of the deals")
     return (f"Among {len(res.labels)} strategies, {eq}; {sure}. Alpha-rank puts {top} first "
