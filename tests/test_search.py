@@ -1217,3 +1217,17 @@ def test_meta_alpharank_tie_names_no_first(tmp_path):
     assert ("Alpha-rank does not order eager and cunning: they share its first place (50% of the stationary mass "
             "each).") in answer, answer
     assert "puts eager first" not in answer
+
+
+def test_best_found_says_when_the_runner_up_is_not_detectably_behind():
+    """FUBNUB call_need: the best (call_need 3) won 62.5% of the held-out games and the runner-up (call_need 5)
+    66.0%, best - runner-up -3.5 points (95% CI -10.2 to +3.2) in the gains table, and the answer named the
+    best alone, as if the re-play had set it apart."""
+    from cardsim.studies.search import _ci, _pts, describe, headline
+
+    res = api.search(from_dict(json.loads(json.dumps(FUB_CALL))), runs=None, threads=2)
+    g = res.gain["runner-up"]
+    assert g.lo < 0 < g.hi, g
+    assert (f" The runner-up ({describe(res.plan, res.runner_up.values)}) is not detectably behind it on the same "
+            f"held-out deals (best - runner-up {_pts(res.plan, g.mean, lo=g.lo, hi=g.hi)}, 95% CI "
+            f"{_ci(res.plan, g.lo, g.hi, diff=True)}).") in headline(res), headline(res)

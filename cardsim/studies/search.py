@@ -983,12 +983,29 @@ def headline(res: SearchResult) -> str:
         change = (f"{what} {_val_ci(p, b.heldout)} against {_val_ci(p, base.heldout)} for the baseline, target "
                   f"{_val(p, float(p.goal))}: {_pts(p, g.mean, lo=g.lo, hi=g.hi).lstrip('+')} closer to it "
                   f"(95% CI {_ci(p, g.lo, g.hi, diff=True)}; {sure})")
-    matter = _steps_sentence(res)
+    matter = _runner_up_sentence(res) + _steps_sentence(res)
     if res.contrasts.height:
         matter += _better_neighbour(res, "But moving" if matter else "Moving")
     tries = f" ({tried:,} candidates tried{again})" if again else ""
     return (f"Best found{against}: {describe(p, b.values)}{tries}. On {p.heldout:,} held-out deals never used by the "
             f"search, {change}.{matter}")
+
+
+def _runner_up_sentence(res: SearchResult) -> str:
+    """What the held-out re-play says of the runner-up, where it does not show the best ahead of it (its
+    paired interval reaches 0 or lies below it); '' where the best is detectably ahead, or no runner-up
+    finished. The answer named the best alone while the table beside it could show the runner-up as good,
+    or better, on the same held-out deals."""
+    g, r = res.gain.get("runner-up"), res.runner_up
+    if g is None or r is None or not (math.isfinite(g.lo) and math.isfinite(g.hi)) or g.lo > 0:
+        return ""
+    p = res.plan
+    ci = f"{_pts(p, g.mean, lo=g.lo, hi=g.hi)}, 95% CI {_ci(p, g.lo, g.hi, diff=True)}"
+    if g.hi < 0:
+        return (f" On the same held-out deals the runner-up ({describe(p, r.values)}) does better (best - runner-up "
+                f"{ci}): the search's pick is not the best candidate it re-played.")
+    return (f" The runner-up ({describe(p, r.values)}) is not detectably behind it on the same held-out deals (best "
+            f"- runner-up {ci}).")
 
 
 def _steps_sentence(res: SearchResult, most: int = 4) -> str:
