@@ -794,3 +794,15 @@ def test_cards_study_of_one_card_is_singular(tmp_path):
     md = (rep.build_study(s, "cards", api.cards(s, runs=tmp_path / "runs")).write(tmp_path / "rep") / "report.md")
     text = md.read_text()
     assert "1 cards" not in text and "the intervals hold for the one card, Bonferroni" in text, text
+
+
+def test_length_sweep_answer_gives_the_unit(tmp_path):
+    """A length sweep's answer read "46.1 in the sweep ..., 44.7 on 200 fresh deals": a length without its
+    unit, where its gaps and cardsim compare say turns (FUBNUB: hands)."""
+    f = tmp_path / "s.toml"
+    f.write_text('[scenario]\nname = "len"\ngame = "fubnub"\ngames = 60\nchunk = 30\n'
+                 '[seats]\npolicies = ["tactician", "partner", "tactician", "partner"]\n'
+                 '[sweep]\nmetric = "length"\ngrid = { "seat0.call_need" = [0, 5] }\n')
+    answer = study_json(tmp_path, "sweep", f)["answer"]
+    assert re.search(r"\d\.\d hands in the sweep \(the least of 2 points, so it reads low\), [\d.]+ hands on 60 fresh "
+                     r"deals \(95% CI ", answer), answer

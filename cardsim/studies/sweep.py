@@ -368,7 +368,8 @@ def headline(res: SweepResult) -> str:
     # "is highest" only where every other point is detectably behind; with points it cannot be told from, the
     # data's pick "reads" highest (the simultaneous intervals do not say which of them truly is)
     verb = "reads" if tied else "is"
-    parts = [f"{metric_words(res.plan.metric).capitalize()} {verb} {word} at {desc}: {_fmt(res, best[est])} in the sweep "
+    per = f" {unit}" if length else ""  # 46.1 turns, not 46.1
+    parts = [f"{metric_words(res.plan.metric).capitalize()} {verb} {word} at {desc}: {_fmt(res, best[est])}{per} in the sweep "
              f"(the {'best' if word == 'highest' else 'least'} of {t.height} points, so it reads "
              f"{'high' if word == 'highest' else 'low'})"]
     if res.heldout is not None:
@@ -377,7 +378,7 @@ def headline(res: SweepResult) -> str:
         lo, hi = _fmt(res, h["lo"], digits=d), _fmt(res, h["hi"], digits=d)
         ends = (f"{lo} to unbounded" if length and h["hi"] == math.inf else  # a count's, from 2 or 3 deals
                 f"{lo.rstrip('%')}-{hi}")
-        parts[0] += f", {_fmt(res, h[res.plan.metric], digits=d)} on {h['games']:,} fresh deals (95% CI {ends})"
+        parts[0] += f", {_fmt(res, h[res.plan.metric], digits=d)}{per} on {h['games']:,} fresh deals (95% CI {ends})"
     parts[0] += "; " + stability(best["p_best"])
     if tied:
         names = "; ".join(_describe(res.plan, i) for i in tied[:4]) + ("; ..." if len(tied) > 4 else "")
