@@ -115,6 +115,21 @@ def test_measure_rows_keep_each_end_on_its_side_of_zero():
     assert c["changed_lo"][3] == "0.03%" and c["lo"][3] == "-4.59%", c
 
 
+def test_an_estimate_takes_the_decimals_of_its_interval():
+    """A length sweep's vs_best printed 3.52 beside vs_best_lo -4 and vs_best_hi 11, a length search's
+    gain 0.71 beside -4 and 6 and heldout 46.8 beside 43 and 51, a rating's held-out log_odds 0.575 beside
+    0.33 and 0.82: the estimate to 3 significant digits, its interval's ends to the decimals they justify."""
+    sweep = pl.DataFrame({"point": ["a", "b"], "vs_best": [3.5247, 0.0], "vs_best_lo": [-4.12, 0.0],
+                          "vs_best_hi": [11.17, 0.0]})
+    assert N.cells(sweep)["vs_best"] == ["4", "0"]
+    search = pl.DataFrame({"param": ["p"], "gain": [0.7133], "lo": [-4.41], "hi": [5.83]})
+    assert N.cells(search)["gain"] == ["1"]
+    held = pl.DataFrame({"candidate": ["best"], "in_search": [40.9], "heldout": [46.77], "lo": [42.56], "hi": [50.97]})
+    assert N.cells(held)["heldout"] == ["47"] and N.cells(held)["lo"] == ["43"]
+    rate = pl.DataFrame({"best": ["t"], "log_odds": [0.5754], "lo": [0.3312], "hi": [0.8196]})
+    assert N.cells(rate)["log_odds"] == ["0.58"] and N.cells(rate)["lo"] == ["0.33"]
+
+
 # -- terminal tables ---------------------------------------------------------------------------
 def test_a_command_names_its_share_columns():
     """A study's ``mean`` or ``diff`` of a win share reads as a percentage on the terminal (the

@@ -311,6 +311,10 @@ def _estimates(frame: pl.DataFrame, stem: str, suffix: str = "") -> list[str]:
     names = (f"{stem}mean", f"{stem}diff", f"{stem}value", f"{stem}theta", f"{stem}rate", f"{stem}effect")
     names += (f"{stem}points",) if stem else ()  # gain_points with gain_lo / gain_hi (a search's gains)
     names += (f"mean{suffix}", f"diff{suffix}", f"winrate{suffix}") if suffix else ()
+    # the estimate named by the stem itself (vs_best beside vs_best_lo), or, beside a bare lo / hi, a study's own
+    # (a search's gain and heldout, a rating's log_odds, a sweep's re-played length): else it kept 3 significant
+    # digits beside bounds of fewer decimals ("0.71 (-4 to 6)", "3.52 (-4 to 11)")
+    names += (stem[:-1],) if stem.endswith("_") else ("gain", "heldout", "log_odds", "length") if not stem + suffix else ()
     return [c for c in names if c in frame.columns and frame.schema[c].is_numeric()]
 
 
