@@ -448,6 +448,9 @@ def test_three_player_hawk_dove_mix():
     ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "goal": float("inf")}, "search.goal = inf; allowed"),
     ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "objective": "length_in", "band": [float("nan"), 30]},
      "search.band = [nan, 30] must be [low, high]"),
+    # a band of negative lengths played the whole search (every candidate 0%) and said "Nothing beat the baseline"
+    ({**SMALL, "params": {"seat0.first_at": [4, 7]}, "objective": "length_in", "band": [-5, -1]},
+     "search.band = [-5, -1] holds no game length (lengths are 0 or more, in hands or turns)"),
 ])
 def test_bad_search_sections_name_the_key(search, needle):
     with pytest.raises(ScenarioError) as e:

@@ -220,6 +220,9 @@ def plan(base: sc.Scenario) -> Plan:
                 or band[0] > band[1]):
             raise ScenarioError(f"search.band = {band!r} must be [low, high] (game lengths, low <= high) for "
                                 f"objective = \"length_in\"")
+        if band[1] < 0:  # no game lasts fewer than 0 turns: every candidate would score 0 and "nothing beat" it
+            raise ScenarioError(f"search.band = {band!r} holds no game length (lengths are 0 or more, in hands or "
+                                f"turns); give [low, high] with high >= 0, e.g. band = [10, 30]")
     elif "band" in cfg:
         raise ScenarioError("search.band only applies to objective = \"length_in\"")
     others = players - len(tuned)
