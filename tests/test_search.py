@@ -1234,3 +1234,16 @@ def test_best_found_says_when_the_runner_up_is_not_detectably_behind():
     assert (f" The runner-up ({describe(res.plan, res.runner_up.values)}) is not detectably behind it on the same "
             f"held-out deals (best - runner-up {_pts(res.plan, g.mean, lo=g.lo, hi=g.hi)}, 95% CI "
             f"{_ci(res.plan, g.lo, g.hi, diff=True)}).") in headline(res), headline(res)
+
+
+def test_meta_of_one_round_says_round(tmp_path):
+    """One best-response round read "Iterated best response stopped after 1 round(s)" (or "Each of 1
+    best-response round(s) found ...")."""
+    s = from_dict({"scenario": {"name": "r1", "game": "turtle", "games": 1, "seed": 1},
+                   "seats": {"policy": "eager"},
+                   "meta": {"strategies": ["eager", "random"], "deals": 800, "heldout": 800, "bootstrap": 0,
+                            "rounds": 1, "search": {"policy": "cunning", "budget": 5000, "rung": 50, "rungs": 1,
+                                                    "heldout": 100, "params": {"tuned.use_peek": [0, 1]}}}})
+    answer = mt.headline(api.meta(s, runs=tmp_path / "runs", threads=2))
+    assert "round(s)" not in answer, answer
+    assert " Iterated best response stopped after 1 round: " in answer or " The best-response round found " in answer

@@ -42,7 +42,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean, first_repeat
 from cardsim.output import Output
-from cardsim.report.numbers import share_digits
+from cardsim.report.numbers import many, share_digits
 from cardsim.studies import derive, space
 from cardsim.studies.evaluate import (
     Estimate,
@@ -758,15 +758,16 @@ def headline(res: MetaResult) -> str:
         last = res.rounds[-1]
         g = last.gain
         if not last.added:
-            conv = (f" Iterated best response stopped after {len(res.rounds)} round(s): the searched response gains "
+            conv = (f" Iterated best response stopped after {many(len(res.rounds), 'round')}: the searched response gains "
                     f"{_gain_ci(g)} against the mixture, "
                     + ("less than the margin with confidence." if g.hi < res.plan.margin else
                        # its interval reaches past the margin: only "not detectably more", never "not more"
                        f"not detectably more than the {100 * res.plan.margin:.1f}-point margin (its interval "
                        "reaches above it, so the mixture is not shown to be within the margin of its best reply)."))
         else:
-            conv = (f" Each of {len(res.rounds)} best-response round(s) found a response that gains more than the "
-                    f"margin; more rounds may change the answer.")
+            each = ("The best-response round" if len(res.rounds) == 1 else
+                    f"Each of {len(res.rounds)} best-response rounds")
+            conv = f" {each} found a response that gains more than the margin; more rounds may change the answer."
     tied = [res.labels[i] for i in np.flatnonzero(_firsts(res.alpharank))]
     if len(tied) > 1:  # no first to name: argmax named the first listed
         names = ", ".join(tied[:-1]) + f" and {tied[-1]}"
