@@ -806,3 +806,23 @@ def test_length_sweep_answer_gives_the_unit(tmp_path):
     answer = study_json(tmp_path, "sweep", f)["answer"]
     assert re.search(r"\d\.\d hands in the sweep \(the least of 2 points, so it reads low\), [\d.]+ hands on 60 fresh "
                      r"deals \(95% CI ", answer), answer
+
+
+@pytest.mark.parametrize("section, says", [
+    # the same point twice: "1 other point cannot be told apart from it: seat0.call_need=1" beside the best,
+    # seat0.call_need=1
+    ({"grid": {"seat0.call_need": [1, 1]}}, "sweep.grid.seat0.call_need lists 1 twice; list each value once"),
+    ({"points": [{"seat0.call_need": 1}, {"seat0.call_need": 2}, {"seat0.call_need": 1}]},
+     "sweep.points[2] is the same point as sweep.points[0] (seat0.call_need=1); list each point once"),
+    # a point of no key played the base scenario under an empty name: ": 34.0% (...)", "less at  (-16.0 ...)"
+    ({"points": [{}]}, 'sweep.points[0] sets no key; each point sets at least one, e.g. {"seat0.call_need" = 2}'),
+])
+def test_sweep_of_a_repeated_or_empty_point_is_refused(tmp_path, section, says):
+    from tests.test_hardening import to_toml
+
+    f = tmp_path / "s.toml"
+    f.write_text(to_toml({**BASE, "seats": {"policies": ["tactician", "partner", "tactician", "partner"]},
+                          "sweep": section}))
+    r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2 and r.output == f"error: {says}\n", r.output
+    assert not list((tmp_path / "runs").glob("*"))  # nothing played

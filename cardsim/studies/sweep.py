@@ -26,6 +26,7 @@ variant play other games: each is then compared with its own fair share.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -90,6 +91,12 @@ def plan(base: sc.Scenario) -> Plan:
         if not isinstance(grid, Mapping) or not grid or not all(isinstance(v, list) and v for v in grid.values()):
             raise ScenarioError("sweep.grid must map each key to a non-empty list of values")
         keys = list(grid)
+        for key, values in grid.items():  # a value listed twice played the same point twice, "1 other point cannot
+            seen: set[str] = set()       # be told apart from it: seat0.call_need=1" beside the best seat0.call_need=1
+            for v in values:
+                if json.dumps(v, sort_keys=True) in seen:
+                    raise ScenarioError(f"sweep.grid.{key} lists {v!r} twice; list each value once")
+                seen.add(json.dumps(v, sort_keys=True))
         points = [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*grid.values())]
     else:
         points = cfg["points"]
@@ -97,6 +104,16 @@ def plan(base: sc.Scenario) -> Plan:
             raise ScenarioError("sweep.points must be a non-empty list of tables")
         keys = list(dict.fromkeys(k for p in points for k in p))
         points = [dict(p) for p in points]
+        seen_at: dict[str, int] = {}
+        for i, point in enumerate(points):
+            if not point:  # it played the base scenario under an empty name (": 34.0% ...; less at  (-16.0 ...)")
+                raise ScenarioError(f"sweep.points[{i}] sets no key; each point sets at least one, e.g. "
+                                    f"{{\"seat0.call_need\" = 2}}")
+            same = json.dumps(point, sort_keys=True, default=str)
+            if same in seen_at:
+                raise ScenarioError(f"sweep.points[{i}] is the same point as sweep.points[{seen_at[same]}] "
+                                    f"({', '.join(f'{k}={v!r}' for k, v in point.items())}); list each point once")
+            seen_at[same] = i
     metric = cfg.get("metric", "winrate_s0")
     if not (metric == "length" or re.fullmatch(r"winrate_s\d+", str(metric))):
         raise ScenarioError(f"sweep.metric = {metric!r}; allowed: winrate_s<seat> or length")
