@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -1247,3 +1248,22 @@ def test_meta_of_one_round_says_round(tmp_path):
     answer = mt.headline(api.meta(s, runs=tmp_path / "runs", threads=2))
     assert "round(s)" not in answer, answer
     assert " Iterated best response stopped after 1 round: " in answer or " The best-response round found " in answer
+
+
+def test_a_pruned_runner_up_is_named_so(tmp_path):
+    """A Turtle length search to a target of 30 turns re-played as runner-up a pruned candidate (no finisher
+    played differently from the best): the Candidates table called it "runner-up" with a blank in_search, and
+    the README said the runner-up was the best finisher."""
+    from cardsim.studies import search as srch
+
+    s = from_dict({"scenario": {"name": "tl", "game": "turtle", "variant": "full", "players": 4, "games": 1,
+                                "seed": 21},
+                   "seats": {"policy": "eager"},
+                   "search": {"objective": "length", "goal": 30, "budget": 40000, "rung": 100, "eta": 3, "rungs": 2,
+                              "heldout": 300, "chunk": 100,
+                              "params": {"rules.p_perform": {"low": 0.0, "high": 1.0, "step": 0.25},
+                                         "rules.restart_revives": {"values": [True, False]}}}})
+    res = api.search(s, runs=None, threads=2)
+    assert res.runner_up is not None and res.runner_up.label == "runner-up (pruned)"
+    row = srch.heldout_table(res).filter(pl.col("candidate").str.starts_with("runner-up")).row(0, named=True)
+    assert row["candidate"] == "runner-up (pruned)" and row["in_search"] is None

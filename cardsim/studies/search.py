@@ -1095,6 +1095,8 @@ def heldout_table(res: SearchResult) -> pl.DataFrame:
     for name, cand in (("best", res.best), ("baseline", res.baseline), ("runner-up", res.runner_up)):
         if cand is None:
             continue
+        if name == "runner-up":  # "runner-up (pruned)": no finisher played differently; its in_search is blank
+            name = cand.label
         rows.append({"candidate": name, "params": describe(p, cand.values),
                      "in_search": cand.insearch.mean if cand.insearch else None,
                      "heldout": cand.heldout.mean if cand.heldout else None,
