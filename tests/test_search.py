@@ -1267,3 +1267,21 @@ def test_a_pruned_runner_up_is_named_so(tmp_path):
     assert res.runner_up is not None and res.runner_up.label == "runner-up (pruned)"
     row = srch.heldout_table(res).filter(pl.col("candidate").str.starts_with("runner-up")).row(0, named=True)
     assert row["candidate"] == "runner-up (pruned)" and row["in_search"] is None
+
+
+def test_search_whose_band_no_game_reaches_is_refused_after_play(tmp_path):
+    """objective = "length_in" with a band past every game's length: every candidate scored 0, and the answer
+    said "Nothing beat the baseline ... its share of games in the length band is 0.0%", as a win search in
+    which no game finished once did (that one is refused; so is this, its journal kept)."""
+    raw = json.loads(json.dumps(FUB_CALL))
+    raw["search"].update(objective="length_in", band=[500, 600])
+    f = tmp_path / "s.toml"
+    f.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, ["search", str(f), "--runs", str(tmp_path / "runs")])
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    assert r.output.startswith("error: no game of the search lasted 500 to 600 hands (search.band), the baseline's "
+                               "or any candidate's: every candidate scored 0"), r.output
+    assert list((tmp_path / "runs").glob("*/journal.log"))
+    raw["search"]["band"] = [10, 14]  # a band the games reach: searched as before
+    f.write_text(to_toml(raw))
+    assert CliRunner().invoke(app, ["search", str(f), "--runs", str(tmp_path / "runs")]).exit_code == 0

@@ -815,11 +815,23 @@ def _refuse_unfinished(p: Plan, race: Race, trials: list, baseline_v: np.ndarray
     unfinished game is lost by all, and every candidate scored as the baseline (a win rate of 0 everywhere;
     its "best" and held-out gain said nothing). Games of candidates raced in an earlier session are judged
     by their scores (each equal to the baseline's), this session's by the games themselves."""
-    if race.lineup({}).metric not in ("win", "first", "dealer"):
-        return
     t = race.ev.timing
     base = p.score(float(baseline_v.mean()))
     scores = [v for tr in trials for v in tr.intermediate_values.values()]
+    if p.objective == "length_in" and p.goal == "max":
+        # no game in the band, the baseline's or any candidate's (a band past the game's cap, or below its
+        # shortest game): every candidate scored 0, and the answer said "Nothing beat the baseline ... 0.0%"
+        if baseline_v.size and not baseline_v.any() and all(v == base for v in scores) and t.games + t.loaded:
+            from cardsim.studies.compare import LENGTH_UNITS
+
+            unit = LENGTH_UNITS.get(p.base.game, "turns")
+            kept = f" (the games played are kept in {folder})" if folder is not None else ""
+            raise ScenarioError(f"no game of the search lasted {p.band[0]:g} to {p.band[1]:g} {unit} (search.band), "
+                                f"the baseline's or any candidate's: every candidate scored 0, so there is nothing "
+                                f"to choose; give a band the game's lengths reach and run it again{kept}")
+        return
+    if race.lineup({}).metric not in ("win", "first", "dealer"):
+        return
     if t.finished or not t.games + t.loaded or any(v != base for v in scores):
         return
     kept = f" (the games played are kept in {folder})" if folder is not None else ""
