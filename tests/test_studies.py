@@ -826,3 +826,23 @@ def test_sweep_of_a_repeated_or_empty_point_is_refused(tmp_path, section, says):
     r = CliRunner().invoke(app, ["sweep", str(f), "--runs", str(tmp_path / "runs")])
     assert r.exit_code == 2 and r.output == f"error: {says}\n", r.output
     assert not list((tmp_path / "runs").glob("*"))  # nothing played
+
+
+def test_decided_comparison_labels_its_sequences_with_their_level(tmp_path):
+    """decide = true with compare.alpha = 0.2 plays 80% confidence sequences (alpha/2 = 0.1 per sign), and the
+    answer, the tables and the report called them "anytime-valid 95%"."""
+    from cardsim import report as rep
+    from cardsim.studies import compare as paired
+
+    s = scen(seats={"policies": ["tactician", "partner", "tactician", "partner"]},
+             compare={"alpha": 0.2, "decide": True, "arms": [
+                 {"name": "swaps"}, {"name": "never", "policies": [{"name": "tactician", "swap_top": 24}, "partner",
+                                                                   {"name": "tactician", "swap_top": 24}, "partner"]}]})
+    res = api.compare(s, runs=tmp_path / "runs")
+    out = paired.output(res)
+    assert "the difference's anytime-valid 80% CI " in out.answer and "95%" not in out.answer, out.answer
+    titles = [t for t, _ in out.tables]
+    assert titles[0] == "Arms (focus seat's mean, anytime-valid 80% interval)"
+    assert titles[1].startswith("Differences vs the first arm: anytime-valid 80% intervals;")
+    md = (rep.build_study(s, "compare", res).write(tmp_path / "rep") / "report.md").read_text()
+    assert "anytime-valid 80% sequences" in md and "anytime-valid 95%" not in md

@@ -11,6 +11,7 @@ from cardsim.report import Section
 from cardsim.report import figures as F
 from cardsim.report import numbers as N
 from cardsim.stats import SAVED_MIN_DEALS
+from cardsim.studies.compare import level
 from cardsim.studies.sweep import metric_columns, metric_words
 
 if TYPE_CHECKING:
@@ -31,12 +32,12 @@ def compare_section(res: CompareResult) -> Section:
     win = res.plan.metric == "win"
     scale = 100.0 if win else 1.0
     what = "win rate (percentage points)" if win else res.plan.metric
-    kind = "anytime-valid 95% confidence sequence" if res.plan.decide else "paired 95% intervals"
+    kind = f"anytime-valid {level(res.plan)} confidence sequence" if res.plan.decide else "paired 95% intervals"
     fig = F.forest([f"{a} - {b}" for a, b in zip(d["arm"], d["vs"], strict=True)], (d["diff"] * scale).to_list(),
                    (d["lo"] * scale).to_list(), (d["hi"] * scale).to_list(), f"Paired differences ({kind})",
                    f"difference in the focus seat's {what}")
     arms = F.rate_bars(res.arms.rename({"mean": "rate"}), "arm", "Focus seat's win rate by arm",
-                       "arm", ylabel="win rate (95% interval)") if win else None
+                       "arm", ylabel=f"win rate ({level(res.plan)} interval)") if win else None
     sec = Section("Paired comparison",
                   text=(f"Every arm played the same {res.games:,} deals"
                         + (f" in each of {len(res.plan.runs[res.plan.arms[0]])} seat rotations" if
@@ -51,7 +52,7 @@ def compare_section(res: CompareResult) -> Section:
         diffs_t = _scaled(res.diffs, {"p", "p_holm", "variance_saved", "variance_saved_lo", "variance_saved_hi"})
         unit = " in percentage points"
     sec.tables += [("Arms" + (" (the focus seat's win rate, %)" if win else ""), arms_t),
-                   (f"Differences{unit} ({'anytime-valid 95% sequences' if res.plan.decide else 'paired 95% intervals'}; p_holm: Holm-adjusted across the differences; "
+                   (f"Differences{unit} ({f'anytime-valid {level(res.plan)} sequences' if res.plan.decide else 'paired 95% intervals'}; p_holm: Holm-adjusted across the differences; "
                     "se_unpaired: the standard error separate deals would have given, not an interval for this "
                     "difference; variance_saved: the share of its variance pairing removed, with its 95% interval from "
                     f"{SAVED_MIN_DEALS} deals)",

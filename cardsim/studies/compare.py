@@ -232,7 +232,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
             diffs = _sequence_first(diffs.drop("p", "p_holm"), {"lo": "lo_fixed_n", "hi": "hi_fixed_n"})
             ruled = bool(decided) and (n < total or n % step == 0)  # the rule, not the cap, ended the run
             why = (f"The decision rule stopped the run after {n:,} deals: every difference's anytime-valid "
-                   f"{100 * (1 - p.alpha):.0f}% confidence sequence excludes 0 (looks every {step:,} deals; the "
+                   f"{level(p)} confidence sequence excludes 0 (looks every {step:,} deals; the "
                    f"chance of a wrong sign is at most {p.alpha / 2:g} per difference however many looks). lo and hi "
                    "are that sequence (the arms' too); the *_fixed_n columns, fixed-n intervals, do not hold after such "
                    "a stop."
@@ -267,6 +267,12 @@ def _sequence_first(frame: pl.DataFrame, fixed: dict[str, str]) -> pl.DataFrame:
 LENGTH_UNITS = {"fubnub": "hands", "fourbid": "hands", "turtle": "turns", "gubs": "turns"}
 
 
+def level(p: Plan) -> str:
+    """The level of the intervals a comparison prints: 95% (fixed-n), or with ``decide`` its confidence
+    sequences' 1 - compare.alpha (alpha = 0.2: 80%, which the labels once called 95%)."""
+    return f"{100 * (1 - p.alpha):g}%" if p.decide else "95%"
+
+
 def describe(res: CompareResult, row: dict) -> str:
     """One difference in plain words, with units and its interval. A verb that carries the sign
     ("shortens", "wins ... more often") only where the interval excludes 0; otherwise "no detectable
@@ -274,7 +280,7 @@ def describe(res: CompareResult, row: dict) -> str:
     Holm's adjustment over them does not is said to be so."""
     arms = {r["arm"]: r for r in res.arms.iter_rows(named=True)}
     a, b = arms[row["vs"]], arms[row["arm"]]
-    kind = "anytime-valid 95% CI" if res.plan.decide else "95% CI"
+    kind = f"anytime-valid {level(res.plan)} CI" if res.plan.decide else "95% CI"
     known = row["lo"] > 0 or row["hi"] < 0  # the interval shows the sign
     holm = ""
     if known and res.diffs.height > 1 and row.get("p_holm") is not None and row["p_holm"] >= 0.05:
@@ -365,8 +371,8 @@ def output(res: CompareResult) -> Output:
     """What ``cardsim compare`` prints."""
     kind = "anytime-valid" if res.plan.decide else "paired"
     holm_p = "" if res.plan.decide else ", Holm-adjusted p"
-    arms = f"Arms (focus seat's mean, {'anytime-valid ' if res.plan.decide else ''}95% interval)"
-    diffs = (f"Differences vs the first arm: {kind} 95% intervals{holm_p}; se_unpaired: the standard error "
+    arms = f"Arms (focus seat's mean, {'anytime-valid ' if res.plan.decide else ''}{level(res.plan)} interval)"
+    diffs = (f"Differences vs the first arm: {kind} {level(res.plan)} intervals{holm_p}; se_unpaired: the standard error "
              f"separate deals would have given (not an interval for this difference), variance_saved: the share of "
              f"that variance pairing removed (negative: pairing cost precision), with its 95% interval from "
              f"{SAVED_MIN_DEALS} deals")
