@@ -469,6 +469,12 @@ def test_bad_search_sections_name_the_key(search, needle):
     ({"strategies": ["collector", {"label": "c2", "policy": {"name": "collector"}}]},
      "collector and c2 play the same"),
     ({"strategies": ["collector", "random"], "rounds": 1}, "needs a [meta.search] table"),
+    # a strategy labelled as the mixture took its row of the exploitability table and JSON (its own lost);
+    # one labelled as a round's response shared its label with it
+    ({"strategies": [{"label": "Nash mixture", "policy": "collector"}, "random"]},
+     "meta.strategies[0].label = 'Nash mixture' is the name the meta-game gives the Nash mixture; choose another"),
+    ({"strategies": ["collector", {"label": "response 1", "policy": "random"}]},
+     "meta.strategies[1].label = 'response 1' is the name the meta-game gives a best response; choose another"),
     ({"strategies": ["collector", "random"], "deals": 0}, "meta.deals"),
     ({"strategies": ["collector", "random"], "deals": 799}, "[800, 100,000,000]"),
     ({"strategies": ["collector", "random"], "heldout": 50}, "meta.heldout"),

@@ -112,6 +112,12 @@ def plan(base: sc.Scenario) -> Plan:
             lab = e.get("label", space.policy_name(e["policy"]))
             if not isinstance(lab, str) or not lab:
                 raise ScenarioError(f"meta.strategies[{i}].label must be a non-empty string")
+            if lab == "Nash mixture" or re.fullmatch(r"response \d+", lab):
+                # the names the answer gives the mixture and the best responses: a strategy of that label took
+                # the mixture's row of the exploitability table and JSON (its own figures silently lost)
+                raise ScenarioError(f"meta.strategies[{i}].label = {lab!r} is the name the meta-game gives "
+                                    f"{'the Nash mixture' if lab == 'Nash mixture' else 'a best response'}; "
+                                    f"choose another label")
             labels.append(lab)
             entries.append(e["policy"])
         else:
