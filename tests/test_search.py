@@ -1291,3 +1291,21 @@ def test_search_whose_band_no_game_reaches_is_refused_after_play(tmp_path):
     raw["search"]["band"] = [10, 14]  # a band the games reach: searched as before
     f.write_text(to_toml(raw))
     assert CliRunner().invoke(app, ["search", str(f), "--runs", str(tmp_path / "runs")]).exit_code == 0
+
+
+def test_a_storage_journal_of_another_search_names_search_storage(tmp_path):
+    """search.storage naming a journal another search wrote was refused with "<runs>/<name>-search-<hash>: the
+    journal belongs to another search (choose another runs folder)": the journal was search.storage's file,
+    which another runs folder does not change."""
+    journal = tmp_path / "j.log"
+    raw = json.loads(json.dumps(FUB_CALL))
+    raw["search"].update(budget=3000, storage=str(journal))
+    f = tmp_path / "s.toml"
+    f.write_text(to_toml(raw))
+    assert CliRunner().invoke(app, ["search", str(f), "--runs", str(tmp_path / "runs")]).exit_code == 0
+    raw["search"]["params"] = {"tuned.call_need": [1, 4]}  # another search
+    f.write_text(to_toml(raw))
+    r = CliRunner().invoke(app, ["search", str(f), "--runs", str(tmp_path / "other")])
+    assert r.exit_code == 2 and r.output == (
+        f"error: search.storage = '{journal}' holds another search's journal; give search.storage a journal of its "
+        f"own (another file or database), or remove it to keep the journal in the search's run folder\n"), r.output

@@ -627,6 +627,10 @@ def _search(base: sc.Scenario, ev: Evaluator, p: Plan, folder: Path | None,
     storage = _storage(p, folder)
     study = optuna.create_study(storage=storage, study_name="search", direction="maximize", load_if_exists=True)
     if study.user_attrs.get("identity") not in (None, p.identity()):
+        if p.storage:  # the journal is search.storage's, wherever --runs points: another runs folder did not help
+            raise ScenarioError(f"search.storage = {p.storage!r} holds another search's journal; give search.storage "
+                                f"a journal of its own (another file or database), or remove it to keep the "
+                                f"journal in the search's run folder")
         raise ScenarioError(f"{folder}: the journal belongs to another search (choose another runs folder)")
     study.set_user_attr("identity", p.identity())
     pruner = _Pruner(optuna.pruners.SuccessiveHalvingPruner(min_resource=p.rung, reduction_factor=p.eta,
