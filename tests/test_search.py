@@ -1309,3 +1309,19 @@ def test_a_storage_journal_of_another_search_names_search_storage(tmp_path):
     assert r.exit_code == 2 and r.output == (
         f"error: search.storage = '{journal}' holds another search's journal; give search.storage a journal of its "
         f"own (another file or database), or remove it to keep the journal in the search's run folder\n"), r.output
+
+
+def test_search_without_contrasts_says_nothing_of_them():
+    """search.contrasts = false: the notes said "(held-out re-play and contrasts included)" and "A one-step
+    table's intervals hold for all its steps at once", of a table that was not there."""
+    from cardsim import report as rep
+    from cardsim.studies import search as srch
+
+    raw = json.loads(json.dumps(FUB_CALL))
+    raw["search"]["contrasts"] = False
+    s = from_dict(raw)
+    res = api.search(s, runs=None, threads=2)
+    notes = " ".join(srch.output(res).notes)
+    assert not res.contrasts.height and "contrasts included" not in notes and "one-step table" not in notes, notes
+    assert "(held-out re-play included)" in notes
+    assert "one-step table" not in rep.build_study(s, "search", res).intervals

@@ -725,18 +725,19 @@ def _search(base: sc.Scenario, ev: Evaluator, p: Plan, folder: Path | None,
     res = _finish(p, study, race, keys, baseline_v, used, folder, refuse_unfinished)
     res.timing.wall = time.perf_counter() - t0
     res.timing.cpu = time.process_time() - c0
-    res.notes.append(timing_note(res.timing, used, search_seconds, earlier))
+    res.notes.append(timing_note(res.timing, used, search_seconds, earlier, contrasts=bool(res.contrasts.height)))
     return res
 
 
-def timing_note(t: Timing, used: int, search_seconds: float, earlier: bool = False) -> str:
-    """``earlier``: the search's games were played in an earlier session (``search_seconds`` is theirs)."""
+def timing_note(t: Timing, used: int, search_seconds: float, earlier: bool = False, contrasts: bool = True) -> str:
+    """``earlier``: the search's games were played in an earlier session (``search_seconds`` is theirs);
+    ``contrasts``: one-step contrasts were played (not with search.contrasts = false)."""
     cpu = "" if t.remote else f", {100 * t.cpu_share:.0f}% of the CPU time"
     took = f"in {search_seconds:,.0f} s" if search_seconds > 0 else ""
     if earlier:
         took = f"(played in an earlier session{', ' + took if took else ''})"
-    return (f"search: {used:,} games {took}; this session played {t.games:,} games (held-out re-play and "
-            f"contrasts included) in {t.wall:,.0f} s, the {t.workers} worker{'s' if t.workers != 1 else ''} playing {100 * t.busy:.0f}% of "
+    return (f"search: {used:,} games {took}; this session played {t.games:,} games (held-out re-play"
+            f"{' and contrasts' if contrasts else ''} included) in {t.wall:,.0f} s, the {t.workers} worker{'s' if t.workers != 1 else ''} playing {100 * t.busy:.0f}% of "
             f"that time{cpu}")
 
 
@@ -1146,6 +1147,12 @@ INTERVALS = ("The best was chosen on the search deals and is measured on held-ou
              "gain and objective is a 95% interval for its own comparison. A one-step table's intervals hold for "
              "all its steps at once (max-T), so the steps the answer names are not picked by chance.")
 
+def intervals(res: SearchResult) -> str:
+    """:data:`INTERVALS`, without its sentence on the one-step table where there is none (search.contrasts =
+    false, or no step to take)."""
+    return INTERVALS if res.contrasts.height else INTERVALS.split(" A one-step table's")[0]
+
+
 ESTIMATES = ("Top trials: the objective on the search deals each trial reached, the race's own estimates, picked by "
              "these values, so the top ones read high; they are given no interval (the held-out tables are the "
              "measurements), nor is the Candidates table's in_search, the same figure of the candidates it picked. Parameter importance (PED-ANOVA) is a ranking aid with no interval; the one-step "
@@ -1195,4 +1202,4 @@ def output(res: SearchResult) -> Output:
     shares = {}
     if p.objective in SHARE_OBJECTIVES:  # objective values and gains: percentages on the terminal
         shares = {title: ("gain", "lo", "hi", "in_search", "heldout", "objective") for title, _t in tables}
-    return Output(headline(res), tables, notes=[*res.notes, INTERVALS, ESTIMATES], fields=fields, shares=shares)
+    return Output(headline(res), tables, notes=[*res.notes, intervals(res), ESTIMATES], fields=fields, shares=shares)
