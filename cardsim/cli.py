@@ -1002,14 +1002,15 @@ def run_bench(name: str, count: int | None, interp: int | None, variant: str):
 
 
 # -- studies ----------------------------------------------------------------------
-def _study(kind: str, scenario: Path, games: int | None, runs: Path, threads: int | None, fmt: OutFormat) -> None:
+def _study(kind: str, scenario: Path, games: int | None, seed: int | None, runs: Path, threads: int | None,
+           fmt: OutFormat) -> None:
     from cardsim import api
     from cardsim.studies import cards as cd
     from cardsim.studies import compare as cmp
     from cardsim.studies import rate as rt
     from cardsim.studies import sweep as sw
 
-    s = api.load(scenario)
+    s = api.load(scenario, seed=seed)
     _check_writable(runs, "--runs")
     fn = {"compare": api.compare, "sweep": api.sweep, "ratings": api.rate, "cards": api.cards}[kind]
     mod = {"compare": cmp, "sweep": sw, "ratings": rt, "cards": cd}[kind]
@@ -1024,6 +1025,7 @@ def _study(kind: str, scenario: Path, games: int | None, runs: Path, threads: in
 def compare(
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [compare] section")],
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per arm and rotation (cap in decide mode)")] = None,
+    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
     runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
@@ -1033,7 +1035,7 @@ def compare(
     Plays the scenario's [compare] section and prints each arm against the first with its
     paired 95% interval.
     """
-    _study("compare", scenario, games, runs, threads, fmt)
+    _study("compare", scenario, games, seed, runs, threads, fmt)
 
 
 @app.command()
@@ -1041,6 +1043,7 @@ def compare(
 def sweep(
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [sweep] section")],
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per point")] = None,
+    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
     runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
@@ -1050,7 +1053,7 @@ def sweep(
     Plays every point of the scenario's [sweep] section on the same deals and prints one row
     per point, with intervals.
     """
-    _study("sweep", scenario, games, runs, threads, fmt)
+    _study("sweep", scenario, games, seed, runs, threads, fmt)
 
 
 @app.command()
@@ -1058,6 +1061,7 @@ def sweep(
 def rate(
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [ratings] section")],
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per pair and rotation")] = None,
+    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
     runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
@@ -1067,7 +1071,7 @@ def rate(
     A Luce model (Bradley-Terry when two sides meet), clustered by deal. Plays the scenario's [ratings] section and prints each policy's strength with its 95%
     interval and the pairwise win rates.
     """
-    _study("ratings", scenario, games, runs, threads, fmt)
+    _study("ratings", scenario, games, seed, runs, threads, fmt)
 
 
 @app.command()
@@ -1075,6 +1079,7 @@ def rate(
 def cards(
     scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="scenario with a [cards] section")],
     games: Annotated[int | None, typer.Option("--games", "-n", min=1, help="games per deck (and rotation)")] = None,
+    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario)")] = None,
     runs: Annotated[Path, typer.Option(help="parent of the run directories")] = Path("runs"),
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
     fmt: Annotated[OutFormat, FORMAT] = OutFormat.table,
@@ -1084,7 +1089,7 @@ def cards(
     The scenario's [cards] section: every game played again on the same seeds with the card
     removed (or its count changed), paired, with Holm or BH across cards.
     """
-    _study("cards", scenario, games, runs, threads, fmt)
+    _study("cards", scenario, games, seed, runs, threads, fmt)
 
 
 def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, runs: Path, threads: int | None,
@@ -1175,8 +1180,8 @@ def report(
                                               "the scenario's study command: a search's budget, a "
                                               "meta-game's deals per profile and held out)")] = None,
     threads: Annotated[int | None, typer.Option(min=1, help="local threads")] = None,
-    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario; as --seed of run, search "
-                                             "and meta, which name the run directory or folder by it)")] = None,
+    seed: Annotated[int | None, typer.Option(help="root seed (overrides the scenario; as --seed of the scenario's "
+                                             "command: run, a study, search or meta)")] = None,
 ) -> None:
     """Write the HTML and Markdown report of a scenario or run.
 

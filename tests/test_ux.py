@@ -874,6 +874,23 @@ def test_report_of_a_scenario_takes_the_seed_it_was_played_with(tmp_path):
     assert "| seed | 7 |" in next((tmp_path / "reports").glob("*/report.md")).read_text()
 
 
+def test_a_study_takes_the_seed_report_takes(tmp_path):
+    """`cardsim report S --seed 5` played a comparison with seed 5, but `cardsim compare S --seed 5` said
+    'No such option: --seed': the comparison report read could not be played by its own command."""
+    s, runs = ROOT / "scenarios" / "fubnub_swap_worth.toml", tmp_path / "runs"
+    r = invoke("compare", s, "--seed", 5, "-n", 100, "--runs", runs)
+    assert r.exit_code == 0, r.output
+    played = sorted(runs.iterdir())
+    assert invoke("compare", s, "-n", 100, "--runs", runs).exit_code == 0  # the scenario's own seed: other runs
+    assert len(list(runs.iterdir())) > len(played)
+    before = sorted(runs.iterdir())
+    r = invoke("report", s, "--seed", 5, "-n", 100, "--runs", runs, "--out", tmp_path / "reports")
+    assert r.exit_code == 0, r.output
+    assert sorted(runs.iterdir()) == before  # read, not played again
+    for command in ("sweep", "rate", "cards"):
+        assert "--seed" in invoke(command, "--help").output
+
+
 @pytest.mark.parametrize("scenario", ["fubnub_battle_royal", "fubnub_full_deck"])
 def test_one_game_of_every_seat_for_itself_claims_no_difference(tmp_path, scenario):
     """At 1 game the seats' differences from the fair share have no interval (NaN), which the answer's
