@@ -1147,6 +1147,18 @@ def test_best_found_in_a_small_space_says_how_many_candidates_were_distinct():
                                     f"tried, {distinct} distinct). On 200 held-out deals")
 
 
+def test_a_teammate_left_to_the_field_is_not_said_to_be_played_against():
+    """FUBNUB's team game with only seat 0 tuned: seat 2, its teammate, plays the field's policy, and the
+    answer said "Best found against partner at every other seat", the teammate among those 'against'."""
+    from cardsim.studies.search import headline
+
+    cfg = json.loads(json.dumps(FUB_CALL))
+    cfg["search"].update(tuned=[0], budget=4000)
+    res = api.search(from_dict(cfg), runs=None, threads=2)
+    assert headline(res).startswith("Best found with partner at every other seat (the focus seat's teammate, "
+                                    "seat 2, among them): "), headline(res)
+
+
 def test_baseline_alone_tried_names_a_neighbour_that_gains():
     """At the least budget only the baseline's own values are tried (call_need 2), and the one-step table
     shows call_need 3 gaining with its simultaneous interval above 0; the answer said only "raise the

@@ -994,6 +994,12 @@ def headline(res: SearchResult) -> str:
     sure = ("the 95% interval is above 0" if g.lo > 0 else "the 95% interval includes 0: not a sure gain"
             if g.hi > 0 else "it is worse on held-out deals")
     against = f" against {p.field.label()}" if p.objective == "win" else ""
+    from cardsim.studies.meta import sides_of
+
+    mates = [s for side in sides_of(p.base.setup) if p.focus in side for s in side if s not in p.tuned]
+    if against and mates:  # a teammate left to the field plays with the tuned seats, not against them
+        against = (f" with {p.field.label()} (the focus seat's teammate, seat {', '.join(map(str, mates))}, "
+                   f"among them)")
     if p.goal in ("max", "min"):
         change = (f"{what} {_val_ci(p, b.heldout, '')} against {_val_ci(p, base.heldout, '')} for the baseline, "
                   f"95% CI each: {_pts(p, g.mean, lo=g.lo, hi=g.hi)} (95% CI {_ci(p, g.lo, g.hi, diff=True)}; {sure})")
