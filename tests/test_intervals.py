@@ -558,7 +558,7 @@ def test_sweep_answer_gives_the_gaps_simultaneous_intervals(k):
         assert (f"each between {100 * min(e[0] for e in ends):.1f} and {100 * max(e[1] for e in ends):.1f})"
                 in words)
     one = sw.headline(_sweep_result(values[:, :2]))
-    assert "the other 1 is " in one and "(simultaneous 95% intervals" in one
+    assert "the other point is " in one and "(simultaneous 95% intervals" in one
 
 
 def test_sweep_words_p_best_as_a_stability_not_a_probability():
@@ -1001,7 +1001,7 @@ def test_a_difference_in_points_never_prints_its_ends_alike():
     assert cmp.span(7.999, 8.003, 1, "turns") == "7.9990-8.0030 turns"  # a length's the same way
     # the sweep's gaps
     worse = [{"vs_best": -0.003, "vs_best_lo": -0.0033, "vs_best_hi": -0.0027}]
-    assert sw._gaps(worse, False, "points", "behind").startswith("the other 1 is 0.300 points behind (")
+    assert sw._gaps(worse, False, "points", "behind").startswith("the other point is 0.300 points behind (")
     assert sw._gaps(worse, False, "points", "behind").endswith(": 0.270-0.330)")
     worse = [{"vs_best": -0.03, "vs_best_lo": -0.04, "vs_best_hi": -0.02}]
     assert sw._gaps(worse, False, "points", "behind").endswith("3.0 points behind (simultaneous 95% intervals of "

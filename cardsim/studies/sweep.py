@@ -500,7 +500,7 @@ def _gaps(worse: list[dict[str, Any]], length: bool, unit: str, gap: str) -> str
     sim = "simultaneous 95% intervals of every pair of points at once"
     if len(spans) == 1:
         g, lo, hi = spans[0]
-        return f"the other 1 is {num(g)} {unit} {gap} ({sim}: {num(lo)}-{num(hi)})"
+        return f"the other point is {num(g)} {unit} {gap} ({sim}: {num(lo)}-{num(hi)})"
     gaps = f"{num(spans[0][0])}-{num(spans[-1][0])} {unit} {gap}"
     if len(spans) <= 3:
         each = ", ".join(f"{num(lo)}-{num(hi)}" for _, lo, hi in spans)
