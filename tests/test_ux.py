@@ -874,6 +874,17 @@ def test_report_of_a_scenario_takes_the_seed_it_was_played_with(tmp_path):
     assert "| seed | 7 |" in next((tmp_path / "reports").glob("*/report.md")).read_text()
 
 
+@pytest.mark.parametrize(("command", "scenario", "says"), [
+    ("sweep", "fubnub_search", "no [sweep] section (a grid or points); it has a [search] section, which `cardsim search "),
+    ("cards", "fubnub_swap_worth", "it has a [compare] section, which `cardsim compare "),
+    ("search", "fubnub_ratings", "it has a [ratings] section, which `cardsim rate "),
+    ("compare", "fubnub", "no [compare] section (arms to compare); it has no study section, and `cardsim run "),
+])
+def test_a_study_command_on_another_study_names_the_command_that_plays_it(command, scenario, says):
+    """`cardsim sweep` of a search scenario said only "no [sweep] section (a grid or points)"."""
+    one_error_line(invoke(command, ROOT / "scenarios" / f"{scenario}.toml"), says)
+
+
 def test_a_study_takes_the_seed_report_takes(tmp_path):
     """`cardsim report S --seed 5` played a comparison with seed 5, but `cardsim compare S --seed 5` said
     'No such option: --seed': the comparison report read could not be played by its own command."""

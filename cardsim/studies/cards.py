@@ -86,7 +86,7 @@ def _catalogue(base: sc.Scenario) -> tuple[str, str | None, tuple[str, ...], tup
 def plan(base: sc.Scenario) -> Plan:
     cfg = base.raw.get("cards")
     if cfg is None:
-        raise ScenarioError(f"{base.name}: no [cards] section (cards whose effect to measure)")
+        raise derive.no_section(base, "cards", "cards whose effect to measure")
     for k in cfg:
         if k not in KEYS:
             raise ScenarioError(f"unknown key cards.{k}{did_you_mean(k, KEYS)}; allowed: {allowed_list(KEYS)}")

@@ -55,7 +55,7 @@ def plan(base: sc.Scenario) -> Plan:
     """Validate ``[compare]`` and derive one scenario per (arm, rotation)."""
     cfg = base.raw.get("compare")
     if not cfg:
-        raise ScenarioError(f"{base.name}: no [compare] section (arms to compare)")
+        raise derive.no_section(base, "compare", "arms to compare")
     arms = cfg.get("arms")
     if not isinstance(arms, list) or len(arms) < 2:
         raise ScenarioError("compare.arms must list at least two arms, e.g. [{name = \"a\"}, {name = \"b\", rules = {...}}]")

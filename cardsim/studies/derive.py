@@ -142,12 +142,23 @@ def is_key(key: str) -> bool:
         or bool(_SEAT_KEY.match(key))
 
 
+def no_section(base: sc.Scenario, name: str, what: str) -> ScenarioError:
+    """The error of a study command given a scenario without its section (``what`` says what it holds),
+    naming the command that plays the study the scenario does hold (it said only what was missing)."""
+    other = next((k for k in base.raw if k in sc.STUDY_SECTIONS and k != name), None)
+    command = {"ratings": "rate"}.get(other, other)
+    where = f" {base.path}" if base.path else ""
+    hint = (f"; it has a [{other}] section, which `cardsim {command}{where}` plays" if other else
+            f"; it has no study section, and `cardsim run{where}` plays it")
+    return ScenarioError(f"{base.name}: no [{name}] section ({what}){hint}")
+
+
 def section(base: sc.Scenario, name: str, keys: tuple[str, ...], what: str) -> Mapping[str, Any]:
     """The scenario's ``[name]`` table, checked to exist (``what`` says what it holds) and to use
     only ``keys``: one error line naming the key, a guess and what is allowed."""
     cfg = base.raw.get(name)
     if not cfg:
-        raise ScenarioError(f"{base.name}: no [{name}] section ({what})")
+        raise no_section(base, name, what)
     for k in cfg:
         if k not in keys:
             raise ScenarioError(f"unknown key {name}.{k}{did_you_mean(k, keys)}; allowed: {allowed_list(keys)}")

@@ -80,7 +80,7 @@ def _label(v: Any) -> str:
 def plan(base: sc.Scenario) -> Plan:
     cfg = base.raw.get("sweep")
     if not cfg:
-        raise ScenarioError(f"{base.name}: no [sweep] section (a grid or points)")
+        raise derive.no_section(base, "sweep", "a grid or points")
     for k in cfg:
         if k not in ("grid", "points", "metric", "best"):
             raise ScenarioError(f"unknown key sweep.{k}; allowed: grid, points, metric, best")
