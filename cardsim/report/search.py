@@ -136,7 +136,7 @@ def search_sections(res: SearchResult) -> list[Section]:
         f"Sampler {p.sampler.upper()} (Optuna), {N.many(res.trials.height, 'candidate')} in batches of {p.batch}; rungs of "
         f"{', '.join(f'{n:,}' for n in p.steps())} deals (eta {p.eta}); a candidate stops at a rung when Optuna's "
         f"successive-halving pruner ranks it out, or when its paired difference with the incumbent is below 0 by "
-        f"more than {p.prune_z:g} standard error(s). {res.games:,} games in the search. {UNTIMED}"))
+        f"more than {p.prune_z:g} standard error{'' if p.prune_z == 1 else 's'}. {res.games:,} games in the search. {UNTIMED}"))
     if res.trials.height:
         sec.figures.append(("Objective of every candidate", F.png_bytes(_trials_figure(res))))
         top = res.trials.sort(["deals", "objective", "trial"], descending=[True, True, False]).head(15)
