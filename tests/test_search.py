@@ -1246,6 +1246,7 @@ def test_best_found_says_when_the_runner_up_is_not_detectably_behind():
     66.0%, best - runner-up -3.5 points (95% CI -10.2 to +3.2) in the gains table, and the answer named the
     best alone, as if the re-play had set it apart."""
     from cardsim.studies.search import _ci, _pts, describe, headline
+    from cardsim.studies.search import output as search_output
 
     res = api.search(from_dict(json.loads(json.dumps(FUB_CALL))), runs=None, threads=2)
     g = res.gain["runner-up"]
@@ -1253,6 +1254,14 @@ def test_best_found_says_when_the_runner_up_is_not_detectably_behind():
     assert (f" The runner-up ({describe(res.plan, res.runner_up.values)}) is not detectably behind it on the same "
             f"held-out deals (best - runner-up {_pts(res.plan, g.mean, lo=g.lo, hi=g.hi)}, 95% CI "
             f"{_ci(res.plan, g.lo, g.hi, diff=True)}).") in headline(res), headline(res)
+    assert not res.runner_up.same_as_best  # it won other held-out games (66.0% against 62.5%)
+    assert search_output(res).fields["heldout_runner_up"]["same_games"] is False
+    # a runner-up that plays differently on the search deals only (the held-out results all the best's):
+    # "not detectably behind" said nothing of why (fubnub_search's differed in swap_top and trust_pos)
+    res.runner_up.same_as_best = True
+    assert (f" The runner-up ({describe(res.plan, res.runner_up.values)}) gives every held-out deal the best's "
+            f"result (best - runner-up ") in headline(res), headline(res)
+    assert "changes no game there." in headline(res)
 
 
 def test_meta_of_one_round_says_round(tmp_path):

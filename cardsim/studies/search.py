@@ -304,6 +304,7 @@ class Candidate:
     insearch: Estimate | None = None   # value on the search deals (the top rung)
     heldout: Estimate | None = None    # value on the held-out deals
     baseline: bool = False             # the scenario as written (its values may lie outside the space)
+    same_as_best: bool = False         # the runner-up: every held-out deal gave it the best's result
 
     @property
     def setting(self) -> dict[str, Any]:
@@ -799,6 +800,7 @@ def _finish(p: Plan, study, race: Race, keys: dict[str, int], baseline_v: np.nda
     gain["baseline"] = gain_estimate(race.paired(hv["best"], hv["baseline"]), p.gain_bounds())
     if runner is not None:
         runner.heldout = p.estimate(hv["runner-up"])
+        runner.same_as_best = bool(np.array_equal(hv["best"], hv["runner-up"]))
         gain["runner-up"] = gain_estimate(race.paired(hv["best"], hv["runner-up"]), p.gain_bounds())
     heldout_games = games_of(list(lus.values()), p.heldout)
     contrasts = _contrasts(p, race, best_c.values if inc_vals else base_vals_full(p), hv["best"], keys["heldout"])
@@ -1027,6 +1029,9 @@ def _runner_up_sentence(res: SearchResult) -> str:
         return ""
     p = res.plan
     ci = f"{_pts(p, g.mean, lo=g.lo, hi=g.hi)}, 95% CI {_ci(p, g.lo, g.hi, diff=True)}"
+    if r.same_as_best:  # it played differently on the search deals only
+        return (f" The runner-up ({describe(p, r.values)}) gives every held-out deal the best's result (best - "
+                f"runner-up {ci}): what sets it apart from the best changes no game there.")
     if g.hi < 0:
         return (f" On the same held-out deals the runner-up ({describe(p, r.values)}) does better (best - runner-up "
                 f"{ci}): the search's pick is not the best candidate it re-played.")
@@ -1190,7 +1195,8 @@ def output(res: SearchResult) -> Output:
     if "runner-up" in res.gain:
         r = res.gain["runner-up"]
         fields["heldout_runner_up"] = {"diff": r.mean, "lo": r.lo, "hi": r.hi, "deals": p.heldout,
-                                       "params": dict(res.runner_up.values)}
+                                       "params": dict(res.runner_up.values),
+                                       "same_games": res.runner_up.same_as_best}
     if res.folder is not None:
         fields["folder"] = str(res.folder)
     tables = [("Held-out gain (paired, 95% CI)", gains_table(res)),
