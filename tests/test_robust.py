@@ -128,7 +128,8 @@ def test_a_full_stdout_is_one_line_about_the_output(args):
     with FULL.open("w") as full:
         r = subprocess.run([*CLI, *args], cwd=ROOT, env=ENV, stdout=full, stderr=subprocess.PIPE, text=True)
     assert r.returncode == 2, r.stderr
-    assert r.stderr.splitlines() == [r.stderr.strip()] and r.stderr.startswith(
+    said = [ln for ln in r.stderr.splitlines() if not ln.startswith("compiling ")]  # a cold cache says it compiles
+    assert len(said) == 1 and said[0].startswith(
         "error: cannot write the output (standard output: No space left on device)"), r.stderr
 
 
