@@ -178,6 +178,13 @@ def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int
     return s.with_options(games=games, seed=seed)
 
 
+def _check_threads(threads: object) -> None:
+    """``threads`` is None (up to 4) or a positive integer: -1 ended in ThreadPoolExecutor's ValueError, and 0
+    played on the default threads, silently (``--threads`` has the same bound)."""
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ScenarioError(f"threads={threads!r} must be a positive integer (local threads; None: up to 4)")
+
+
 #: called with (run directory, scenario) when a run starts, before any game is played
 OnStart = Callable[[Path, sc.Scenario], None]
 
@@ -196,6 +203,7 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
     scenario's) as the cap; ``Result.scenario.games`` is where it stopped.
     ``on_start(path, scenario)`` is called before the first game (the CLI prints the directory).
     """
+    _check_threads(threads)
     s = load(scenario, games, seed)
     until = until or s.raw.get("scenario", {}).get("until")
     target = None
@@ -385,6 +393,7 @@ def _in_memory(kind: str, scenario: str | Path | sc.Scenario, seed: int | None, 
     from cardsim.studies.evaluate import ChunkStore, Evaluator
 
     mod = importlib.import_module(f"cardsim.studies.{kind}")
+    _check_threads(threads)
     s = load(scenario, seed=seed)
     p = mod.plan(s)
     own = backend is None

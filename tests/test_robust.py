@@ -401,3 +401,29 @@ def test_plugin_params_with_names_that_are_not_names_or_values_that_are_not_numb
         plugin_params(get_game("fubnub"), f"{path}:duck")
     write_duck(tmp_path)
     assert plugin_params(get_game("fubnub"), f"{path}:duck") == {"top": 8.0, "boom": 0.0, "bad": 0.0}
+
+
+@pytest.mark.parametrize("study", ["compare", "sweep", "cards", "rate"])
+def test_api_study_games_zero_is_refused(study, tmp_path):
+    """``cardsim.sweep(S, games=0)`` played the scenario's games (0 read as "not given"), silently."""
+    import cardsim
+    from cardsim.errors import ScenarioError
+
+    scen = {"compare": "fubnub_swap_worth", "sweep": "fubnub_call_threshold", "cards": "turtle_cards",
+            "rate": "fubnub_ratings"}[study]
+    with pytest.raises(ScenarioError, match="--games 0"):
+        getattr(cardsim, study)(ROOT / "scenarios" / f"{scen}.toml", games=0, runs=tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1.5, "2"])
+def test_api_threads_must_be_positive(threads, tmp_path):
+    """``cardsim.run(S, threads=-1)`` ended in ThreadPoolExecutor's ValueError (0 was the default, silently)."""
+    import cardsim
+    from cardsim.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match="threads"):
+        cardsim.run(ROOT / "scenarios" / "fubnub.toml", games=10, threads=threads, runs=tmp_path)
+    with pytest.raises(ScenarioError, match="threads"):
+        cardsim.search(ROOT / "scenarios" / "fubnub_search.toml", threads=threads, runs=tmp_path)
+    assert not any(tmp_path.iterdir())

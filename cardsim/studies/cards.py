@@ -267,7 +267,7 @@ def association(base: sc.Scenario, result: Any) -> tuple[str, pl.DataFrame] | No
 def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | None = None) -> CardsResult:
     """Play the full deck and each changed deck (every rotation) on the same seeds; compare game by game."""
     p = plan(base)
-    n = games or base.games
+    n = base.games if games is None else games
     players = base.setup.players
     values, first = {}, None
     for card, scens in p.runs.items():

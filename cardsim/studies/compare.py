@@ -197,7 +197,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
     difference, however many looks are taken.
     """
     p = plan(base)
-    total = games or base.games
+    total = base.games if games is None else games
     players = base.setup.players
 
     def play_all(n: int) -> dict[str, list[Any]]:

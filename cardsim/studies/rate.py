@@ -580,9 +580,9 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
     """Play every distinct table of every pair (``games`` games each), fit the ratings, and play the
     top policy against the runner-up again on fresh deals (:func:`heldout`)."""
     p = plan(base)
-    n_games = games or base.games
+    n_games = base.games if games is None else games
     if n_games < 2:  # nothing to play yet: the message comes before any table is played
-        where = f"--games {n_games}" if games else f"scenario.games = {n_games}"
+        where = f"--games {n_games}" if games is not None else f"scenario.games = {n_games}"
         raise ScenarioError(f"{where}: ratings play at least 2 deals per table (their intervals are clustered by "
                             "deal, and one deal gives no spread to measure); allowed: 2 or more")
     obs = collect_observations(p, _outcomes(runner, n_games))

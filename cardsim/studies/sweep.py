@@ -250,7 +250,7 @@ def run(base: sc.Scenario, runner: Callable[[sc.Scenario], Any], games: int | No
     """Play every point (``runner(scenario) -> Result``); with shared deals, compare the points with
     the best one and (``heldout``) re-play the best point on fresh deals."""
     p = plan(base)
-    n_games = games or base.games
+    n_games = base.games if games is None else games
     rows, per_game = [], []
     for point, s in zip(p.points, p.scenarios, strict=True):
         res = runner(s.with_options(games=n_games))
