@@ -41,7 +41,8 @@ class Result:
         game = get_game(self.scenario.game)
         # the last chunk may hold more games than asked (a run read at fewer games than it played)
         n = self.scenario.games
-        return {t: self.rundir.scan(t, chunks).filter(pl.col("game") < n) for t in game.columns}
+        return Tables({t: self.rundir.scan(t, chunks).filter(pl.col("game") < n) for t in game.columns},
+                      where=str(self.path))
 
     def summary(self) -> list[tuple[str, pl.DataFrame]]:
         """The game's summary tables, each with n and 95% intervals."""
@@ -60,10 +61,26 @@ class Result:
     def to_pandas(self, table: str):
         """Table ``table`` as a pandas DataFrame with pandas' nullable dtypes (:func:`to_pandas`): an
         integer column with nulls stays integer (``Int8`` .. ``Int64``) instead of becoming float64."""
-        tables = self.tables
-        if table not in tables:
-            raise RunDirError(f"no table {table!r} in {self.path}; tables: {', '.join(tables)}")
-        return to_pandas(tables[table].collect())
+        return to_pandas(self.tables[table].collect())
+
+
+class NoTableError(RunDirError, KeyError):
+    """A table the run does not have (``res.tables["nope"]``): a :class:`RunDirError` naming the tables there,
+    and a ``KeyError`` still for code that catches one."""
+
+    __str__ = Exception.__str__  # KeyError's would quote the message
+
+
+class Tables(dict):
+    """A run's tables by name; a missing name is a :class:`NoTableError` naming the run's tables (it was a bare
+    ``KeyError: 'nope'``)."""
+
+    def __init__(self, tables: Mapping[str, pl.LazyFrame], where: str):
+        super().__init__(tables)
+        self.where = where
+
+    def __missing__(self, table: object):
+        raise NoTableError(f"no table {table!r} in {self.where}; tables: {', '.join(self)}")
 
 
 def to_pandas(frame: pl.DataFrame | pl.LazyFrame):
@@ -89,6 +106,8 @@ def to_pandas(frame: pl.DataFrame | pl.LazyFrame):
 def open_run(path: str | Path) -> Result:
     """The :class:`Result` of a finished run directory, as it was played: its scenario, seed and
     chunking come from its manifest."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise RunDirError(f"open_run takes a run directory's path (str or Path), not {type(path).__name__} {path!r}")
     rd, m, s = played_scenario(path)
     if s.hash() != m["hash"]:
         why = (identity_change(m.get("identity", {}), s.identity())
@@ -170,6 +189,13 @@ def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
 
 
 def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None) -> sc.Scenario:
+    """A scenario file (or a :class:`Scenario`, as is) with ``games`` and ``seed`` applied."""
+    if not isinstance(scenario, (str, os.PathLike, sc.Scenario)):  # a dict or None: a TypeError from open()
+        hint = " (a dict of the TOML's tables: cardsim.scenario.from_dict(d))" if isinstance(scenario, Mapping) else ""
+        raise ScenarioError(f"a scenario is a scenario file's path or a Scenario{hint}, not {type(scenario).__name__}")
+    if not isinstance(scenario, sc.Scenario) and (Path(scenario) / "manifest.json").is_file():
+        raise ScenarioError(f"{scenario} is a run directory, not a scenario file: cardsim.open_run({str(scenario)!r}) "
+                            f"reads it; cardsim.run(cardsim.open_run(path).scenario, games=N, out=path) extends it")
     try:
         s = scenario if isinstance(scenario, sc.Scenario) else sc.load(scenario)
     except RecursionError:  # tomllib parses nested arrays and tables recursively: it was a traceback

@@ -427,3 +427,29 @@ def test_api_threads_must_be_positive(threads, tmp_path):
     with pytest.raises(ScenarioError, match="threads"):
         cardsim.search(ROOT / "scenarios" / "fubnub_search.toml", threads=threads, runs=tmp_path)
     assert not any(tmp_path.iterdir())
+
+
+def test_api_misuse_is_one_cardsim_error(tmp_path):
+    """A missing table was ``KeyError: 'nope'``; a dict, None or a run directory given as a scenario and an
+    int given to open_run were TypeErrors or "a scenario file (.toml) is expected"."""
+    import cardsim
+    from cardsim.api import NoTableError, Result, Tables
+    from cardsim.errors import RunDirError, ScenarioError
+
+    res = Result.__new__(Result)
+    res.__dict__["tables"] = Tables({"hands": None, "games": None}, where="runs/x")
+    with pytest.raises(RunDirError, match=r"no table 'nope' in runs/x; tables: hands, games"):
+        res.tables["nope"]
+    with pytest.raises(KeyError):  # still a KeyError for code that catches one
+        res.tables["nope"]
+    assert issubclass(NoTableError, RunDirError) and res.tables.get("nope") is None and "nope" not in res.tables
+    with pytest.raises(ScenarioError, match="from_dict"):
+        cardsim.load({"scenario": {"name": "x", "game": "fubnub"}})
+    with pytest.raises(ScenarioError, match="not NoneType"):
+        cardsim.run(None, runs=tmp_path)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "manifest.json").write_text("{}")
+    with pytest.raises(ScenarioError, match=r"is a run directory, not a scenario file: cardsim.open_run"):
+        cardsim.run(tmp_path / "run", games=10)
+    with pytest.raises(RunDirError, match="run directory's path"):
+        cardsim.open_run(3)
