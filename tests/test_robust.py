@@ -453,3 +453,27 @@ def test_api_misuse_is_one_cardsim_error(tmp_path):
         cardsim.run(tmp_path / "run", games=10)
     with pytest.raises(RunDirError, match="run directory's path"):
         cardsim.open_run(3)
+
+
+def test_report_api_misuse_is_one_cardsim_error(tmp_path):
+    """``cardsim.report.build_study(s, 'cmpare', r)`` was a ModuleNotFoundError, a result of another study an
+    IndexError, ``report.write`` of a study's result or of a run directory's path an AttributeError."""
+    import cardsim
+    from cardsim import report as rep
+    from cardsim.errors import CardsimError, RunDirError
+    from cardsim.studies.compare import CompareResult
+
+    s = cardsim.load(ROOT / "scenarios" / "fubnub_swap_worth.toml")
+    cmp = CompareResult.__new__(CompareResult)
+    with pytest.raises(CardsimError, match="kind 'cmpare' is not a study; allowed: compare, sweep, ratings"):
+        rep.build_study(s, "cmpare", cmp)
+    with pytest.raises(CardsimError, match=r"kind 'sweep' needs the result of cardsim.sweep\(...\) \(SweepResult\), "
+                                           r"and was given a compare study's result"):
+        rep.build_study(s, "sweep", cmp)
+    with pytest.raises(CardsimError, match=r"build_study\(scenario, 'compare', result\)"):
+        rep.write(cmp, tmp_path)
+    with pytest.raises(CardsimError, match="not int"):
+        rep.write(5, tmp_path)
+    with pytest.raises(RunDirError, match="is not a run directory"):  # a path is opened as open_run does
+        rep.write(tmp_path / "nope", tmp_path)
+    assert list(tmp_path.iterdir()) == []

@@ -369,7 +369,32 @@ def build(result, title: str | None = None) -> Report:
                   _dedupe(sections), intervals=ROWWISE)
 
 
+#: the studies' kinds (build_study's ``kind``), their modules and the class of their results
+STUDIES = {"compare": ("compare", "CompareResult"), "sweep": ("sweep", "SweepResult"),
+           "ratings": ("rate", "RatingResult"), "cards": ("cards", "CardsResult"),
+           "search": ("search", "SearchResult"), "meta": ("meta", "MetaResult")}
+
+
+def _study_kind(res: object) -> str | None:
+    """The kind of study whose result ``res`` is (None: not a study's result)."""
+    return next((k for k, (_, cls) in STUDIES.items()
+                 if type(res).__name__ == cls and type(res).__module__ == f"cardsim.studies.{STUDIES[k][0]}"), None)
+
+
 def write(result, out_dir: str | Path = "reports", title: str | None = None) -> Path:
+    """Write the report of a run (its :class:`cardsim.api.Result`, or its run directory's path) under ``out_dir``."""
+    from cardsim import api
+    from cardsim.errors import ScenarioError
+
+    if isinstance(result, (str, Path)):  # a run directory, as `cardsim report RUN_DIR` takes it
+        result = api.open_run(result)
+    if not isinstance(result, api.Result):  # an AttributeError on .scenario
+        kind = _study_kind(result)
+        if kind is not None:
+            raise ScenarioError(f"report.write takes a run's Result; a {kind} study's result is reported with "
+                                f"cardsim.report.build_study(scenario, {kind!r}, result).write(out_dir)")
+        raise ScenarioError(f"report.write takes a run's Result (cardsim.run, cardsim.open_run) or a run "
+                            f"directory's path, not {type(result).__name__}")
     return build(result, title).write(out_dir)
 
 
@@ -377,10 +402,22 @@ def build_study(base, kind: str, res) -> Report:
     """The report of a study (``kind``: compare, sweep, ratings, cards, search, meta)."""
     import importlib
 
+    from cardsim import api
+    from cardsim.errors import ScenarioError
     from cardsim.report.search import SECTIONS as SCALE_SECTIONS
     from cardsim.report.studies import SECTIONS
 
-    mod = importlib.import_module(f"cardsim.studies.{'rate' if kind == 'ratings' else kind}")
+    if kind not in STUDIES:  # a ModuleNotFoundError ('cmpare', 'run')
+        hint = "; a run's report: cardsim.report.write(result, out_dir)" if kind == "run" else ""
+        raise ScenarioError(f"build_study: kind {kind!r} is not a study; allowed: {', '.join(STUDIES)}{hint}")
+    if _study_kind(res) != kind:  # an IndexError or AttributeError deep in the sections
+        given = _study_kind(res)
+        what = f"a {given} study's result" if given else f"a {type(res).__name__}"
+        raise ScenarioError(f"build_study: kind {kind!r} needs the result of cardsim.{'rate' if kind == 'ratings' else kind}"
+                            f"(...) ({STUDIES[kind][1]}), and was given {what}")
+    if not isinstance(base, api.sc.Scenario):  # a scenario file's path, as the study functions take it
+        base = api.load(base)
+    mod = importlib.import_module(f"cardsim.studies.{STUDIES[kind][0]}")
     game = get_game(base.game)
     setup = base.setup
     meta = {
