@@ -204,6 +204,22 @@ def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int
     return s.with_options(games=games, seed=seed)
 
 
+def _backend_name(backend: object) -> str | None:
+    """``backend`` given as the CLI's ``--backend`` ("local", "dask") or None (the scenario's keys); a string
+    ended in an AttributeError (``'str' object has no attribute 'map'``)."""
+    if backend is None or isinstance(backend, str):
+        return backend
+    raise ScenarioError(f"backend={backend!r} is not a backend; allowed: None (the scenario's keys), 'local', "
+                        f"'dask', or a cardsim.dask_backend.DaskBackend")
+
+
+def _check_count(name: str, value: object) -> None:
+    """``games`` or ``budget`` given to a study is None or an integer (``'3'`` was a TypeError, and ``1.5`` read
+    as a count below the least allowed); its range is the study's to check."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ScenarioError(f"--{name} {value!r} must be an integer")
+
+
 def _check_threads(threads: object) -> None:
     """``threads`` is None (up to 4) or a positive integer: -1 ended in ThreadPoolExecutor's ValueError, and 0
     played on the default threads, silently (``--threads`` has the same bound)."""
@@ -240,9 +256,13 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
         s, path = _until_setup(s, out, runs, target)
     else:
         path = Path(out) if out is not None else default_run_dir(s, runs)
-    own = backend is None
-    if own:  # the scenario's backend / workers / scheduler keys
-        backend = make_backend(s)
+    if out is not None and Path(out).exists() and not Path(out).is_dir():  # a FileExistsError from mkdir
+        raise RunDirError(f"out={str(out)!r} is a file; a run directory is a folder (new, or one a run made)")
+    if out is None and Path(runs).exists() and not Path(runs).is_dir():  # a NotADirectoryError from mkdir
+        raise RunDirError(f"runs={str(runs)!r} is a file; runs is the folder new run directories go in")
+    own = not isinstance(backend, Backend)
+    if own:  # the scenario's backend / workers / scheduler keys, or the backend named
+        backend = make_backend(s, _backend_name(backend))
     if on_start is not None:
         on_start(path, s)
     try:
@@ -374,39 +394,47 @@ def make_backend(s: sc.Scenario, backend: str | None = None, workers: int | None
 
 
 def compare(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
-            threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
+            threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None,
+            seed: int | None = None):
     """Play every arm of ``[compare]`` on the same deals; returns a :class:`cardsim.studies.compare.CompareResult`."""
     from cardsim.studies import compare as cmp
 
-    s = load(scenario)
+    _check_count("games", games)
+    s = load(scenario, seed=seed)
     return cmp.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 
 def sweep(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
-          threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
+          threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None,
+          seed: int | None = None):
     """Play every point of ``[sweep]``; returns a :class:`cardsim.studies.sweep.SweepResult` (``.table``: polars)."""
     from cardsim.studies import sweep as sw
 
-    s = load(scenario)
+    _check_count("games", games)
+    s = load(scenario, seed=seed)
     return sw.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 
 def cards(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
-          threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
+          threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None,
+          seed: int | None = None):
     """Card effects of ``[cards]``: each card removed (or its count changed) on the same seeds; returns a
     :class:`cardsim.studies.cards.CardsResult` (``.effects``: polars)."""
     from cardsim.studies import cards as cd
 
-    s = load(scenario)
+    _check_count("games", games)
+    s = load(scenario, seed=seed)
     return cd.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 
 def rate(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str | Path = "runs",
-         threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None):
+         threads: int | None = None, progress: Progress | None = None, on_start: OnStart | None = None,
+         seed: int | None = None):
     """Round robin or gauntlet of ``[ratings]``; returns a :class:`cardsim.studies.rate.RatingResult`."""
     from cardsim.studies import rate as rt
 
-    s = load(scenario)
+    _check_count("games", games)
+    s = load(scenario, seed=seed)
     return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 
@@ -420,11 +448,12 @@ def _in_memory(kind: str, scenario: str | Path | sc.Scenario, seed: int | None, 
 
     mod = importlib.import_module(f"cardsim.studies.{kind}")
     _check_threads(threads)
+    _check_count("budget" if kind == "search" else "games", kw.get("budget" if kind == "search" else "deals"))
     s = load(scenario, seed=seed)
     p = mod.plan(s)
-    own = backend is None
+    own = not isinstance(backend, Backend)
     if own:
-        backend = make_backend(s)
+        backend = make_backend(s, _backend_name(backend))
     # the meta-game keeps its chunks (a search has its journal, and its trials are played once)
     runs = kw.get("runs")
     store = ChunkStore(Path(runs) / f"{s.name}-meta-chunks") if kind == "meta" and runs is not None else None

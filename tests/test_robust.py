@@ -477,3 +477,31 @@ def test_report_api_misuse_is_one_cardsim_error(tmp_path):
     with pytest.raises(RunDirError, match="is not a run directory"):  # a path is opened as open_run does
         rep.write(tmp_path / "nope", tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_api_arguments_of_the_wrong_kind_are_one_cardsim_error(tmp_path):
+    """``backend="dask"`` was ``'str' object has no attribute 'map'``, ``out=`` a file a FileExistsError, ``runs=``
+    a file a NotADirectoryError, ``rate(games="3")`` a TypeError, ``search(budget=1.5)`` "below the least a
+    search needs", and the studies that play run directories took no ``seed`` (the CLI's --seed)."""
+    import cardsim
+    from cardsim.errors import CardsimError, ScenarioError
+
+    fub = ROOT / "scenarios" / "fubnub.toml"
+    (afile := tmp_path / "afile").write_text("")
+    with pytest.raises(CardsimError, match=r"out='.*afile' is a file"):
+        cardsim.run(fub, games=10, out=afile)
+    with pytest.raises(CardsimError, match=r"runs='.*afile' is a file"):
+        cardsim.run(fub, games=10, runs=afile)
+    with pytest.raises(ScenarioError, match="'spark' is not a backend; allowed: local, dask"):
+        cardsim.run(fub, games=10, runs=tmp_path, backend="spark")
+    with pytest.raises(ScenarioError, match="backend=5 is not a backend"):
+        cardsim.search(ROOT / "scenarios" / "fubnub_search.toml", runs=tmp_path, backend=5)
+    with pytest.raises(ScenarioError, match="--games '3' must be an integer"):
+        cardsim.rate(ROOT / "scenarios" / "fubnub_ratings.toml", games="3", runs=tmp_path)
+    with pytest.raises(ScenarioError, match=r"--budget 1\.5 must be an integer"):
+        cardsim.search(ROOT / "scenarios" / "fubnub_search.toml", budget=1.5, runs=tmp_path)
+    with pytest.raises(ScenarioError, match=r"--games 900\.0 must be an integer"):
+        cardsim.meta(ROOT / "scenarios" / "fourbid_meta.toml", games=900.0, runs=tmp_path)
+    with pytest.raises(ScenarioError, match="--seed -1 is out of range"):
+        cardsim.sweep(ROOT / "scenarios" / "fubnub_call_threshold.toml", games=10, seed=-1, runs=tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["afile"]
