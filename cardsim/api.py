@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 
 from cardsim import scenario as sc
-from cardsim.errors import PolicyError, RunDirError, ScenarioError
+from cardsim.errors import CardsimError, PolicyError, RunDirError, ScenarioError
 from cardsim.games import get_game
 from cardsim.results import RunDir, recorded_signature
 from cardsim.runner import Backend, Progress, check_tables, default_run_dir, holds, identity_change, plan, play
@@ -100,6 +100,9 @@ def to_pandas(frame: pl.DataFrame | pl.LazyFrame):
     }
     if isinstance(frame, pl.LazyFrame):
         frame = frame.collect()
+    if not isinstance(frame, pl.DataFrame | pl.Series):  # an AttributeError on to_arrow
+        raise CardsimError(f"to_pandas takes a polars DataFrame, LazyFrame or Series (a table of res.tables, a "
+                           f"study's frame), not {type(frame).__name__}; for a run's table by name: res.to_pandas(name)")
     return frame.to_arrow().to_pandas(types_mapper=mapping.get)
 
 

@@ -505,3 +505,16 @@ def test_api_arguments_of_the_wrong_kind_are_one_cardsim_error(tmp_path):
     with pytest.raises(ScenarioError, match="--seed -1 is out of range"):
         cardsim.sweep(ROOT / "scenarios" / "fubnub_call_threshold.toml", games=10, seed=-1, runs=tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["afile"]
+
+
+def test_to_pandas_of_a_table_name_says_what_it_takes():
+    """``cardsim.api.to_pandas("games")`` was ``AttributeError: 'str' object has no attribute 'to_arrow'``."""
+    pytest.importorskip("pandas")
+    import polars as pl
+
+    from cardsim.api import to_pandas
+    from cardsim.errors import CardsimError
+
+    with pytest.raises(CardsimError, match=r"not str; for a run's table by name: res.to_pandas\(name\)"):
+        to_pandas("games")
+    assert str(to_pandas(pl.Series("x", [1, None], dtype=pl.Int16)).dtype) == "Int16"  # a Series stays one
