@@ -454,11 +454,14 @@ def _in_memory(kind: str, scenario: str | Path | sc.Scenario, seed: int | None, 
     _check_count("budget" if kind == "search" else "games", kw.get("budget" if kind == "search" else "deals"))
     s = load(scenario, seed=seed)
     p = mod.plan(s)
+    runs = kw.get("runs")
+    if runs is not None and Path(runs).exists() and not Path(runs).is_dir():  # the meta-game's chunks: an OSError
+        raise RunDirError(f"runs={str(runs)!r} is a file; runs is the folder the {kind}'s "  # after its games
+                          f"{'journal' if kind == 'search' else 'chunks and journals'} go in (None: in memory)")
     own = not isinstance(backend, Backend)
     if own:
         backend = make_backend(s, _backend_name(backend))
     # the meta-game keeps its chunks (a search has its journal, and its trials are played once)
-    runs = kw.get("runs")
     store = ChunkStore(Path(runs) / f"{s.name}-meta-chunks") if kind == "meta" and runs is not None else None
     ev = Evaluator(s.game, chunk=p.chunk, threads=threads, backend=backend, store=store)
     try:

@@ -518,3 +518,14 @@ def test_to_pandas_of_a_table_name_says_what_it_takes():
     with pytest.raises(CardsimError, match=r"not str; for a run's table by name: res.to_pandas\(name\)"):
         to_pandas("games")
     assert str(to_pandas(pl.Series("x", [1, None], dtype=pl.Int16)).dtype) == "Int16"  # a Series stays one
+
+
+def test_meta_runs_a_file_is_refused_before_playing(tmp_path):
+    """``cardsim.meta(S, runs=FILE)`` played its payoff table, then ended in NotADirectoryError saving a chunk."""
+    import cardsim
+    from cardsim.errors import RunDirError
+
+    (afile := tmp_path / "afile").write_text("")
+    for fn, scen in ((cardsim.meta, "fourbid_meta"), (cardsim.search, "fubnub_search")):
+        with pytest.raises(RunDirError, match=r"runs='.*afile' is a file; runs is the folder"):
+            fn(ROOT / "scenarios" / f"{scen}.toml", runs=afile)
