@@ -111,6 +111,14 @@ def open_run(path: str | Path) -> Result:
     chunking come from its manifest."""
     if not isinstance(path, (str, os.PathLike)):
         raise RunDirError(f"open_run takes a run directory's path (str or Path), not {type(path).__name__} {path!r}")
+    folder = Path(path)
+    if not (folder / "manifest.json").exists() and ((folder / "journal.log").is_file()
+                                                     or folder.name.endswith("-meta-chunks")):
+        # it said only "not a run directory (no manifest.json)", as `cardsim run` did before it named the command
+        study = "search" if (folder / "journal.log").is_file() else "meta"
+        what = "a search's folder (journal.log)" if study == "search" else "a meta-game's games (its chunks)"
+        raise RunDirError(f"{folder} is {what}, not a run directory: cardsim.{study}(scenario, runs={str(folder.parent)!r}) "
+                          f"resumes from it and returns the {study}'s result (no finished batch or chunk is played again)")
     rd, m, s = played_scenario(path)
     if s.hash() != m["hash"]:
         why = (identity_change(m.get("identity", {}), s.identity())

@@ -529,3 +529,18 @@ def test_meta_runs_a_file_is_refused_before_playing(tmp_path):
     for fn, scen in ((cardsim.meta, "fourbid_meta"), (cardsim.search, "fubnub_search")):
         with pytest.raises(RunDirError, match=r"runs='.*afile' is a file; runs is the folder"):
             fn(ROOT / "scenarios" / f"{scen}.toml", runs=afile)
+
+
+def test_open_run_of_a_search_or_meta_folder_names_the_study(tmp_path):
+    """``cardsim.open_run(runs/x-search-<hash>)`` said only "not a run directory (no manifest.json)"; the
+    CLI names the command that reads it."""
+    import cardsim
+    from cardsim.errors import RunDirError
+
+    (search := tmp_path / "x-search-0123").mkdir()
+    (search / "journal.log").write_text("")
+    (meta := tmp_path / "x-meta-chunks").mkdir()
+    with pytest.raises(RunDirError, match=r"a search's folder \(journal.log\), not a run directory: cardsim.search"):
+        cardsim.open_run(search)
+    with pytest.raises(RunDirError, match=r"a meta-game's games \(its chunks\), not a run directory: cardsim.meta"):
+        cardsim.open_run(meta)
