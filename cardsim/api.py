@@ -231,6 +231,13 @@ def _check_count(name: str, value: object) -> None:
         raise ScenarioError(f"--{name} {value!r} must be an integer")
 
 
+def _check_callback(name: str, f: object, args: str) -> None:
+    """``progress`` / ``on_start`` is None or a function (``progress=True`` was ``'bool' object is not callable``
+    from inside the run, after its directory was made)."""
+    if f is not None and not callable(f):
+        raise ScenarioError(f"{name}={f!r} must be a function called with ({args}), or None")
+
+
 def _check_threads(threads: object) -> None:
     """``threads`` is None (up to 4) or a positive integer: -1 ended in ThreadPoolExecutor's ValueError, and 0
     played on the default threads, silently (``--threads`` has the same bound)."""
@@ -257,6 +264,8 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
     ``on_start(path, scenario)`` is called before the first game (the CLI prints the directory).
     """
     _check_threads(threads)
+    _check_callback("progress", progress, "games done, games in all")
+    _check_callback("on_start", on_start, "run directory, scenario")
     s = load(scenario, games, seed)
     until = until or s.raw.get("scenario", {}).get("until")
     target = None
@@ -459,6 +468,7 @@ def _in_memory(kind: str, scenario: str | Path | sc.Scenario, seed: int | None, 
 
     mod = importlib.import_module(f"cardsim.studies.{kind}")
     _check_threads(threads)
+    _check_callback("progress", kw.get("progress"), "games done, games in all")
     _check_count("budget" if kind == "search" else "games", kw.get("budget" if kind == "search" else "deals"))
     s = load(scenario, seed=seed)
     p = mod.plan(s)

@@ -544,3 +544,17 @@ def test_open_run_of_a_search_or_meta_folder_names_the_study(tmp_path):
         cardsim.open_run(search)
     with pytest.raises(RunDirError, match=r"a meta-game's games \(its chunks\), not a run directory: cardsim.meta"):
         cardsim.open_run(meta)
+
+
+def test_api_progress_must_be_a_function(tmp_path):
+    """``cardsim.run(S, progress=True)`` made the run directory, then ended in ``'bool' object is not callable``."""
+    import cardsim
+    from cardsim.errors import ScenarioError
+
+    with pytest.raises(ScenarioError, match=r"progress=True must be a function called with \(games done"):
+        cardsim.run(ROOT / "scenarios" / "fubnub.toml", games=10, runs=tmp_path, progress=True)
+    with pytest.raises(ScenarioError, match="on_start='x' must be a function"):
+        cardsim.compare(ROOT / "scenarios" / "fubnub_swap_worth.toml", games=10, runs=tmp_path, on_start="x")
+    with pytest.raises(ScenarioError, match="progress=1 must be a function"):
+        cardsim.search(ROOT / "scenarios" / "fubnub_search.toml", runs=tmp_path, progress=1)
+    assert not any(tmp_path.iterdir())
