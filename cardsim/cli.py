@@ -813,8 +813,10 @@ def run(
     bar, update = session().progress(f"{s.name}: games")
     try:
         with bar:
+            # be None: the options and keys resolved to local threads ("local", or api.run read the scenario's
+            # keys again: `--backend local` beside `scheduler = ...` in the file played on that cluster)
             result = api.run(s, out=out, runs=runs, threads=threads, progress=update, debug=debug, until=until,
-                             backend=be, on_start=session().on_start)
+                             backend=be or "local", on_start=session().on_start)
     finally:
         if be is not None:
             be.close()
@@ -1108,9 +1110,9 @@ def _scale_study(kind: str, scenario: Path, size: int | None, seed: int | None, 
     try:
         with bar:
             if kind == "search":
-                res = api.search(s, budget=size, runs=runs, threads=threads, progress=update, backend=be)
+                res = api.search(s, budget=size, runs=runs, threads=threads, progress=update, backend=be or "local")
             else:
-                res = api.meta(s, games=size, runs=runs, threads=threads, progress=update, backend=be)
+                res = api.meta(s, games=size, runs=runs, threads=threads, progress=update, backend=be or "local")
     finally:
         if be is not None:
             be.close()

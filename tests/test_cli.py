@@ -350,3 +350,13 @@ def test_a_scenario_with_a_byte_order_mark_loads(tmp_path):
     from cardsim.scenario import load
 
     assert load(p).raw == load(plain).raw and load(p).setup == load(plain).setup
+
+
+def test_backend_local_option_overrides_the_scenarios_scheduler(tmp_path):
+    """`cardsim run S --backend local` with `scheduler = ...` in S played on that cluster anyway (the CLI
+    resolved the options to local threads, and api.run read the scenario's keys again): here an address
+    nothing answers, so it waited 30 s and ended in "the Dask scheduler could not be reached"."""
+    text = GOOD.replace("seed = 1", 'seed = 1\nchunk = 100\nscheduler = "tcp://127.0.0.1:9"')
+    r = invoke("run", write(tmp_path, text), "--backend", "local", "--runs", tmp_path / "runs", "-f", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout[r.stdout.index("{"):])["games"] == 300
