@@ -199,12 +199,21 @@ def _check_parts(rd: RunDir, m: dict, s: sc.Scenario) -> None:
                 raise RunDirError(f"{rd.part(table, c.index)} {problem}; {again}")
 
 
+def _is_run_dir(path: str | os.PathLike) -> bool:
+    """``path`` holds a run's manifest (a path that cannot be looked at is left to the scenario's loader, whose
+    message names the file)."""
+    try:
+        return (Path(path) / "manifest.json").is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int | None = None) -> sc.Scenario:
     """A scenario file (or a :class:`Scenario`, as is) with ``games`` and ``seed`` applied."""
     if not isinstance(scenario, (str, os.PathLike, sc.Scenario)):  # a dict or None: a TypeError from open()
         hint = " (a dict of the TOML's tables: cardsim.scenario.from_dict(d))" if isinstance(scenario, Mapping) else ""
         raise ScenarioError(f"a scenario is a scenario file's path or a Scenario{hint}, not {type(scenario).__name__}")
-    if not isinstance(scenario, sc.Scenario) and (Path(scenario) / "manifest.json").is_file():
+    if not isinstance(scenario, sc.Scenario) and _is_run_dir(scenario):
         raise ScenarioError(f"{scenario} is a run directory, not a scenario file: cardsim.open_run({str(scenario)!r}) "
                             f"reads it; cardsim.run(cardsim.open_run(path).scenario, games=N, out=path) extends it")
     try:
