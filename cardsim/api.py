@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import numbers
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -221,7 +222,7 @@ def load(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int
     except RecursionError:  # tomllib parses nested arrays and tables recursively: it was a traceback
         raise ScenarioError(f"{scenario}: malformed TOML: arrays or tables nested too deeply (hundreds of levels); "
                             f"a scenario nests a few") from None
-    return s.with_options(games=games, seed=seed)
+    return s.with_options(games=_int(games), seed=_int(seed))
 
 
 def _backend_name(backend: object) -> str | None:
@@ -233,11 +234,21 @@ def _backend_name(backend: object) -> str | None:
                         f"'dask', or a cardsim.dask_backend.DaskBackend")
 
 
-def _check_count(name: str, value: object) -> None:
+def _int(value: Any) -> Any:
+    """A numpy integer (``np.arange``'s, a frame's) as a Python int, which the scenario's checks take (they said
+    "--games np.int64(300) must be an integer"); anything else as it is, for those checks to judge."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool | int):
+        return int(value)
+    return value
+
+
+def _check_count(name: str, value: object) -> Any:
     """``games`` or ``budget`` given to a study is None or an integer (``'3'`` was a TypeError, and ``1.5`` read
-    as a count below the least allowed); its range is the study's to check."""
+    as a count below the least allowed); its range is the study's to check. Returns it (a numpy integer as int)."""
+    value = _int(value)
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise ScenarioError(f"--{name} {value!r} must be an integer")
+    return value
 
 
 def _check_callback(name: str, f: object, args: str) -> None:
@@ -247,11 +258,13 @@ def _check_callback(name: str, f: object, args: str) -> None:
         raise ScenarioError(f"{name}={f!r} must be a function called with ({args}), or None")
 
 
-def _check_threads(threads: object) -> None:
+def _check_threads(threads: object) -> Any:
     """``threads`` is None (up to 4) or a positive integer: -1 ended in ThreadPoolExecutor's ValueError, and 0
     played on the default threads, silently (``--threads`` has the same bound)."""
+    threads = _int(threads)
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ScenarioError(f"threads={threads!r} must be a positive integer (local threads; None: up to 4)")
+    return threads
 
 
 #: called with (run directory, scenario) when a run starts, before any game is played
@@ -272,7 +285,7 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
     scenario's) as the cap; ``Result.scenario.games`` is where it stopped.
     ``on_start(path, scenario)`` is called before the first game (the CLI prints the directory).
     """
-    _check_threads(threads)
+    threads = _check_threads(threads)
     _check_callback("progress", progress, "games done, games in all")
     _check_callback("on_start", on_start, "run directory, scenario")
     s = load(scenario, games, seed)
@@ -428,7 +441,7 @@ def compare(scenario: str | Path | sc.Scenario, games: int | None = None, runs: 
     """Play every arm of ``[compare]`` on the same deals; returns a :class:`cardsim.studies.compare.CompareResult`."""
     from cardsim.studies import compare as cmp
 
-    _check_count("games", games)
+    games = _check_count("games", games)
     s = load(scenario, seed=seed)
     return cmp.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
@@ -439,7 +452,7 @@ def sweep(scenario: str | Path | sc.Scenario, games: int | None = None, runs: st
     """Play every point of ``[sweep]``; returns a :class:`cardsim.studies.sweep.SweepResult` (``.table``: polars)."""
     from cardsim.studies import sweep as sw
 
-    _check_count("games", games)
+    games = _check_count("games", games)
     s = load(scenario, seed=seed)
     return sw.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
@@ -451,7 +464,7 @@ def cards(scenario: str | Path | sc.Scenario, games: int | None = None, runs: st
     :class:`cardsim.studies.cards.CardsResult` (``.effects``: polars)."""
     from cardsim.studies import cards as cd
 
-    _check_count("games", games)
+    games = _check_count("games", games)
     s = load(scenario, seed=seed)
     return cd.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
@@ -462,7 +475,7 @@ def rate(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str
     """Round robin or gauntlet of ``[ratings]``; returns a :class:`cardsim.studies.rate.RatingResult`."""
     from cardsim.studies import rate as rt
 
-    _check_count("games", games)
+    games = _check_count("games", games)
     s = load(scenario, seed=seed)
     return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
@@ -476,9 +489,10 @@ def _in_memory(kind: str, scenario: str | Path | sc.Scenario, seed: int | None, 
     from cardsim.studies.evaluate import ChunkStore, Evaluator
 
     mod = importlib.import_module(f"cardsim.studies.{kind}")
-    _check_threads(threads)
+    threads = _check_threads(threads)
     _check_callback("progress", kw.get("progress"), "games done, games in all")
-    _check_count("budget" if kind == "search" else "games", kw.get("budget" if kind == "search" else "deals"))
+    size = "budget" if kind == "search" else "deals"
+    kw[size] = _check_count("budget" if kind == "search" else "games", kw.get(size))
     s = load(scenario, seed=seed)
     p = mod.plan(s)
     runs = kw.get("runs")

@@ -558,3 +558,17 @@ def test_api_progress_must_be_a_function(tmp_path):
     with pytest.raises(ScenarioError, match="progress=1 must be a function"):
         cardsim.search(ROOT / "scenarios" / "fubnub_search.toml", runs=tmp_path, progress=1)
     assert not any(tmp_path.iterdir())
+
+
+def test_api_takes_numpy_integers(tmp_path):
+    """``cardsim.run(S, games=np.int64(50))`` (a count from ``np.arange``) was refused: "--games np.int64(50)
+    must be an integer in [1, 10000000000]"; likewise a numpy seed."""
+    import numpy as np
+
+    import cardsim
+
+    s = cardsim.load(ROOT / "scenarios" / "fubnub.toml", games=np.int64(50), seed=np.uint32(3))
+    assert (s.games, s.seed) == (50, 3) and type(s.games) is int
+    res = cardsim.run(ROOT / "scenarios" / "fubnub.toml", games=np.int32(20), seed=np.int64(3), threads=np.int8(1),
+                      runs=tmp_path)
+    assert res.scenario.games == 20 and res.tables["games"].collect().height == 20
