@@ -288,6 +288,14 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
     threads = _check_threads(threads)
     _check_callback("progress", progress, "games done, games in all")
     _check_callback("on_start", on_start, "run directory, scenario")
+    if out is not None and Path(out).exists() and not Path(out).is_dir():  # a FileExistsError from mkdir
+        raise RunDirError(f"out={str(out)!r} is a file; a run directory is a folder (new, or one a run made)")
+    if out is None and not isinstance(runs, str | os.PathLike):  # runs=None: open()'s TypeError
+        raise RunDirError(f"runs={runs!r}: a run keeps its games in a run directory, so runs is the folder for it "
+                          f"(default 'runs'), or out= names the directory (only search and meta play in memory "
+                          f"with runs=None)")
+    if out is None and Path(runs).exists() and not Path(runs).is_dir():  # a NotADirectoryError from mkdir
+        raise RunDirError(f"runs={str(runs)!r} is a file; runs is the folder new run directories go in")
     s = load(scenario, games, seed)
     until = until or s.raw.get("scenario", {}).get("until")
     target = None
@@ -298,10 +306,6 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
         s, path = _until_setup(s, out, runs, target)
     else:
         path = Path(out) if out is not None else default_run_dir(s, runs)
-    if out is not None and Path(out).exists() and not Path(out).is_dir():  # a FileExistsError from mkdir
-        raise RunDirError(f"out={str(out)!r} is a file; a run directory is a folder (new, or one a run made)")
-    if out is None and Path(runs).exists() and not Path(runs).is_dir():  # a NotADirectoryError from mkdir
-        raise RunDirError(f"runs={str(runs)!r} is a file; runs is the folder new run directories go in")
     own = not isinstance(backend, Backend)
     if own:  # the scenario's backend / workers / scheduler keys, or the backend named
         backend = make_backend(s, _backend_name(backend))

@@ -572,3 +572,14 @@ def test_api_takes_numpy_integers(tmp_path):
     res = cardsim.run(ROOT / "scenarios" / "fubnub.toml", games=np.int32(20), seed=np.int64(3), threads=np.int8(1),
                       runs=tmp_path)
     assert res.scenario.games == 20 and res.tables["games"].collect().height == 20
+
+
+def test_api_run_and_studies_with_runs_none_say_where_runs_go(tmp_path):
+    """``cardsim.compare(S, runs=None)`` (as search and meta take it: in memory) was open()'s TypeError."""
+    import cardsim
+    from cardsim.errors import RunDirError
+
+    with pytest.raises(RunDirError, match=r"runs=None: a run keeps its games in a run directory"):
+        cardsim.compare(ROOT / "scenarios" / "fubnub_swap_worth.toml", games=10, runs=None)
+    with pytest.raises(RunDirError, match=r"runs=None"):
+        cardsim.run(ROOT / "scenarios" / "fubnub.toml", games=10, runs=None, until="winrate_s0 +-0.1")
