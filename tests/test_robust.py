@@ -583,3 +583,19 @@ def test_api_run_and_studies_with_runs_none_say_where_runs_go(tmp_path):
         cardsim.compare(ROOT / "scenarios" / "fubnub_swap_worth.toml", games=10, runs=None)
     with pytest.raises(RunDirError, match=r"runs=None"):
         cardsim.run(ROOT / "scenarios" / "fubnub.toml", games=10, runs=None, until="winrate_s0 +-0.1")
+
+
+def test_report_into_a_file_is_one_cardsim_error(tmp_path):
+    """``Report.write(FILE)`` (and ``cardsim.report.write(res, FILE)``) was mkdir's NotADirectoryError."""
+    from cardsim.errors import CardsimError
+    from cardsim.report import Report
+
+    (afile := tmp_path / "afile").write_text("")
+    rep = Report("x", "X", "q?", "a.", {}, "", [])
+    with pytest.raises(CardsimError, match=r"afile is a file; a report is written into a folder"):
+        rep.write(afile)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "x").write_text("")
+    with pytest.raises(CardsimError, match=r"out/x is a file"):
+        rep.write(tmp_path / "out")
+    assert (afile.read_text(), (tmp_path / "out" / "x").read_text()) == ("", "")

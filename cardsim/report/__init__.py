@@ -62,6 +62,12 @@ class Report:
     def write(self, out_dir: str | Path) -> Path:
         """Write ``index.html``, ``report.md`` and the PNGs the Markdown links to; returns the folder."""
         out = Path(out_dir) / self.name
+        for folder in (Path(out_dir), out):  # a file there: mkdir's FileExistsError or NotADirectoryError
+            if folder.exists() and not folder.is_dir():
+                from cardsim.errors import CardsimError
+
+                raise CardsimError(f"{folder} is a file; a report is written into a folder ({out}/index.html): "
+                                   f"give another out_dir")
         out.mkdir(parents=True, exist_ok=True)
         for old in out.glob("fig-*.png"):
             old.unlink()
