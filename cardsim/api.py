@@ -258,6 +258,16 @@ def _check_callback(name: str, f: object, args: str) -> None:
         raise ScenarioError(f"{name}={f!r} must be a function called with ({args}), or None")
 
 
+def _no_until(s: sc.Scenario, kind: str) -> None:
+    """A study's scenario with ``scenario.until``: each of its runs stopped at its own precision (400 games of a
+    compare asked 2,000), while the answer said "on the same 2,000 deals"; until is `cardsim run`'s."""
+    until = s.raw.get("scenario", {}).get("until")
+    if until:
+        raise ScenarioError(f"scenario.until = {until!r} is a precision target for `cardsim run` (the base scenario); "
+                            f"a {kind} plays each of its runs to --games (scenario.games) on the same deals, which "
+                            f"a stop of its own in every run would break: drop until from the scenario")
+
+
 def _check_threads(threads: object) -> Any:
     """``threads`` is None (up to 4) or a positive integer: -1 ended in ThreadPoolExecutor's ValueError, and 0
     played on the default threads, silently (``--threads`` has the same bound)."""
@@ -447,6 +457,7 @@ def compare(scenario: str | Path | sc.Scenario, games: int | None = None, runs: 
 
     games = _check_count("games", games)
     s = load(scenario, seed=seed)
+    _no_until(s, "compare")
     return cmp.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 
@@ -458,6 +469,7 @@ def sweep(scenario: str | Path | sc.Scenario, games: int | None = None, runs: st
 
     games = _check_count("games", games)
     s = load(scenario, seed=seed)
+    _no_until(s, "sweep")
     return sw.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 
@@ -470,6 +482,7 @@ def cards(scenario: str | Path | sc.Scenario, games: int | None = None, runs: st
 
     games = _check_count("games", games)
     s = load(scenario, seed=seed)
+    _no_until(s, "card study")
     return cd.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 
@@ -481,6 +494,7 @@ def rate(scenario: str | Path | sc.Scenario, games: int | None = None, runs: str
 
     games = _check_count("games", games)
     s = load(scenario, seed=seed)
+    _no_until(s, "rating")
     return rt.run(s, lambda d: run(d, runs=runs, threads=threads, progress=progress, on_start=on_start), games)
 
 

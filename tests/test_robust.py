@@ -599,3 +599,21 @@ def test_report_into_a_file_is_one_cardsim_error(tmp_path):
     with pytest.raises(CardsimError, match=r"out/x is a file"):
         rep.write(tmp_path / "out")
     assert (afile.read_text(), (tmp_path / "out" / "x").read_text()) == ("", "")
+
+
+@pytest.mark.parametrize("study", ["compare", "sweep", "rate"])
+def test_a_study_scenario_with_until_is_refused(study, tmp_path):
+    """``until = ...`` under [scenario] of a compare stopped every arm's run at its own precision: the answer
+    said "On the same 2,000 deals" over arms of 400 games."""
+    import tomllib
+
+    import cardsim
+    from cardsim.errors import ScenarioError
+    from cardsim.scenario import from_dict
+
+    name = {"compare": "fubnub_swap_worth", "sweep": "fubnub_call_threshold", "rate": "fubnub_ratings"}[study]
+    raw = tomllib.loads((ROOT / "scenarios" / f"{name}.toml").read_text())
+    raw["scenario"]["until"] = "winrate_s0 +-0.05"
+    with pytest.raises(ScenarioError, match=r"scenario.until = 'winrate_s0 \+-0.05' is a precision target for"):
+        getattr(cardsim, study)(from_dict(raw), games=50, runs=tmp_path)
+    assert not any(tmp_path.iterdir())
