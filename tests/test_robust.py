@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -39,6 +40,16 @@ def lazy_card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner,
 '''
 
 
+def run_lazy(tmp_path: Path, card: str, head: str = "") -> tuple[Any, list[str]]:
+    """``cardsim run`` of 2 FUBNUB games with the plug-in lazy.py (:data:`NO_VALUE` with this card decision,
+    ``head`` above it) at seat 0: the result and its ``error`` lines."""
+    (tmp_path / "lazy.py").write_text((head + "\n" if head else "") + NO_VALUE.format(card=card))
+    (tmp_path / "s.toml").write_text('[scenario]\nname = "lazy"\ngame = "fubnub"\ngames = 2\n'
+                                     '[seats]\npolicies = ["lazy.py:lazy", "partner", "partner", "partner"]\n')
+    r = CliRunner().invoke(app, ["run", str(tmp_path / "s.toml"), "--runs", str(tmp_path / "runs")])
+    return r, [ln for ln in r.output.splitlines() if ln.startswith("error")]
+
+
 @pytest.mark.parametrize("card", [
     "    pass",  # forgot the return
     "    raise ValueError('not yet')",  # a stub
@@ -47,11 +58,7 @@ def lazy_card(hand, n, pos, point, trick, tseat, nplayed, winner, seat, partner,
 def test_a_plugin_decision_that_can_end_without_a_value_gives_one_line(tmp_path, card):
     """numba types such a function's result as none (or optional) and the kernel calling it fails to
     type, in a message naming only the generated kernel: a 40-line traceback and exit code 1."""
-    (tmp_path / "lazy.py").write_text(NO_VALUE.format(card=card))
-    (tmp_path / "s.toml").write_text('[scenario]\nname = "lazy"\ngame = "fubnub"\ngames = 2\n'
-                                     '[seats]\npolicies = ["lazy.py:lazy", "partner", "partner", "partner"]\n')
-    r = CliRunner().invoke(app, ["run", str(tmp_path / "s.toml"), "--runs", str(tmp_path / "runs")])
-    lines = [ln for ln in r.output.splitlines() if ln.startswith("error")]
+    r, lines = run_lazy(tmp_path, card)
     assert r.exit_code == 2 and len(lines) == 1, r.output
     assert ("plug-in lazy.py, function lazy_card, line 17: numba cannot compile the kernel with it: it can end "
             "without returning a value") in lines[0]
@@ -67,10 +74,7 @@ def test_a_plugin_decision_that_can_end_without_a_value_gives_one_line(tmp_path,
 def test_a_plugin_drawing_from_numbas_own_generators_is_refused(tmp_path, head, card, what):
     """numba seeds np.random and random per process: a plug-in drawing from them played other games on
     every run of the same seed, and a resumed run mixed them in, without a word."""
-    (tmp_path / "lazy.py").write_text(head + "\n" + NO_VALUE.format(card=card))
-    (tmp_path / "s.toml").write_text('[scenario]\nname = "lazy"\ngame = "fubnub"\ngames = 2\n'
-                                     '[seats]\npolicies = ["lazy.py:lazy", "partner", "partner", "partner"]\n')
-    r = CliRunner().invoke(app, ["run", str(tmp_path / "s.toml"), "--runs", str(tmp_path / "runs")])
+    r, _ = run_lazy(tmp_path, card, head)
     assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
     assert r.output.startswith(f"error: plug-in lazy.py, line 19: {what}() draws from numba's own random generator, "
                                "seeded apart from the run's seed"), r.output
@@ -94,11 +98,7 @@ def test_a_plugin_that_writes_into_its_hand_is_refused_when_it_compiles(tmp_path
     arrays are passed read-only now: the write does not compile, one line naming the plug-in's line, the
     run's own plug-in, not every one the process has loaded (here a well-behaved one played first)."""
     _other_plugin_played(tmp_path)
-    (tmp_path / "lazy.py").write_text(NO_VALUE.format(card="    hand[0] = hand[1]\n    return 0"))
-    (tmp_path / "s.toml").write_text('[scenario]\nname = "lazy"\ngame = "fubnub"\ngames = 2\n'
-                                     '[seats]\npolicies = ["lazy.py:lazy", "partner", "partner", "partner"]\n')
-    r = CliRunner().invoke(app, ["run", str(tmp_path / "s.toml"), "--runs", str(tmp_path / "runs")])
-    lines = [ln for ln in r.output.splitlines() if ln.startswith("error")]
+    r, lines = run_lazy(tmp_path, "    hand[0] = hand[1]\n    return 0")
     assert r.exit_code == 2 and len(lines) == 1, r.output
     assert lines[0].startswith("error: plug-in lazy.py, function lazy_card, line 18: numba cannot compile it: it "
                                "writes into an array it is passed, which a plug-in only reads"), lines[0]
@@ -110,11 +110,7 @@ def test_a_plugin_reading_a_parameter_it_does_not_declare_gives_one_line(tmp_pat
     rows (every row is 8 wide) without a word, and past it another seat's parameters: a plug-in is passed
     its own parameters only and runs bounds-checked."""
     _other_plugin_played(tmp_path)
-    (tmp_path / "lazy.py").write_text(NO_VALUE.format(card="    return 0 if params[0] >= 0 else 1"))
-    (tmp_path / "s.toml").write_text('[scenario]\nname = "lazy"\ngame = "fubnub"\ngames = 2\n'
-                                     '[seats]\npolicies = ["lazy.py:lazy", "partner", "partner", "partner"]\n')
-    r = CliRunner().invoke(app, ["run", str(tmp_path / "s.toml"), "--runs", str(tmp_path / "runs")])
-    lines = [ln for ln in r.output.splitlines() if ln.startswith("error")]
+    r, lines = run_lazy(tmp_path, "    return 0 if params[0] >= 0 else 1")
     assert r.exit_code == 2 and len(lines) == 1, r.output
     assert lines[0].startswith("error: plug-in lazy.py: a decision indexed past the end of an array it is passed "
                                "(IndexError: index is out of bounds); params holds only the parameters of its")
