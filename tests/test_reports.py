@@ -452,3 +452,11 @@ def test_report_of_one_game_is_singular(tmp_path):
     text = (rep.write(api.run(s, runs=tmp_path / "runs"), tmp_path / "reports") / "report.md").read_text()
     assert re.search(r"The one game lasts \d+ hands\.", text) and "(1 game)" in text, text
     assert "1 games" not in text, text
+
+
+def test_a_sweeps_p_best_is_a_share_of_draws_not_a_p_value():
+    """p_best (the share of resampled draws in which a point is best) was printed as a p-value: 0 of the
+    draws read "< 0.001", which says some did; a p-value column keeps that form."""
+    frame = pl.DataFrame({"p_best": [0.0, 0.0004, 0.9996, None], "p": [0.0, 0.0004, 0.5, None]})
+    assert N.column(frame, "p_best") == ["0.000", "< 0.001", "> 0.999", ""]
+    assert N.column(frame, "p") == ["< 0.001", "< 0.001", "0.500", ""]

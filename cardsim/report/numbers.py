@@ -235,6 +235,8 @@ def column(frame: pl.DataFrame, name: str, shares: set[str] | None = None) -> li
     good = [v for v in values if finite(v)]
     if name == "seed" or name.endswith("_seed"):  # an identifier, not a count: no separators
         return ["" if v is None else str(v) for v in values]
+    if name == "p_best":  # a sweep's share of resampled draws a point is best in: counted, so none is 0.000
+        return [share3(v) if v is not None else "" for v in values]  # (it read "< 0.001", which says some were)
     if _P_VALUE.match(name) and all(0 <= v <= 1 for v in good):
         return [prob(v) if v is not None else "" for v in values]
     if name in shares:
@@ -278,6 +280,18 @@ def prob(x: Any) -> str:
     if x == 1 or x >= 0.001:
         return f"{x:.3f}"
     return "< 0.001"
+
+
+def share3(x: Any) -> str:
+    """A counted share to 3 decimals: 0 and 1 exactly as they are, a share that only rounds to them as
+    ``< 0.001`` or ``> 0.999``."""
+    if not finite(x):
+        return MISSING
+    if 0 < x < 0.001:
+        return "< 0.001"
+    if 0.999 < x < 1:
+        return "> 0.999"
+    return f"{x:.3f}"
 
 
 def text(v: Any) -> str:
