@@ -268,6 +268,13 @@ def _no_until(s: sc.Scenario, kind: str) -> None:
                             f"a stop of its own in every run would break: drop until from the scenario")
 
 
+def _not_a_file(name: str, path: str | os.PathLike | None, holds: str) -> None:
+    """A folder argument (``out``, ``runs``) that names a file is one :class:`RunDirError` saying what the
+    folder ``holds``, before any game (mkdir's OSError came after a meta-game's games)."""
+    if path is not None and Path(path).exists() and not Path(path).is_dir():
+        raise RunDirError(f"{name}={str(path)!r} is a file; {holds}")
+
+
 def _check_threads(threads: object) -> Any:
     """``threads`` is None (up to 4) or a positive integer: -1 ended in ThreadPoolExecutor's ValueError, and 0
     played on the default threads, silently (``--threads`` has the same bound)."""
@@ -298,14 +305,13 @@ def run(scenario: str | Path | sc.Scenario, games: int | None = None, seed: int 
     threads = _check_threads(threads)
     _check_callback("progress", progress, "games done, games in all")
     _check_callback("on_start", on_start, "run directory, scenario")
-    if out is not None and Path(out).exists() and not Path(out).is_dir():  # a FileExistsError from mkdir
-        raise RunDirError(f"out={str(out)!r} is a file; a run directory is a folder (new, or one a run made)")
+    _not_a_file("out", out, "a run directory is a folder (new, or one a run made)")  # a FileExistsError from mkdir
     if out is None and not isinstance(runs, str | os.PathLike):  # runs=None: open()'s TypeError
         raise RunDirError(f"runs={runs!r}: a run keeps its games in a run directory, so runs is the folder for it "
                           f"(default 'runs'), or out= names the directory (only search and meta play in memory "
                           f"with runs=None)")
-    if out is None and Path(runs).exists() and not Path(runs).is_dir():  # a NotADirectoryError from mkdir
-        raise RunDirError(f"runs={str(runs)!r} is a file; runs is the folder new run directories go in")
+    if out is None:  # a NotADirectoryError from mkdir
+        _not_a_file("runs", runs, "runs is the folder new run directories go in")
     s = load(scenario, games, seed)
     until = until or s.raw.get("scenario", {}).get("until")
     target = None
@@ -514,9 +520,8 @@ def _in_memory(kind: str, scenario: str | Path | sc.Scenario, seed: int | None, 
     s = load(scenario, seed=seed)
     p = mod.plan(s)
     runs = kw.get("runs")
-    if runs is not None and Path(runs).exists() and not Path(runs).is_dir():  # the meta-game's chunks: an OSError
-        raise RunDirError(f"runs={str(runs)!r} is a file; runs is the folder the {kind}'s "  # after its games
-                          f"{'journal' if kind == 'search' else 'chunks and journals'} go in (None: in memory)")
+    _not_a_file("runs", runs, f"runs is the folder the {kind}'s "  # the meta-game's chunks: an OSError
+                f"{'journal' if kind == 'search' else 'chunks and journals'} go in (None: in memory)")  # after its games
     own = not isinstance(backend, Backend)
     if own:
         backend = make_backend(s, _backend_name(backend))
