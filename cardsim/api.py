@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 
 from cardsim import scenario as sc
-from cardsim.errors import CardsimError, PolicyError, RunDirError, ScenarioError
+from cardsim.errors import CardsimError, PolicyError, RunDirError, ScenarioError, unlookable
 from cardsim.games import get_game
 from cardsim.results import RunDir, recorded_signature
 from cardsim.runner import Backend, Progress, check_tables, default_run_dir, holds, identity_change, plan, play
@@ -112,6 +112,8 @@ def open_run(path: str | Path) -> Result:
     chunking come from its manifest."""
     if not isinstance(path, (str, os.PathLike)):
         raise RunDirError(f"open_run takes a run directory's path (str or Path), not {type(path).__name__} {path!r}")
+    if (why := unlookable(path)) is not None:  # pathlib's OSError (a name too long) or ValueError (a NUL byte)
+        raise RunDirError(f"run directory {why}")
     folder = Path(path)
     if not (folder / "manifest.json").exists() and ((folder / "journal.log").is_file()
                                                      or folder.name.endswith("-meta-chunks")):
@@ -271,6 +273,8 @@ def _no_until(s: sc.Scenario, kind: str) -> None:
 def _not_a_file(name: str, path: str | os.PathLike | None, holds: str) -> None:
     """A folder argument (``out``, ``runs``) that names a file is one :class:`RunDirError` saying what the
     folder ``holds``, before any game (mkdir's OSError came after a meta-game's games)."""
+    if path is not None and (why := unlookable(path)) is not None:
+        raise RunDirError(f"{name}={why}")
     if path is not None and Path(path).exists() and not Path(path).is_dir():
         raise RunDirError(f"{name}={str(path)!r} is a file; {holds}")
 

@@ -38,7 +38,7 @@ if threading.current_thread() is threading.main_thread() and signal.getsignal(si
 import typer  # noqa: E402
 import typer.core  # noqa: E402
 
-from cardsim.errors import CardsimError  # noqa: E402
+from cardsim.errors import CardsimError, too_long  # noqa: E402
 from cardsim.output import Format as OutFormat  # noqa: E402
 from cardsim.output import Output, emit  # noqa: E402
 
@@ -189,6 +189,8 @@ def user_errors(fn):
             if exc.filename is None and _stdout_fails(exc):
                 _stdout_gone(exc)
                 return None
+            if exc.errno == errno.ENAMETOOLONG:  # a path typed or pasted too long: it was a traceback
+                _fail(exc, too_long(exc.filename or "a path"))
             if exc.errno not in _WRITE_ERRNOS:
                 raise
             where = exc.filename2 or exc.filename or "a file"  # a rename's target (a folder where a part goes)

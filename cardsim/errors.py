@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import errno
+import os
 from collections.abc import Iterable, Sequence
 
 
@@ -46,4 +48,25 @@ def first_repeat(items: Sequence[object]) -> tuple[int, int] | None:
         if x in seen:
             return seen[x], j
         seen[x] = j
+    return None
+
+
+def too_long(path: object) -> str:
+    """A path longer than the system takes (ENAMETOOLONG), in words."""
+    text = os.fsdecode(path) if isinstance(path, str | bytes | os.PathLike) else str(path)
+    shown = repr(text[:60]) + ("..." if len(text) > 60 else "")
+    return (f"{shown} is too long a path ({len(text.encode(errors='replace')):,} bytes; a name between slashes "
+            f"holds at most 255 bytes, a whole path 4,096)")
+
+
+def unlookable(path: str | os.PathLike) -> str | None:
+    """Why the system cannot look ``path`` up at all, in words (a name longer than it takes, a NUL byte:
+    pathlib's OSError or ValueError), or None: it exists, or it does not and the caller says so."""
+    try:
+        os.stat(path)
+    except ValueError:
+        return f"{os.fsdecode(path)[:60]!r} holds a NUL byte, which no path holds"
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            return too_long(path)
     return None

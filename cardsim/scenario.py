@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cardsim.errors import ScenarioError, allowed_list, did_you_mean, said
+from cardsim.errors import ScenarioError, allowed_list, did_you_mean, said, unlookable
 from cardsim.games import get_game
 from cardsim.games.base import Game, Setup
 from cardsim.policies import plugin_source_key, resolve_seat
@@ -110,6 +110,8 @@ class Scenario:
 def load(path: str | Path) -> Scenario:
     """Read and validate a scenario file."""
     path = Path(path)
+    if (why := unlookable(path)) is not None:  # a name too long for the system: path.exists() raised
+        raise ScenarioError(f"scenario file {why}")
     if not path.exists():
         raise ScenarioError(f"scenario file {path} does not exist")
     if path.is_dir():
@@ -131,7 +133,12 @@ STUDY_SECTIONS = ("compare", "sweep", "ratings", "cards", "search", "meta")
 def from_dict(raw: Mapping[str, Any], name: str = "scenario", base_dir: Path | None = None,
               path: Path | None = None, one_study: bool = True) -> Scenario:
     """Validate a parsed scenario (the TOML as nested dicts). ``one_study=False`` lets two study
-    sections through (a run directory's manifest written before they were refused)."""
+    sections through (a run directory's manifest written before they were refused). numpy scalars
+    (a sweep's ``np.arange``, a frame's values) are taken as the Python values TOML gives."""
+    if not isinstance(raw, Mapping):  # a list was an AttributeError ('list' object has no attribute 'items')
+        raise ScenarioError(f"a scenario is a dict of the TOML's tables ({{'scenario': {{'game': ..., 'games': ...}}, "
+                            f"...}}), not {type(raw).__name__}")
+    raw = _plain(raw)
     for section, body in raw.items():
         if section not in SECTIONS:
             raise ScenarioError(f"unknown section [{section}]{did_you_mean(section, SECTIONS)}; "
@@ -174,6 +181,20 @@ def from_dict(raw: Mapping[str, Any], name: str = "scenario", base_dir: Path | N
                         raw.get("rules", {}), base_dir, both="policies" in seats and "policy" in seats)
     return Scenario(name=nm, game=game.name, setup=setup, games=games, seed=seed, chunk=chunk,
                     question=question, path=path, raw=_absolute_plugins(raw, setup))
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with numpy scalars as Python ones (``np.int64(4)`` read "must be an integer", and a
+    manifest could not be written as JSON), in dicts, lists and tuples alike; anything else as it is."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if type(value).__module__ == "numpy" and hasattr(value, "item") and getattr(value, "ndim", None) == 0:
+        return value.item()
+    return value
 
 
 #: the longest scenario name, in bytes of UTF-8: it names folders (``runs/<name>-search-<hash>``, a

@@ -570,6 +570,55 @@ def test_api_takes_numpy_integers(tmp_path):
     assert res.scenario.games == 20 and res.tables["games"].collect().height == 20
 
 
+def test_from_dict_takes_numpy_values_and_refuses_a_list(tmp_path):
+    """``scenario.from_dict`` of a dict holding numpy values (a sweep's ``np.arange``) said "scenario.players =
+    np.int64(4) must be an integer"; one given a list was an AttributeError. The numpy values are kept as
+    Python ones, so the run's manifest is written."""
+    import numpy as np
+
+    import cardsim
+    from cardsim.errors import ScenarioError
+    from cardsim.scenario import from_dict
+
+    s = from_dict({"scenario": {"name": "np", "game": "fubnub", "players": np.int64(4), "games": np.int32(20),
+                                "seed": np.uint8(3)}, "seats": {"policies": [np.str_("greedy")] * 4}})
+    assert (s.games, s.seed, type(s.raw["scenario"]["players"])) == (20, 3, int)
+    res = cardsim.run(s, runs=tmp_path, threads=1)
+    assert res.tables["games"].collect().height == 20
+    with pytest.raises(ScenarioError, match=r"a scenario is a dict of the TOML's tables .* not list"):
+        from_dict([{"scenario": {"game": "fubnub", "games": 10}}])
+
+
+@pytest.mark.parametrize("bad", ["a" * 5000, "a\0b"])
+def test_api_paths_the_system_cannot_look_up_are_one_error(bad, tmp_path):
+    """A 5,000-character path was pathlib's OSError (File name too long) from ``load``, ``open_run`` and
+    ``run(out=...)``, and a NUL byte its ValueError from ``open_run``."""
+    import cardsim
+    from cardsim.errors import CardsimError
+
+    why = "too long a path" if len(bad) > 10 else "holds a NUL byte"
+    if len(bad) > 10:
+        with pytest.raises(CardsimError, match=f"scenario file .*{why}"):
+            cardsim.load(bad)
+    with pytest.raises(CardsimError, match=f"run directory .*{why}"):
+        cardsim.open_run(bad)
+    with pytest.raises(CardsimError, match=f"out=.*{why}"):
+        cardsim.run(ROOT / "scenarios" / "fubnub.toml", games=10, out=tmp_path / bad)
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("args", [["run", "{long}"], ["report", "{long}"],
+                                  ["run", "{scen}", "--games", "10", "--out", "{tmp}/{long}"]])
+def test_cli_a_path_too_long_is_one_line(args, tmp_path):
+    """``cardsim run <5,000 characters>`` (a paste gone wrong) was a traceback with exit code 1."""
+    long = "a" * 5000
+    argv = [a.format(long=long, tmp=tmp_path, scen=ROOT / "scenarios" / "fubnub.toml") for a in args]
+    r = CliRunner().invoke(app, argv)
+    assert r.exit_code == 2, r.output
+    assert "too long a path (5,0" in r.output and "Traceback" not in r.output
+    assert len(r.output.strip().splitlines()) == 1
+
+
 def test_api_run_and_studies_with_runs_none_say_where_runs_go(tmp_path):
     """``cardsim.compare(S, runs=None)`` (as search and meta take it: in memory) was open()'s TypeError."""
     import cardsim
