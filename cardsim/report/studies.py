@@ -54,8 +54,8 @@ def compare_section(res: CompareResult) -> Section:
     sec.tables += [("Arms" + (" (the focus seat's win rate, %)" if win else ""), arms_t),
                    (f"Differences{unit} ({f'anytime-valid {level(res.plan)} sequences' if res.plan.decide else 'paired 95% intervals'}; p_holm: Holm-adjusted across the differences; "
                     "se_unpaired: the standard error separate deals would have given, not an interval for this "
-                    "difference; variance_saved: the share of its variance pairing removed, with its 95% interval from "
-                    f"{SAVED_MIN_DEALS} deals)",
+                    "difference; variance_saved: the share of its variance pairing removed, with its 95% interval (given from "
+                    f"{SAVED_MIN_DEALS} deals on))",
                     diffs_t)]
     return sec
 

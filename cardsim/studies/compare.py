@@ -374,8 +374,8 @@ def output(res: CompareResult) -> Output:
     arms = f"Arms (focus seat's mean, {'anytime-valid ' if res.plan.decide else ''}{level(res.plan)} interval)"
     diffs = (f"Differences vs the first arm: {kind} {level(res.plan)} intervals{holm_p}; se_unpaired: the standard error "
              f"separate deals would have given (not an interval for this difference), variance_saved: the share of "
-             f"that variance pairing removed (negative: pairing cost precision), with its 95% interval from "
-             f"{SAVED_MIN_DEALS} deals")
+             f"that variance pairing removed (negative: pairing cost precision), with its 95% interval (given from "
+             f"{SAVED_MIN_DEALS} deals on)")
     shares = {}
     if res.plan.metric == "win":  # a win share and its differences: percentages on the terminal
         shares = {arms: ("mean", "se", "lo", "hi", "lo_fixed_n", "hi_fixed_n"),
