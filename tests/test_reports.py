@@ -460,3 +460,18 @@ def test_a_sweeps_p_best_is_a_share_of_draws_not_a_p_value():
     frame = pl.DataFrame({"p_best": [0.0, 0.0004, 0.9996, None], "p": [0.0, 0.0004, 0.5, None]})
     assert N.column(frame, "p_best") == ["0.000", "< 0.001", "> 0.999", ""]
     assert N.column(frame, "p") == ["< 0.001", "< 0.001", "0.500", ""]
+
+
+def test_wide_table_blocks_repeat_the_keys_that_name_a_row():
+    """A meta-game's payoff table with long profiles: its second block repeated only `strategy`, the same on
+    several rows, so its rows could not be told apart; `profile` is repeated too when `strategy` alone
+    leaves rows alike (and only then)."""
+    profile = ["collector, tuned-bidder-with-a-long-name, collector-long, " + s for s in ("a", "b", "a", "b")]
+    frame = pl.DataFrame({"strategy": ["x", "x", "y", "y"], "profile": profile, "win_rate": [0.3, 0.2, 0.25, 0.4],
+                          "lo": [0.28, 0.18, 0.23, 0.38], "hi": [0.32, 0.22, 0.27, 0.42],
+                          "deals": [2000] * 4, "games": [8000] * 4, "note": ["a long note " * 3] * 4})
+    text = text_table(frame, width=120)
+    blocks = text.split("\n\n")
+    assert len(blocks) > 1 and all(b.splitlines()[0].split()[:2] == ["strategy", "profile"] for b in blocks)
+    unique = frame.with_columns(pl.Series("strategy", ["w", "x", "y", "z"]))
+    assert all(b.splitlines()[0].split()[1] != "profile" for b in text_table(unique, width=120).split("\n\n")[1:])

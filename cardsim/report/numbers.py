@@ -351,11 +351,16 @@ def blocks(widths: Sequence[int], keys: Sequence[int], width: int, gap: int = 2)
 
 def key_columns(frame: pl.DataFrame, widths: Sequence[int], width: int) -> list[int]:
     """The leading columns that name a row (text and integers before the first other column, at
-    most 3, at most half the width): repeated in every block of a wide table."""
+    most 3, at most half the width; up to three quarters while the keys so far leave rows alike,
+    as a meta-game's long ``profile`` beside its ``strategy``): repeated in every block of a wide
+    table."""
     keys: list[int] = []
     for i, c in enumerate(frame.columns[:3]):
         t = frame.schema[c]
-        if t.is_float() or i == len(frame.columns) - 1 or sum(widths[k] + 2 for k in [*keys, i]) > width // 2:
+        used = sum(widths[k] + 2 for k in [*keys, i])
+        if t.is_float() or i == len(frame.columns) - 1 or used > width * 3 // 4:
+            break
+        if used > width // 2 and (not keys or frame.select(frame.columns[k] for k in keys).is_unique().all()):
             break
         keys.append(i)
     return keys
