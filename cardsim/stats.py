@@ -352,11 +352,11 @@ def _mover_mean(x: np.ndarray, clusters: np.ndarray | None, bounds: tuple[float,
         return e
     scale = (hi_b, -lo_b)
     parts = [np.maximum(x, 0.0) / hi_b, np.maximum(-x, 0.0) / -lo_b]
-    ms, effs, res = [], [], []
+    ms, ests, res = [], [], []
     for part in parts:
         pe = mean_ci(part, cl)
         ms.append(pe.value)
-        effs.append(_effective(pe.value, pe.se, pe.n, pe.clusters, truncate=False)[:2])
+        ests.append(pe)
         s, c = _cluster_sums(part, cl)
         res.append(s - pe.value * c)
     den = math.sqrt(float((res[0] ** 2).sum() * (res[1] ** 2).sum()))
@@ -371,7 +371,8 @@ def _mover_mean(x: np.ndarray, clusters: np.ndarray | None, bounds: tuple[float,
         return -1.0 if q <= 0 else max(-1.0, -math.sqrt(max(mp * mn, 0.0) / q))
 
     def interval(a: float) -> tuple[float, float]:
-        (lp, up), (ln, un) = (_cp_interval(w, ne, a) for w, ne in effs)
+        (lp, up), (ln, un) = (_cp_interval(*_effective(pe.value, pe.se, pe.n, pe.clusters, False, a)[:2], a)
+                              for pe in ests)
         below = (scale[0] * (ms[0] - lp), scale[1] * (un - ms[1]))
         above = (scale[0] * (up - ms[0]), scale[1] * (ms[1] - ln))
         rb, ra = corr(ms[0], un), corr(up, ms[1])  # a part without spread at the end's far edge
@@ -405,14 +406,28 @@ def _level_at_zero(interval: Callable[[float], tuple[float, float]], d: float) -
     return floor_p(float(math.exp(brentq(end, lo, hi, xtol=1e-6))))
 
 
-def _effective(m: float, se: float, n: int, k: int, truncate: bool) -> tuple[float, float, float]:
+def _effective(m: float, se: float, n: int, k: int, truncate: bool, alpha: float = 0.05
+               ) -> tuple[float, float, float]:
     """Korn-Graubard's successes, effective size and design effect for a share ``m`` with clustered
-    standard error ``se`` (``n`` results in ``k`` clusters): the size ``n / max(1, deff)``
-    (``truncate``) or ``m (1 - m) / se^2``, and ``k`` where no design effect can be estimated (a share
-    of 0 or 1, or no spread)."""
+    standard error ``se`` (``n`` results in ``k`` clusters), for an interval at level ``alpha``: the
+    size ``n / max(1, deff)`` (``truncate``) or ``m (1 - m) / se^2``, times Korn and Graubard's
+    degrees-of-freedom adjustment ``(t_b / t_(k-1))^2`` (Student's t quantiles at ``alpha / 2``; as R's
+    ``survey::svyciprop(method = "beta")``): the standard error rests on ``k`` clusters, while
+    Clopper-Pearson at the effective size takes its spread as known. ``b``, the binomial's degrees of
+    freedom, is ``max(n, size) - 1``: the results less one, or where values are fractions (a deal's
+    average over seat rotations, a share of a game) and their size exceeds the results, that size less
+    one, so that 3 games of fractions get t at 2 degrees of freedom (the untruncated size alone covered
+    83.8% there). ``k`` where no design effect can be estimated (a share of 0 or 1, or no spread)."""
     binom = m * (1 - m) / n
     deff = se ** 2 / binom if binom > 0 else math.nan
-    neff = (n / (max(1.0, deff) if truncate else deff)) if binom > 0 and deff > 0 else float(k)
+    if not (binom > 0 and deff > 0):
+        return m * k, float(k), deff
+    neff = n / (max(1.0, deff) if truncate else deff)
+    if k >= 2:
+        from scipy.special import stdtrit
+
+        q = min(alpha, 0.999) / 2  # at a level near 0 (a p-value's search) both quantiles round to 0
+        neff *= (stdtrit(max(n, neff) - 1, q) / stdtrit(k - 1, q)) ** 2
     return m * neff, neff, deff
 
 
@@ -457,7 +472,7 @@ def _share(x: np.ndarray, clusters: np.ndarray, z: float, truncate: bool) -> tup
     m, n, k = e.value, e.n, e.clusters
     if k < 2:
         return e, math.nan, math.nan
-    w, neff, deff = _effective(m, e.se, n, k, truncate)
+    w, neff, deff = _effective(m, e.se, n, k, truncate, _alpha(z))
     lo, hi = _cp_interval(w, neff, _alpha(z))
     return Estimate(m, e.se, lo, hi, n, k, deff), w, neff
 
