@@ -413,4 +413,21 @@ def output(res: CardsResult) -> Output:
         tables.append(res.association)
     if res.heldout is not None:
         tables.append(("Held-out: the cards the answer names, with the full deck, on fresh seeds", res.heldout))
-    return Output(headline(res), tables, notes=res.notes)
+    return Output(headline(res), tables, notes=[*res.notes, multiplicity(res)])
+
+
+def multiplicity(res: CardsResult) -> str:
+    """How the card study's intervals handle multiplicity (under its tables, and in its report's section text: not as the report's Intervals paragraph, which would change the committed reports' headings): the effects'
+    lo/hi for their own card, lo_simultaneous/hi_simultaneous over every card, the answer's counts of cards on
+    adjusted p-values, its named cards re-played; the association table, pointwise, says so."""
+    k = len(res.plan.cards)
+    adjust = "Holm" if res.plan.correction == "holm" else "Benjamini-Hochberg"
+    text = ("Each card's lo/hi is a 95% interval for its own card (pointwise); lo_simultaneous/hi_simultaneous hold "
+            + ("for the one card" if k == 1 else f"for all {k} cards at once (Bonferroni)")
+            + f", and the answer counts the cards beyond chance by {adjust}-adjusted p-values and re-plays the cards "
+            "it names on fresh seeds.")
+    if res.association is not None:
+        text += (" The association table's intervals are each for their own card (pointwise, no adjustment over "
+                 "the cards): about one card in twenty misses its truth by chance, so its highest and lowest cards "
+                 "are not findings on their own.")
+    return text

@@ -381,5 +381,23 @@ def output(res: CompareResult) -> Output:
         shares = {arms: ("mean", "se", "lo", "hi", "lo_fixed_n", "hi_fixed_n"),
                   diffs: ("diff", "se_paired", "lo", "hi", "se_unpaired", "cs_lo", "cs_hi", "lo_fixed_n",
                           "hi_fixed_n")}
-    return Output(headline(res), [(arms, res.arms), (diffs, res.diffs)], notes=[res.stopped] if res.stopped else [],
-                  shares=shares)
+    return Output(headline(res), [(arms, res.arms), (diffs, res.diffs)],
+                  notes=([res.stopped] if res.stopped else []) + [multiplicity(res)], shares=shares)
+
+
+def multiplicity(res: CompareResult) -> str:
+    """How a comparison's intervals handle multiplicity (under its tables, and in its report's section text: not as the report's Intervals paragraph, which would change the committed reports' headings): each arm's
+    and each difference's interval is for its own row; with several differences, Holm's adjustment of their
+    p-values, which the answer reads; in decision mode, a confidence sequence per difference, none across."""
+    k = res.diffs.height
+    if res.plan.decide:
+        return (f"Each arm's and each difference's lo/hi is an anytime-valid {level(res.plan)} confidence sequence "
+                "for its own row, valid at every look: the chance of a wrong sign is at most "
+                f"{res.plan.alpha / 2:g} per difference"
+                + (f", not adjusted across the {k} differences." if k > 1 else "."))
+    own = ("Each arm's interval and each difference's is a 95% interval for its own row (pointwise): the arms' "
+           "highest and lowest rows are not findings on their own, and the differences are the comparison.")
+    if k > 1:
+        own += (f" p_holm adjusts the {k} differences' p-values (Holm); the answer says where a sign an interval "
+                "shows is not beyond chance once adjusted.")
+    return own
