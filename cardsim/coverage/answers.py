@@ -99,3 +99,42 @@ def sweep_fair_share(replicates: int, seed: int) -> list[Coverage]:
             out.append(Coverage("answer: a sweep's seat 0 at every point (Wilson, Bonferroni over 5)",
                                 f"win chances {label}, {games:,} games a point", 0.95, replicates, hit))
     return out
+
+
+@case("answer: Lucky Ghost's two gains", replicates=1000)
+def ghost_gains(replicates: int, seed: int) -> list[Coverage]:
+    """Lucky Ghost with two players (seats 0 and 1, their ghost partners 2 and 3): the answer reads each
+    player's gain over its ghost, tricks a played hand (seat - partner), clustered by game, at level
+    0.05 / 2 (:func:`cardsim.games.fubnub.game.headline_ghost`: the mean and clustered SE of the summary's
+    gain rows, :func:`cardsim.games.fubnub.game.summarize_ghost`'s query, with Student's t at the Bonferroni
+    level); both truths inside at once. Each game draws its seats' chances
+    of a trick from a Dirichlet around (0.3, 0.28, 0.2, 0.22) (a game effect), plays 4 + Poisson(6)
+    hands of 5 tricks; truth 5 x (0.3 - 0.2) = 0.5 and 5 x (0.28 - 0.22) = 0.3 tricks a hand."""
+    from cardsim.stats import CLUSTERS, collect_all, mean_query
+
+    base = np.array([0.3, 0.28, 0.2, 0.22])
+    truth = {0: 5 * (base[0] - base[2]), 1: 5 * (base[1] - base[3])}
+    rng = np.random.default_rng(seed)
+    out = []
+    for conc in (20.0, 200.0):
+        for games in (30, 300, 3000):
+            hit = 0
+            for _ in range(replicates):
+                hands = 4 + rng.poisson(6, games)
+                g = np.repeat(np.arange(games), hands)
+                p = rng.dirichlet(conc * base, games)[g]
+                # 5 tricks a hand, each to a seat with the game's chances
+                t = (rng.random((g.size, 5, 1)) > np.cumsum(p, axis=1)[:, None, :]).sum(axis=2)
+                tricks = np.stack([(t == s).sum(axis=1) for s in range(4)], axis=1).astype(np.int8)
+                frame = pl.DataFrame({"game": g, **{f"tricks_s{s}": tricks[:, s] for s in range(4)}})
+                # the summary's gain rows (summarize_ghost's query), then the answer's level over the two
+                rows = [r | {"seat": s} for s, q in enumerate(collect_all([
+                    mean_query(frame, pl.col(f"tricks_s{s}").cast(pl.Int32) - pl.col(f"tricks_s{s + 2}"),
+                               prefix="gain_") for s in (0, 1)])) for r in q.iter_rows(named=True)]
+                z = bonferroni_z(len(rows), df=max(1, min(games, CLUSTERS) - 1))
+                hit += all(r["gain_mean"] - z * r["gain_se"] <= truth[r["seat"]] <= r["gain_mean"] + z * r["gain_se"]
+                           for r in rows)
+            out.append(Coverage("answer: Lucky Ghost's two gains over their ghosts (clustered t, Bonferroni over 2)",
+                                f"tricks a hand, game effect Dirichlet({conc:g} x chances), 4 + Poisson(6) hands a "
+                                f"game, {games:,} games", 0.95, replicates, hit))
+    return out
