@@ -138,3 +138,42 @@ def ghost_gains(replicates: int, seed: int) -> list[Coverage]:
                                 f"tricks a hand, game effect Dirichlet({conc:g} x chances), 4 + Poisson(6) hands a "
                                 f"game, {games:,} games", 0.95, replicates, hit))
     return out
+
+
+@case("answer: Turtle's card lifts", replicates=4000)
+def turtle_lifts(replicates: int, seed: int) -> list[Coverage]:
+    """Turtle's report reads its action cards as a ranking (its figure "Which action cards help the player
+    who reveals them"): each card's lift, the revealing seat's win rate minus the win rate behind a number
+    card, clustered by game, Wilson by MOVER at level 0.05 / k over the k cards it draws
+    (:func:`cardsim.games.turtle.game.card_lifts` with ``mover``, as :meth:`TurtleGame.figures`). Here no
+    card does anything (truth 0 for each): four seats, a winner drawn at random, each seat reveals
+    Poisson(6) number cards a game and each of the 29 action cards (not the turtle or the gecko) Poisson
+    of 0.02 to 0.8; every card's interval must hold 0 at once."""
+    from cardsim.games.turtle.cards import ACTION_NAMES
+    from cardsim.games.turtle.game import CARD_ENUM, card_lifts
+
+    cards = [c for c in ACTION_NAMES if c not in ("Turtle", "Eliminated")]
+    lam = np.linspace(0.02, 0.8, len(cards))
+    rng = np.random.default_rng(seed)
+    reps = max(1, replicates // 4)  # each replicate compares 29 cards
+    out = []
+    for games in (200, 2000):
+        hit = 0
+        for _ in range(reps):
+            winner = rng.integers(0, 4, games)
+            act = rng.poisson(lam, (games, 4, len(cards)))  # reveals of each card by each seat
+            g, s, c = np.nonzero(act)
+            times = act[g, s, c]
+            g, s, c = np.repeat(g, times), np.repeat(s, times), np.repeat(c, times)
+            reveals = pl.DataFrame({"card": pl.Series([cards[i] for i in c], dtype=CARD_ENUM), "game": g,
+                                    "won": s == winner[g]})
+            every = rng.poisson(6, (games, 4)) + act.sum(axis=2)
+            finished = pl.DataFrame({"game": np.arange(games), "winner": winner,
+                                     **{f"reveals_s{k}": every[:, k] for k in range(4)}})
+            k = reveals["card"].n_unique()
+            _, t = card_lifts(finished, reveals, 4, alpha=0.05 / k, mover=True)
+            hit += bool(((t["lift_lo"] <= 0) & (t["lift_hi"] >= 0)).all())
+        out.append(Coverage(f"answer: Turtle's card lifts, revealer vs number cards (clustered, Bonferroni over "
+                            f"{len(cards)})", f"no card does anything, each revealed Poisson(0.02-0.8) times a seat, "
+                            f"{games:,} games", 0.95, reps, hit))
+    return out
