@@ -103,6 +103,28 @@ def first_player_advantage(replicates: int, seed: int) -> list[Coverage]:
     return out
 
 
+@case("first-player advantage, a few games", replicates=2000)
+def first_player_advantage_few(replicates: int, seed: int) -> list[Coverage]:
+    """The first-player advantage of :func:`first_player_advantage` at 3 and 5 games: ``cardsim run
+    --balance`` prints it at any number of games (that case's rows start at 10)."""
+    from cardsim.metrics import advantage_range, advantage_row
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for p0 in (0.25, 0.45, 0.05):
+        probs = [p0] + [(1 - p0) / 3] * 3
+        for n in (3, 5):
+            hit = 0
+            for _ in range(replicates):
+                w = _shared(rng, n, probs, 0.0)
+                row = advantage_row("first-player advantage", w[:, 0] - w.mean(axis=1), "",
+                                    advantage_range(w.sum(axis=1), np.full(n, w.shape[1], np.float64)))
+                hit += row["lo"] <= p0 - 0.25 <= row["hi"]
+            out.append(Coverage("balance metric: first-player advantage (bounded mean)",
+                                f"first seat wins {p0:.0%} of 4-seat games, {n:,} games", 0.95, replicates, hit))
+    return out
+
+
 @case("balance, FUBNUB", replicates=500)
 def balance_fubnub(replicates: int, seed: int) -> list[Coverage]:
     """FUBNUB with four partner players: every seat wins half its games (balance 1) by team symmetry; the
