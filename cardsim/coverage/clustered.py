@@ -47,6 +47,29 @@ def clustered_rate(replicates: int, seed: int) -> list[Coverage]:
     return out
 
 
+@case("clustered rate, a few games", replicates=2000)
+def clustered_rate_few(replicates: int, seed: int) -> list[Coverage]:
+    """:func:`clustered_rate`'s cases at 3 to 30 games: a run's summary prints its per-hand rates (Wilson at
+    the effective size, the design effect estimated from the games) and clustered means (Student's t on the
+    games) at any number of games (``cardsim run -n 3``), and that case's rows start at 200."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for icc in ("positive", "negative"):
+        for games in (3, 5, 10, 30):
+            hit_r = hit_m = 0
+            for _ in range(replicates):
+                f = _games(rng, games, icc)
+                r = rate_table(f, ["x"], "y").row(0, named=True)
+                m = mean_table(f, "v").row(0, named=True)
+                hit_r += r["lo"] <= 0.25 <= r["hi"]
+                hit_m += m["lo"] is not None and m["lo"] <= 3.0 <= m["hi"]
+            out.append(Coverage("game-clustered rate", f"simulated, {icc} within-game correlation, {games:,} games",
+                                0.95, replicates, hit_r))
+            out.append(Coverage("game-clustered mean", f"simulated, {icc} within-game correlation, {games:,} games",
+                                0.95, replicates, hit_m))
+    return out
+
+
 @case("clustered rate, blocks of games", replicates=2000)
 def clustered_rate_blocks(replicates: int, seed: int) -> list[Coverage]:
     """As "clustered rate", with the clusters of a run of more than ``stats.CLUSTERS`` games: blocks of
