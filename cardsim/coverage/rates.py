@@ -37,3 +37,18 @@ def wilson_rate(replicates: int, seed: int) -> list[Coverage]:
         out.append(Coverage("Wilson rate, a few events", f"p={lam}/n, n={n:,} ({lam} expected)", 0.95, replicates,
                             int(hit)))
     return out
+
+
+@case("wilson rate, a few games", replicates=4000)
+def wilson_rate_few(replicates: int, seed: int) -> list[Coverage]:
+    """:func:`wilson_rate`'s counts at 10 to 50 games: a run's seat win rates, a sweep's points and the
+    balance table's Wilson rows are printed at any number of games (that case's rows start at 100).
+    Wilson's coverage swings with n and p (the count is discrete), so these rows show the swing."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for p in (0.1, 0.25, 0.5):
+        for n in (10, 20, 50):
+            k = rng.binomial(n, p, size=replicates)
+            hit = sum(lo <= p <= hi for lo, hi in (wilson(int(x), n) for x in k))
+            out.append(Coverage("Wilson rate", f"p={p}, n={n:,}", 0.95, replicates, int(hit)))
+    return out
