@@ -225,3 +225,27 @@ def one_step(replicates: int, seed: int) -> list[Coverage]:
             out.append(Coverage("search: one-step contrasts (max-T, all at once)", f"{label}, n={n:,} deals", 0.95,
                                 replicates, hit))
     return out
+
+
+@case("search one-step contrasts, few deals", replicates=2000)
+def one_step_few(replicates: int, seed: int) -> list[Coverage]:
+    """:func:`one_step`'s two layouts on 10, 30 and 100 held-out deals: ``search.heldout`` may be as low as
+    10 (the ready scenarios hold out 20,000; that case's rows start at 250). A step that changed no deal
+    of the sample has no spread to measure; its interval is what ``stats.simultaneous_means`` gives then."""
+    from cardsim.stats import simultaneous_means
+
+    rng = np.random.default_rng(seed)
+    base = 0.6
+    change = np.array([0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4])
+    out = []
+    for label, rates in (("8 steps that cost", np.array([0.5, 0.45, 0.55, 0.4, 0.5, 0.3, 0.58, 0.2])),
+                         ("8 steps, 4 of them neutral", np.array([0.6, 0.5, 0.6, 0.45, 0.6, 0.55, 0.6, 0.62]))):
+        truth = change * (rates - base)
+        for n in (10, 30, 100):
+            hit = 0
+            for r in range(replicates):
+                s = simultaneous_means(_steps(rng, n, change, rates, base), draws=5_000, seed=r)
+                hit += bool(np.all((s["lo"] <= truth + 1e-12) & (truth - 1e-12 <= s["hi"])))  # type: ignore[operator]
+            out.append(Coverage("search: one-step contrasts (max-T, all at once)", f"{label}, n={n:,} deals", 0.95,
+                                replicates, hit))
+    return out
