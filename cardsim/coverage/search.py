@@ -201,6 +201,31 @@ def _steps(rng: np.random.Generator, n: int, change: np.ndarray, rates: np.ndarr
     return np.where(u < change, step - best, 0.0)
 
 
+@case("search held-out gain to a target, few deals", replicates=1000)
+def target_gain_few(replicates: int, seed: int) -> list[Coverage]:
+    """:func:`target_gain`'s cases on 10, 30 and 100 held-out deals (``search.heldout`` may be as low as 10;
+    that case's rows start at 250)."""
+    from cardsim.studies.search import paired_gain
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for best, baseline in ((0.02, 0.10), (-0.01, 0.03), (0.05, 0.05)):
+        truth = abs(baseline) - abs(best)
+        for n in (10, 30, 100):
+            hit = 0
+            for _ in range(replicates):
+                u = rng.random(n)
+                v = np.where(rng.random(n) < 0.5, u, rng.random(n))
+                a = (u < 1 / 3 + best) - 1 / 3
+                b = (v < 1 / 3 + baseline) - 1 / 3
+                e = gain_estimate(paired_gain(a, b, 0.0), (-2.0, 2.0))
+                hit += e.lo <= truth <= e.hi
+            out.append(Coverage("search: held-out gain to a target (linearised, bounded)",
+                                f"advantage {best:+.2f} found against {baseline:+.2f} (truth {truth:+.2f}), n={n:,} deals",
+                                0.95, replicates, hit))
+    return out
+
+
 @case("search one-step contrasts", replicates=2000)
 def one_step(replicates: int, seed: int) -> list[Coverage]:
     """Eight steps around a best point (as ``cardsim search`` prints them): every step's interval must
