@@ -81,6 +81,27 @@ def _gubs_lifts(rng: np.random.Generator, reps: int, k: int = 20) -> list[Covera
     return out
 
 
+@case("answer: seats' win rates, a few games", replicates=4000)
+def seats_few(replicates: int, seed: int) -> list[Coverage]:
+    """:func:`answer_families`' seats' win rates (Wilson at level 0.05 / 4, every seat's truth inside at
+    once) at 10, 30 and 100 games: the answers read them at any number of games (those rows start at
+    2,000)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for p in ((0.25,) * 4, (0.31, 0.23, 0.23, 0.23)):
+        for games in (10, 30, 100):
+            hit = 0
+            for _ in range(replicates):
+                w = rng.choice(4, games, p=p)
+                t = rate_table(pl.DataFrame({"seat": np.repeat(np.arange(4), games), "win": np.tile(w, 4) == np.repeat(
+                    np.arange(4), games)}), ["seat"], "win", cluster=None)
+                t = wilson_at(t, bonferroni_z(4))
+                hit += all(lo <= q <= hi for lo, hi, q in zip(t["sim_lo"], t["sim_hi"], p, strict=True))
+            out.append(Coverage("answer: seats' win rates (Wilson, Bonferroni over 4)",
+                                f"win chances {'/'.join(f'{q:g}' for q in p)}, {games:,} games", 0.95, replicates, hit))
+    return out
+
+
 @case("answer: a sweep's seat at every point", replicates=1000)
 def sweep_fair_share(replicates: int, seed: int) -> list[Coverage]:
     """A sweep over player counts (2 to 6, each point its own games): the metric seat's win rate at every
