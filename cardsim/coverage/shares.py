@@ -38,3 +38,23 @@ def pair_share(replicates: int, seed: int) -> list[Coverage]:
                                     f"p={p}, {deals:,} deals x 2 tables, {kind} within-deal correlation", 0.95,
                                     replicates, hit))
     return out
+
+
+@case("pair win share, a few deals", replicates=2000)
+def pair_share_few(replicates: int, seed: int) -> list[Coverage]:
+    """:func:`pair_share` at 3, 10 and 30 deals (``cardsim rate`` prints its Pairs table at any number of
+    deals; that case's rows start at 100)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for kind in ("positive", "negative"):
+        for p in (0.05, 0.5):
+            for deals in (3, 10, 30):
+                cl = np.repeat(np.arange(deals), 2)
+                hit = 0
+                for _ in range(replicates):
+                    e = share_ci(_pair(rng, p, deals, kind).ravel(), cl)
+                    hit += e.lo <= p <= e.hi
+                out.append(Coverage("pair win share (Korn-Graubard)",
+                                    f"p={p}, {deals:,} deals x 2 tables, {kind} within-deal correlation", 0.95,
+                                    replicates, hit))
+    return out
