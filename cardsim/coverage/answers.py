@@ -102,6 +102,33 @@ def seats_few(replicates: int, seed: int) -> list[Coverage]:
     return out
 
 
+@case("answer: FUBNUB's point cards", replicates=1000)
+def point_cards(replicates: int, seed: int) -> list[Coverage]:
+    """FUBNUB's answer quotes the lowest and highest of the 13 point cards' calling-team win rates with
+    Wilson intervals at level 0.05 / 13 at the effective size of the summary's rate clustered by game
+    (:meth:`FubnubGame.headline`: ``rate_query`` by point card, then ``wilson_at``); every card's truth
+    inside at once. Each game plays 8 + Poisson(5) hands, each with a point card drawn at random; the
+    calling team wins with the card's chance (0.54 to 0.66) plus the game's effect, U(-0.1, 0.1) (truth:
+    the card's chance)."""
+    rng = np.random.default_rng(seed)
+    chance = np.linspace(0.54, 0.66, 13)
+    out = []
+    for games in (30, 300, 3000):
+        hit = 0
+        for _ in range(replicates):
+            g = np.repeat(np.arange(games), 8 + rng.poisson(5, games))
+            card = rng.integers(0, 13, g.size)
+            win = rng.random(g.size) < chance[card] + rng.uniform(-0.1, 0.1, games)[g]
+            t = rate_table(pl.DataFrame({"game": g, "point_card": card, "win": win}), ["point_card"], "win")
+            t = wilson_at(t, bonferroni_z(t.height))
+            hit += all(lo <= chance[c] <= hi for c, lo, hi in zip(t["point_card"], t["sim_lo"], t["sim_hi"],
+                                                                  strict=True)) and t.height == 13
+        out.append(Coverage("answer: FUBNUB's point cards (clustered Wilson, Bonferroni over 13)",
+                            f"calling team's chances 0.54-0.66 by card, game effect U(-0.1, 0.1), 8 + Poisson(5) "
+                            f"hands a game, {games:,} games", 0.95, replicates, hit))
+    return out
+
+
 @case("answer: a sweep's seat at every point", replicates=1000)
 def sweep_fair_share(replicates: int, seed: int) -> list[Coverage]:
     """A sweep over player counts (2 to 6, each point its own games): the metric seat's win rate at every
