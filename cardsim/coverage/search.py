@@ -228,10 +228,11 @@ def target_gain_few(replicates: int, seed: int) -> list[Coverage]:
 
 @case("search one-step contrasts", replicates=2000)
 def one_step(replicates: int, seed: int) -> list[Coverage]:
-    """Eight steps around a best point (as ``cardsim search`` prints them): every step's interval must
-    hold its true gain at once (``stats.simultaneous_means``, max-T). Two layouts: steps that cost
-    (change 5-40% of the deals, each worse), and steps of which half change nothing on average (their
-    rate equals the best's). The true gain of step j is ``change_j * (rates_j - base)``."""
+    """Eight steps around a best point: every step's interval must hold its true gain at once, with max-T
+    (``stats.simultaneous_means``: what ``cardsim search`` prints for a length's steps; a win's or a share's
+    get the bounded intervals of :func:`one_step_bounded`). Two layouts: steps that cost (change 5-40% of
+    the deals, each worse), and steps of which half change nothing on average (their rate equals the
+    best's). The true gain of step j is ``change_j * (rates_j - base)``."""
     from cardsim.stats import simultaneous_means
 
     rng = np.random.default_rng(seed)
@@ -252,10 +253,36 @@ def one_step(replicates: int, seed: int) -> list[Coverage]:
     return out
 
 
+@case("search one-step contrasts, bounded", replicates=2000)
+def one_step_bounded(replicates: int, seed: int) -> list[Coverage]:
+    """:func:`one_step`'s two layouts with the intervals ``cardsim search`` prints for a win's steps
+    (:func:`cardsim.studies.search.step_intervals`: each step's bounded interval at Bonferroni's level
+    0.05 / 8), from 10 held-out deals (``search.heldout``'s least) to 2,000. A step that changed no deal of
+    the sample still gets an interval of its bounds' width."""
+    from cardsim.studies.search import step_intervals
+
+    rng = np.random.default_rng(seed)
+    base = 0.6
+    change = np.array([0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4])
+    out = []
+    for label, rates in (("8 steps that cost", np.array([0.5, 0.45, 0.55, 0.4, 0.5, 0.3, 0.58, 0.2])),
+                         ("8 steps, 4 of them neutral", np.array([0.6, 0.5, 0.6, 0.45, 0.6, 0.55, 0.6, 0.62]))):
+        truth = change * (rates - base)
+        for n in (10, 30, 100, 250, 2000):
+            hit = 0
+            for _ in range(replicates):
+                d = _steps(rng, n, change, rates, base)
+                s = step_intervals(list(d.T), (-1.0, 1.0))
+                hit += bool(np.all((s["lo"] <= truth + 1e-12) & (truth - 1e-12 <= s["hi"])))
+            out.append(Coverage("search: one-step contrasts (Bonferroni, bounded, all at once)",
+                                f"{label}, n={n:,} deals", 0.95, replicates, hit))
+    return out
+
+
 @case("search one-step contrasts, few deals", replicates=2000)
 def one_step_few(replicates: int, seed: int) -> list[Coverage]:
-    """:func:`one_step`'s two layouts on 10, 30 and 100 held-out deals: ``search.heldout`` may be as low as
-    10 (the ready scenarios hold out 20,000; that case's rows start at 250). A step that changed no deal
+    """:func:`one_step`'s two layouts with max-T on 10, 30 and 100 held-out deals: how it failed there on a
+    win's steps (21.8-93.6%), which now get :func:`one_step_bounded`'s intervals. A step that changed no deal
     of the sample has no spread to measure; its interval is what ``stats.simultaneous_means`` gives then."""
     from cardsim.stats import simultaneous_means
 

@@ -110,7 +110,7 @@ def search_sections(res: SearchResult) -> list[Section]:
         sec = Section("Which parameters matter", text=(
             "One step from the best point, one parameter at a time, on the held-out deals, paired with the best "
             "(a gain below 0 means the step costs; same_games: the step changes no game). The intervals hold for "
-            "every step at once (simultaneous 95%, max-T over the steps' correlated gains), so the steps they "
+            f"every step at once (simultaneous 95%: {srch.step_method(p)}), so the steps they "
             "set apart from 0 are findings even though the table has many rows. Importance: PED-ANOVA (Optuna) over every trial's first-rung "
             "objective, a global view of the space."))
         c = res.contrasts
