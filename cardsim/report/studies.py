@@ -11,8 +11,7 @@ from cardsim.report import Section
 from cardsim.report import figures as F
 from cardsim.report import numbers as N
 from cardsim.stats import SAVED_MIN_DEALS
-from cardsim.studies.cards import multiplicity as cards_multiplicity
-from cardsim.studies.compare import level, multiplicity
+from cardsim.studies.compare import level
 from cardsim.studies.sweep import metric_columns, metric_words
 
 if TYPE_CHECKING:
@@ -43,8 +42,7 @@ def compare_section(res: CompareResult) -> Section:
                   text=(f"Every arm played the same {res.games:,} deals"
                         + (f" in each of {len(res.plan.runs[res.plan.arms[0]])} seat rotations" if
                            len(res.plan.runs[res.plan.arms[0]]) > 1 else "")
-                        + f"; the focus is seat {res.plan.focus}'s {res.plan.metric}. " + res.stopped
-                        + (" " if res.stopped else "") + multiplicity(res)))
+                        + f"; the focus is seat {res.plan.focus}'s {res.plan.metric}. " + res.stopped))
     sec.figures.append((f"Paired differences against the first arm ({kind})", F.png_bytes(fig)))
     if arms is not None:
         sec.figures.append(("Focus seat's win rate by arm", F.png_bytes(arms)))
@@ -148,7 +146,7 @@ def rate_section(res: RatingResult) -> Section:
 def cards_section(res: CardsResult) -> Section:
     e = res.effects
     unit = {"fubnub": "hands", "turtle": "turns", "gubs": "turns"}.get(res.plan.base.game, "turns")
-    sec = Section("Card effects", text=" ".join([*res.notes, cards_multiplicity(res)]))
+    sec = Section("Card effects", text=" ".join(res.notes))
     adjust = "Holm" if res.plan.correction == "holm" else "Benjamini-Hochberg"
     for measure, scale, xl in (("length", 1.0, f"change in game length ({unit})"),
                                ("first-player advantage", 100.0, "change in the first player's edge (points)"),

@@ -417,7 +417,8 @@ def output(res: CardsResult) -> Output:
 
 
 def multiplicity(res: CardsResult) -> str:
-    """How the card study's intervals handle multiplicity (under its tables, and in its report's section text: not as the report's Intervals paragraph, which would change the committed reports' headings): the effects'
+    """How the card study's intervals handle multiplicity (under its tables, and as its report's Intervals
+    paragraph, :func:`intervals`): the effects'
     lo/hi for their own card, lo_simultaneous/hi_simultaneous over every card, the answer's counts of cards on
     adjusted p-values, its named cards re-played; the association table, pointwise, says so."""
     k = len(res.plan.cards)
@@ -431,3 +432,8 @@ def multiplicity(res: CardsResult) -> str:
                  "the cards): about one card in twenty misses its truth by chance, so its highest and lowest cards "
                  "are not findings on their own.")
     return text
+
+
+def intervals(res: CardsResult) -> str:
+    """The report's Intervals paragraph: :func:`multiplicity`."""
+    return multiplicity(res)

@@ -386,7 +386,8 @@ def output(res: CompareResult) -> Output:
 
 
 def multiplicity(res: CompareResult) -> str:
-    """How a comparison's intervals handle multiplicity (under its tables, and in its report's section text: not as the report's Intervals paragraph, which would change the committed reports' headings): each arm's
+    """How a comparison's intervals handle multiplicity (under its tables, and as its report's Intervals
+    paragraph, :func:`intervals`): each arm's
     and each difference's interval is for its own row; with several differences, Holm's adjustment of their
     p-values, which the answer reads; in decision mode, a confidence sequence per difference, none across."""
     k = res.diffs.height
@@ -401,3 +402,8 @@ def multiplicity(res: CompareResult) -> str:
         own += (f" p_holm adjusts the {k} differences' p-values (Holm); the answer says where a sign an interval "
                 "shows is not beyond chance once adjusted.")
     return own
+
+
+def intervals(res: CompareResult) -> str:
+    """The report's Intervals paragraph: :func:`multiplicity`."""
+    return multiplicity(res)
