@@ -23,15 +23,7 @@ def answer_families(replicates: int, seed: int) -> list[Coverage]:
     rng = np.random.default_rng(seed)
     out = []
     for p, games in (((0.25,) * 4, 2000), ((0.31, 0.23, 0.23, 0.23), 2000), ((0.25,) * 4, 20000)):
-        hit = 0
-        for _ in range(replicates):
-            w = rng.choice(4, games, p=p)
-            t = rate_table(pl.DataFrame({"seat": np.repeat(np.arange(4), games), "win": np.tile(w, 4) == np.repeat(
-                np.arange(4), games)}), ["seat"], "win", cluster=None)
-            t = wilson_at(t, bonferroni_z(4))
-            hit += all(lo <= q <= hi for lo, hi, q in zip(t["sim_lo"], t["sim_hi"], p, strict=True))
-        out.append(Coverage("answer: seats' win rates (Wilson, Bonferroni over 4)",
-                            f"win chances {'/'.join(f'{q:g}' for q in p)}, {games:,} games", 0.95, replicates, hit))
+        out.append(_seats(rng, p, games, replicates))
     share = [0.3, 0.2, 0.2, 0.2, 0.1]  # four seats' sole wins and a tie
     for games in (300, 3000):
         hit = 0
@@ -87,19 +79,21 @@ def seats_few(replicates: int, seed: int) -> list[Coverage]:
     once) at 10, 30 and 100 games: the answers read them at any number of games (those rows start at
     2,000)."""
     rng = np.random.default_rng(seed)
-    out = []
-    for p in ((0.25,) * 4, (0.31, 0.23, 0.23, 0.23)):
-        for games in (10, 30, 100):
-            hit = 0
-            for _ in range(replicates):
-                w = rng.choice(4, games, p=p)
-                t = rate_table(pl.DataFrame({"seat": np.repeat(np.arange(4), games), "win": np.tile(w, 4) == np.repeat(
-                    np.arange(4), games)}), ["seat"], "win", cluster=None)
-                t = wilson_at(t, bonferroni_z(4))
-                hit += all(lo <= q <= hi for lo, hi, q in zip(t["sim_lo"], t["sim_hi"], p, strict=True))
-            out.append(Coverage("answer: seats' win rates (Wilson, Bonferroni over 4)",
-                                f"win chances {'/'.join(f'{q:g}' for q in p)}, {games:,} games", 0.95, replicates, hit))
-    return out
+    return [_seats(rng, p, games, replicates) for p in ((0.25,) * 4, (0.31, 0.23, 0.23, 0.23)) for games in (10, 30, 100)]
+
+
+def _seats(rng: np.random.Generator, p: tuple[float, ...], games: int, replicates: int) -> Coverage:
+    """Four seats' win rates (one winner a game, chances ``p``) over ``games`` games, Wilson at level 0.05 / 4
+    as the answers read them: the share of replicates with every seat's truth inside at once."""
+    hit = 0
+    for _ in range(replicates):
+        w = rng.choice(4, games, p=p)
+        t = rate_table(pl.DataFrame({"seat": np.repeat(np.arange(4), games), "win": np.tile(w, 4) == np.repeat(
+            np.arange(4), games)}), ["seat"], "win", cluster=None)
+        t = wilson_at(t, bonferroni_z(4))
+        hit += all(lo <= q <= hi for lo, hi, q in zip(t["sim_lo"], t["sim_hi"], p, strict=True))
+    return Coverage("answer: seats' win rates (Wilson, Bonferroni over 4)",
+                    f"win chances {'/'.join(f'{q:g}' for q in p)}, {games:,} games", 0.95, replicates, hit)
 
 
 @case("answer: FUBNUB's point cards", replicates=1000)

@@ -79,19 +79,19 @@ def equal_seats(replicates: int, seed: int) -> list[Coverage]:
 
 
 @case("first-player advantage", replicates=2000)
-def first_player_advantage(replicates: int, seed: int) -> list[Coverage]:
+def first_player_advantage(replicates: int, seed: int, ns: tuple[int, ...] = (10, 30, 100, 1000)) -> list[Coverage]:
     """The balance table's first-player advantage (the first seat's win minus the mean seat's, a game:
     -1/4 or +3/4 with four seats and one winner; its row in :func:`cardsim.metrics.outcome_metrics`,
     whose interval :func:`cardsim.metrics.advantage_row` gives): a fair first seat, one that wins 45% of
     games, and one that wins 5% (mostly -1/4: the t interval it had covered 39% at 10 games); its ends cut
-    to the range the games allow (-1/4 to 3/4)."""
+    to the range the games allow (-1/4 to 3/4). ``ns``: the games."""
     from cardsim.metrics import advantage_range, advantage_row
 
     rng = np.random.default_rng(seed)
     out = []
     for p0 in (0.25, 0.45, 0.05):
         probs = [p0] + [(1 - p0) / 3] * 3
-        for n in (10, 30, 100, 1000):
+        for n in ns:
             hit = 0
             for _ in range(replicates):
                 w = _shared(rng, n, probs, 0.0)
@@ -107,22 +107,7 @@ def first_player_advantage(replicates: int, seed: int) -> list[Coverage]:
 def first_player_advantage_few(replicates: int, seed: int) -> list[Coverage]:
     """The first-player advantage of :func:`first_player_advantage` at 3 and 5 games: ``cardsim run
     --balance`` prints it at any number of games (that case's rows start at 10)."""
-    from cardsim.metrics import advantage_range, advantage_row
-
-    rng = np.random.default_rng(seed)
-    out = []
-    for p0 in (0.25, 0.45, 0.05):
-        probs = [p0] + [(1 - p0) / 3] * 3
-        for n in (3, 5):
-            hit = 0
-            for _ in range(replicates):
-                w = _shared(rng, n, probs, 0.0)
-                row = advantage_row("first-player advantage", w[:, 0] - w.mean(axis=1), "",
-                                    advantage_range(w.sum(axis=1), np.full(n, w.shape[1], np.float64)))
-                hit += row["lo"] <= p0 - 0.25 <= row["hi"]
-            out.append(Coverage("balance metric: first-player advantage (bounded mean)",
-                                f"first seat wins {p0:.0%} of 4-seat games, {n:,} games", 0.95, replicates, hit))
-    return out
+    return first_player_advantage(replicates, seed, (3, 5))
 
 
 @case("balance, FUBNUB", replicates=500)

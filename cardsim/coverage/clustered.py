@@ -27,35 +27,13 @@ def _games(rng: np.random.Generator, games: int, icc: str) -> pl.DataFrame:
 
 
 @case("clustered rate", replicates=2000)
-def clustered_rate(replicates: int, seed: int) -> list[Coverage]:
-    """Per-hand rates and means with a game effect: truth 0.25 (rate) and 3.0 (mean of y * 10 + U(0, 1))."""
+def clustered_rate(replicates: int, seed: int, gamess: tuple[int, ...] = (200, 2000)) -> list[Coverage]:
+    """Per-hand rates and means with a game effect: truth 0.25 (rate) and 3.0 (mean of y * 10 + U(0, 1)),
+    over ``gamess`` games (a mean without an interval, below 2 games, counts as a miss)."""
     rng = np.random.default_rng(seed)
     out = []
     for icc in ("positive", "negative"):
-        for games in (200, 2000):
-            hit_r = hit_m = 0
-            for _ in range(replicates):
-                f = _games(rng, games, icc)
-                r = rate_table(f, ["x"], "y").row(0, named=True)
-                m = mean_table(f, "v").row(0, named=True)
-                hit_r += r["lo"] <= 0.25 <= r["hi"]
-                hit_m += m["lo"] <= 3.0 <= m["hi"]
-            out.append(Coverage("game-clustered rate", f"simulated, {icc} within-game correlation, {games:,} games",
-                                0.95, replicates, hit_r))
-            out.append(Coverage("game-clustered mean", f"simulated, {icc} within-game correlation, {games:,} games",
-                                0.95, replicates, hit_m))
-    return out
-
-
-@case("clustered rate, a few games", replicates=2000)
-def clustered_rate_few(replicates: int, seed: int) -> list[Coverage]:
-    """:func:`clustered_rate`'s cases at 3 to 30 games: a run's summary prints its per-hand rates (Wilson at
-    the effective size, the design effect estimated from the games) and clustered means (Student's t on the
-    games) at any number of games (``cardsim run -n 3``), and that case's rows start at 200."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for icc in ("positive", "negative"):
-        for games in (3, 5, 10, 30):
+        for games in gamess:
             hit_r = hit_m = 0
             for _ in range(replicates):
                 f = _games(rng, games, icc)
@@ -68,6 +46,14 @@ def clustered_rate_few(replicates: int, seed: int) -> list[Coverage]:
             out.append(Coverage("game-clustered mean", f"simulated, {icc} within-game correlation, {games:,} games",
                                 0.95, replicates, hit_m))
     return out
+
+
+@case("clustered rate, a few games", replicates=2000)
+def clustered_rate_few(replicates: int, seed: int) -> list[Coverage]:
+    """:func:`clustered_rate`'s cases at 3 to 30 games: a run's summary prints its per-hand rates (Wilson at
+    the effective size, the design effect estimated from the games) and clustered means (Student's t on the
+    games) at any number of games (``cardsim run -n 3``), and that case's rows start at 200."""
+    return clustered_rate(replicates, seed, (3, 5, 10, 30))
 
 
 @case("clustered rate, blocks of games", replicates=2000)

@@ -13,12 +13,7 @@ def wilson_rate(replicates: int, seed: int) -> list[Coverage]:
     """Binomial counts with known p, from rare to even, at the sample sizes runs use; and a seat's wins
     where a win is sometimes shared (counted 1/k), so its count is fractional."""
     rng = np.random.default_rng(seed)
-    out = []
-    for p in (0.02, 0.25, 0.5):
-        for n in (100, 1000, 20000):
-            k = rng.binomial(n, p, size=replicates)
-            hit = sum(lo <= p <= hi for lo, hi in (wilson(int(x), n) for x in k))
-            out.append(Coverage("Wilson rate", f"p={p}, n={n:,}", 0.95, replicates, int(hit)))
+    out = _binomial(rng, (0.02, 0.25, 0.5), (100, 1000, 20000), replicates)
     # a shared win counts 1/k to each winner (a seat's wins read 264.5): Wilson on a fractional count,
     # whose values in {0, 1/k, 1} spread less than a win's 0/1, so the interval can only be wider than
     # the truth needs; these rows measure by how much (the seats' answer and every win rate take it)
@@ -44,10 +39,14 @@ def wilson_rate_few(replicates: int, seed: int) -> list[Coverage]:
     """:func:`wilson_rate`'s counts at 10 to 50 games: a run's seat win rates, a sweep's points and the
     balance table's Wilson rows are printed at any number of games (that case's rows start at 100).
     Wilson's coverage swings with n and p (the count is discrete), so these rows show the swing."""
-    rng = np.random.default_rng(seed)
+    return _binomial(np.random.default_rng(seed), (0.1, 0.25, 0.5), (10, 20, 50), replicates)
+
+
+def _binomial(rng: np.random.Generator, ps: tuple[float, ...], ns: tuple[int, ...], replicates: int) -> list[Coverage]:
+    """Wilson on binomial counts with known ``p``, each of ``ps`` at each of ``ns`` trials."""
     out = []
-    for p in (0.1, 0.25, 0.5):
-        for n in (10, 20, 50):
+    for p in ps:
+        for n in ns:
             k = rng.binomial(n, p, size=replicates)
             hit = sum(lo <= p <= hi for lo, hi in (wilson(int(x), n) for x in k))
             out.append(Coverage("Wilson rate", f"p={p}, n={n:,}", 0.95, replicates, int(hit)))

@@ -161,21 +161,21 @@ def rule_objective(replicates: int, seed: int) -> list[Coverage]:
 
 
 @case("search held-out gain to a target", replicates=1000)
-def target_gain(replicates: int, seed: int) -> list[Coverage]:
+def target_gain(replicates: int, seed: int, ns: tuple[int, ...] = (250, 2000)) -> list[Coverage]:
     """A rule-design search to a target (objective ``first``, goal ``zero``): the held-out gain of the best
     found over the baseline is the fall in the first seat's advantage's distance to 0, each deal's value
     ``win - 1/3`` with three players, linearised (:func:`cardsim.studies.search.paired_gain`), with the
     bounded interval (``gain_estimate``, bounds -2 to +2: ``Plan.gain_bounds``). The two rule settings play
     the same deals: half the deals share the first seat's draw. Truths are exact, ``|adv_baseline| -
     |adv_best|``, including advantages either side of the target and close to it, where the linearised
-    sign can be misread."""
+    sign can be misread. ``ns``: the held-out deals."""
     from cardsim.studies.search import paired_gain
 
     rng = np.random.default_rng(seed)
     out = []
     for best, baseline in ((0.02, 0.10), (-0.01, 0.03), (0.05, 0.05)):
         truth = abs(baseline) - abs(best)
-        for n in (250, 2000):
+        for n in ns:
             hit = 0
             for _ in range(replicates):
                 u = rng.random(n)
@@ -188,6 +188,13 @@ def target_gain(replicates: int, seed: int) -> list[Coverage]:
                                 f"advantage {best:+.2f} found against {baseline:+.2f} (truth {truth:+.2f}), n={n:,} deals",
                                 0.95, replicates, hit))
     return out
+
+
+@case("search held-out gain to a target, few deals", replicates=1000)
+def target_gain_few(replicates: int, seed: int) -> list[Coverage]:
+    """:func:`target_gain`'s cases on 10, 30 and 100 held-out deals (``search.heldout`` may be as low as 10;
+    that case's rows start at 250)."""
+    return target_gain(replicates, seed, (10, 30, 100))
 
 
 def _steps(rng: np.random.Generator, n: int, change: np.ndarray, rates: np.ndarray, base: float) -> np.ndarray:
@@ -201,103 +208,53 @@ def _steps(rng: np.random.Generator, n: int, change: np.ndarray, rates: np.ndarr
     return np.where(u < change, step - best, 0.0)
 
 
-@case("search held-out gain to a target, few deals", replicates=1000)
-def target_gain_few(replicates: int, seed: int) -> list[Coverage]:
-    """:func:`target_gain`'s cases on 10, 30 and 100 held-out deals (``search.heldout`` may be as low as 10;
-    that case's rows start at 250)."""
-    from cardsim.studies.search import paired_gain
-
-    rng = np.random.default_rng(seed)
-    out = []
-    for best, baseline in ((0.02, 0.10), (-0.01, 0.03), (0.05, 0.05)):
-        truth = abs(baseline) - abs(best)
-        for n in (10, 30, 100):
-            hit = 0
-            for _ in range(replicates):
-                u = rng.random(n)
-                v = np.where(rng.random(n) < 0.5, u, rng.random(n))
-                a = (u < 1 / 3 + best) - 1 / 3
-                b = (v < 1 / 3 + baseline) - 1 / 3
-                e = gain_estimate(paired_gain(a, b, 0.0), (-2.0, 2.0))
-                hit += e.lo <= truth <= e.hi
-            out.append(Coverage("search: held-out gain to a target (linearised, bounded)",
-                                f"advantage {best:+.2f} found against {baseline:+.2f} (truth {truth:+.2f}), n={n:,} deals",
-                                0.95, replicates, hit))
-    return out
-
-
-@case("search one-step contrasts", replicates=2000)
-def one_step(replicates: int, seed: int) -> list[Coverage]:
-    """Eight steps around a best point: every step's interval must hold its true gain at once, with max-T
-    (``stats.simultaneous_means``: what ``cardsim search`` prints for a length's steps; a win's or a share's
-    get the bounded intervals of :func:`one_step_bounded`). Two layouts: steps that cost (change 5-40% of
-    the deals, each worse), and steps of which half change nothing on average (their rate equals the
-    best's). The true gain of step j is ``change_j * (rates_j - base)``."""
+def _one_step(replicates: int, seed: int, ns: tuple[int, ...], bounded: bool) -> list[Coverage]:
+    """Eight steps around a best point: every step's interval must hold its true gain at once. Two layouts:
+    steps that cost (change 5-40% of the deals, each worse), and steps of which half change nothing on
+    average (their rate equals the best's). The true gain of step j is ``change_j * (rates_j - base)``.
+    ``bounded``: the intervals of :func:`cardsim.studies.search.step_intervals` for a win's steps (each
+    step's bounded interval at Bonferroni's level 0.05 / 8); else max-T (``stats.simultaneous_means``:
+    what ``cardsim search`` prints for a length's steps). ``ns``: the held-out deals."""
     from cardsim.stats import simultaneous_means
-
-    rng = np.random.default_rng(seed)
-    base = 0.6
-    change = np.array([0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4])
-    out = []
-    for label, rates in (("8 steps that cost", np.array([0.5, 0.45, 0.55, 0.4, 0.5, 0.3, 0.58, 0.2])),
-                         ("8 steps, 4 of them neutral", np.array([0.6, 0.5, 0.6, 0.45, 0.6, 0.55, 0.6, 0.62]))):
-        truth = change * (rates - base)
-        for n in (250, 2000):
-            hit = 0
-            for r in range(replicates):
-                # the CLI draws 200,000 normals for the critical value; 5,000 keep the suite quick
-                s = simultaneous_means(_steps(rng, n, change, rates, base), draws=5_000, seed=r)
-                hit += bool(np.all((s["lo"] <= truth + 1e-12) & (truth - 1e-12 <= s["hi"])))  # type: ignore[operator]
-            out.append(Coverage("search: one-step contrasts (max-T, all at once)", f"{label}, n={n:,} deals", 0.95,
-                                replicates, hit))
-    return out
-
-
-@case("search one-step contrasts, bounded", replicates=2000)
-def one_step_bounded(replicates: int, seed: int) -> list[Coverage]:
-    """:func:`one_step`'s two layouts with the intervals ``cardsim search`` prints for a win's steps
-    (:func:`cardsim.studies.search.step_intervals`: each step's bounded interval at Bonferroni's level
-    0.05 / 8), from 10 held-out deals (``search.heldout``'s least) to 2,000. A step that changed no deal of
-    the sample still gets an interval of its bounds' width."""
     from cardsim.studies.search import step_intervals
 
     rng = np.random.default_rng(seed)
     base = 0.6
     change = np.array([0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4])
+    name = ("search: one-step contrasts (Bonferroni, bounded, all at once)" if bounded else
+            "search: one-step contrasts (max-T, all at once)")
     out = []
     for label, rates in (("8 steps that cost", np.array([0.5, 0.45, 0.55, 0.4, 0.5, 0.3, 0.58, 0.2])),
                          ("8 steps, 4 of them neutral", np.array([0.6, 0.5, 0.6, 0.45, 0.6, 0.55, 0.6, 0.62]))):
         truth = change * (rates - base)
-        for n in (10, 30, 100, 250, 2000):
+        for n in ns:
             hit = 0
-            for _ in range(replicates):
+            for r in range(replicates):
                 d = _steps(rng, n, change, rates, base)
-                s = step_intervals(list(d.T), (-1.0, 1.0))
-                hit += bool(np.all((s["lo"] <= truth + 1e-12) & (truth - 1e-12 <= s["hi"])))
-            out.append(Coverage("search: one-step contrasts (Bonferroni, bounded, all at once)",
-                                f"{label}, n={n:,} deals", 0.95, replicates, hit))
+                # the CLI draws 200,000 normals for max-T's critical value; 5,000 keep the suite quick
+                s = step_intervals(list(d.T), (-1.0, 1.0)) if bounded else simultaneous_means(d, draws=5_000, seed=r)
+                hit += bool(np.all((s["lo"] <= truth + 1e-12) & (truth - 1e-12 <= s["hi"])))  # type: ignore[operator]
+            out.append(Coverage(name, f"{label}, n={n:,} deals", 0.95, replicates, hit))
     return out
+
+
+@case("search one-step contrasts", replicates=2000)
+def one_step(replicates: int, seed: int) -> list[Coverage]:
+    """:func:`_one_step` with max-T (a length's steps) on 250 and 2,000 held-out deals."""
+    return _one_step(replicates, seed, (250, 2000), bounded=False)
+
+
+@case("search one-step contrasts, bounded", replicates=2000)
+def one_step_bounded(replicates: int, seed: int) -> list[Coverage]:
+    """:func:`_one_step` with the bounded intervals ``cardsim search`` prints for a win's steps, from 10
+    held-out deals (``search.heldout``'s least) to 2,000. A step that changed no deal of the sample still
+    gets an interval of its bounds' width."""
+    return _one_step(replicates, seed, (10, 30, 100, 250, 2000), bounded=True)
 
 
 @case("search one-step contrasts, few deals", replicates=2000)
 def one_step_few(replicates: int, seed: int) -> list[Coverage]:
-    """:func:`one_step`'s two layouts with max-T on 10, 30 and 100 held-out deals: how it failed there on a
-    win's steps (21.8-93.6%), which now get :func:`one_step_bounded`'s intervals. A step that changed no deal
-    of the sample has no spread to measure; its interval is what ``stats.simultaneous_means`` gives then."""
-    from cardsim.stats import simultaneous_means
-
-    rng = np.random.default_rng(seed)
-    base = 0.6
-    change = np.array([0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4])
-    out = []
-    for label, rates in (("8 steps that cost", np.array([0.5, 0.45, 0.55, 0.4, 0.5, 0.3, 0.58, 0.2])),
-                         ("8 steps, 4 of them neutral", np.array([0.6, 0.5, 0.6, 0.45, 0.6, 0.55, 0.6, 0.62]))):
-        truth = change * (rates - base)
-        for n in (10, 30, 100):
-            hit = 0
-            for r in range(replicates):
-                s = simultaneous_means(_steps(rng, n, change, rates, base), draws=5_000, seed=r)
-                hit += bool(np.all((s["lo"] <= truth + 1e-12) & (truth - 1e-12 <= s["hi"])))  # type: ignore[operator]
-            out.append(Coverage("search: one-step contrasts (max-T, all at once)", f"{label}, n={n:,} deals", 0.95,
-                                replicates, hit))
-    return out
+    """:func:`_one_step` with max-T on 10, 30 and 100 held-out deals: how it failed there on a win's steps
+    (21.8-93.6%), which now get :func:`one_step_bounded`'s intervals. A step that changed no deal of the
+    sample has no spread to measure; its interval is what ``stats.simultaneous_means`` gives then."""
+    return _one_step(replicates, seed, (10, 30, 100), bounded=False)

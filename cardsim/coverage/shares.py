@@ -22,13 +22,14 @@ def _pair(rng: np.random.Generator, p: float, deals: int, kind: str) -> np.ndarr
 
 
 @case("pair win share", replicates=2000)
-def pair_share(replicates: int, seed: int) -> list[Coverage]:
-    """A's share of wins in a pair, two tables per deal, from rare (0.2%) to even."""
+def pair_share(replicates: int, seed: int, ps: tuple[float, ...] = (0.002, 0.01, 0.05, 0.5),
+               dealss: tuple[int, ...] = (100, 1000)) -> list[Coverage]:
+    """A's share of wins in a pair, two tables per deal, from rare (0.2%) to even (``ps``), on ``dealss``."""
     rng = np.random.default_rng(seed)
     out = []
     for kind in ("positive", "negative"):
-        for p in (0.002, 0.01, 0.05, 0.5):
-            for deals in (100, 1000):
+        for p in ps:
+            for deals in dealss:
                 cl = np.repeat(np.arange(deals), 2)
                 hit = 0
                 for _ in range(replicates):
@@ -44,17 +45,4 @@ def pair_share(replicates: int, seed: int) -> list[Coverage]:
 def pair_share_few(replicates: int, seed: int) -> list[Coverage]:
     """:func:`pair_share` at 3, 10 and 30 deals (``cardsim rate`` prints its Pairs table at any number of
     deals; that case's rows start at 100)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for kind in ("positive", "negative"):
-        for p in (0.05, 0.5):
-            for deals in (3, 10, 30):
-                cl = np.repeat(np.arange(deals), 2)
-                hit = 0
-                for _ in range(replicates):
-                    e = share_ci(_pair(rng, p, deals, kind).ravel(), cl)
-                    hit += e.lo <= p <= e.hi
-                out.append(Coverage("pair win share (Korn-Graubard)",
-                                    f"p={p}, {deals:,} deals x 2 tables, {kind} within-deal correlation", 0.95,
-                                    replicates, hit))
-    return out
+    return pair_share(replicates, seed, (0.05, 0.5), (3, 10, 30))
