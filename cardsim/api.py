@@ -272,7 +272,11 @@ def _no_until(s: sc.Scenario, kind: str) -> None:
 
 def _not_a_file(name: str, path: str | os.PathLike | None, holds: str) -> None:
     """A folder argument (``out``, ``runs``) that names a file is one :class:`RunDirError` saying what the
-    folder ``holds``, before any game (mkdir's OSError came after a meta-game's games)."""
+    folder ``holds``, before any game (mkdir's OSError came after a meta-game's games). One that is not a path
+    (``out=3`` was a TypeError; ``os.stat`` reads an int as an open file's number) or one the system cannot
+    look up (too long, a NUL byte) is refused too."""
+    if path is not None and not isinstance(path, str | os.PathLike):
+        raise RunDirError(f"{name}={path!r} must be a folder's path (str or Path), not {type(path).__name__}")
     if path is not None and (why := unlookable(path)) is not None:
         raise RunDirError(f"{name}={why}")
     if path is not None and Path(path).exists() and not Path(path).is_dir():

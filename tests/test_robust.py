@@ -605,6 +605,8 @@ def test_api_paths_the_system_cannot_look_up_are_one_error(bad, tmp_path):
     with pytest.raises(CardsimError, match=f"out=.*{why}"):
         cardsim.run(ROOT / "scenarios" / "fubnub.toml", games=10, out=tmp_path / bad)
     assert not any(tmp_path.iterdir())
+    with pytest.raises(CardsimError, match=r"out=3 must be a folder's path \(str or Path\), not int"):
+        cardsim.run(ROOT / "scenarios" / "fubnub.toml", games=10, out=3)  # a TypeError
 
 
 @pytest.mark.parametrize("args", [["run", "{long}"], ["report", "{long}"],
