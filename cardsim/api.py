@@ -260,14 +260,15 @@ def _check_callback(name: str, f: object, args: str) -> None:
         raise ScenarioError(f"{name}={f!r} must be a function called with ({args}), or None")
 
 
-def _no_until(s: sc.Scenario, kind: str) -> None:
+def _no_until(s: sc.Scenario, kind: str, plays: str = "plays each of its runs to --games (scenario.games) on the "
+              "same deals, which a stop of its own in every run would break") -> None:
     """A study's scenario with ``scenario.until``: each of its runs stopped at its own precision (400 games of a
-    compare asked 2,000), while the answer said "on the same 2,000 deals"; until is `cardsim run`'s."""
+    compare asked 2,000), while the answer said "on the same 2,000 deals"; a search or meta-game read it not at
+    all. until is `cardsim run`'s."""
     until = s.raw.get("scenario", {}).get("until")
     if until:
         raise ScenarioError(f"scenario.until = {until!r} is a precision target for `cardsim run` (the base scenario); "
-                            f"a {kind} plays each of its runs to --games (scenario.games) on the same deals, which "
-                            f"a stop of its own in every run would break: drop until from the scenario")
+                            f"a {kind} {plays}: drop until from the scenario")
 
 
 def _not_a_file(name: str, path: str | os.PathLike | None, holds: str) -> None:
@@ -526,6 +527,8 @@ def _in_memory(kind: str, scenario: str | Path | sc.Scenario, seed: int | None, 
     size = "budget" if kind == "search" else "deals"
     kw[size] = _check_count("budget" if kind == "search" else "games", kw.get(size))
     s = load(scenario, seed=seed)
+    _no_until(s, kind, "plays to its budget (--budget, search.budget)" if kind == "search" else
+              "plays every profile on meta.deals deals (--games)")  # it has no stop of its own: until did nothing
     p = mod.plan(s)
     runs = kw.get("runs")
     _not_a_file("runs", runs, f"runs is the folder the {kind}'s "  # the meta-game's chunks: an OSError

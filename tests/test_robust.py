@@ -664,3 +664,21 @@ def test_a_study_scenario_with_until_is_refused(study, tmp_path):
     with pytest.raises(ScenarioError, match=r"scenario.until = 'winrate_s0 \+-0.05' is a precision target for"):
         getattr(cardsim, study)(from_dict(raw), games=50, runs=tmp_path)
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("study", ["search", "meta"])
+def test_a_search_or_meta_scenario_with_until_is_refused(study, tmp_path):
+    """``until = ...`` under [scenario] of a search or a meta-game was read by nothing: the study played to
+    its budget (deals) and no line said the target was ignored. It is refused as in the other studies."""
+    import tomllib
+
+    import cardsim
+    from cardsim.errors import ScenarioError
+    from cardsim.scenario import from_dict
+
+    name = {"search": "fubnub_search", "meta": "fourbid_meta"}[study]
+    raw = tomllib.loads((ROOT / "scenarios" / f"{name}.toml").read_text())
+    raw["scenario"]["until"] = "winrate_s0 +-0.05"
+    with pytest.raises(ScenarioError, match=r"scenario.until = 'winrate_s0 \+-0.05' is a precision target for"):
+        getattr(cardsim, study)(from_dict(raw), runs=tmp_path)
+    assert not any(tmp_path.iterdir())
