@@ -1226,3 +1226,17 @@ def test_a_bounded_mean_of_few_fractions_gets_korn_graubards_degrees_of_freedom(
     nb = mb * (1 - mb) / sb ** 2
     eb = mean_ci(b, bounds=(0.0, 1.0))
     assert eb.lo == pytest.approx(beta.ppf(0.025, mb * nb, nb - mb * nb + 1))
+
+
+def test_a_count_interval_without_an_upper_end_reads_to_unbounded():
+    """A count's interval from 2 or 3 games has a lower end and no upper one (JSON: lo a number, hi null). The
+    studies' answers say "(0.0 to unbounded)", but `cardsim run`'s Turtle answer read "A game lasts 22.5 turns
+    (95% CI n/a)", as if there were no interval at all."""
+    import math
+
+    from cardsim.report import numbers as N
+
+    assert N.num_ci(22.5, 0.0, math.inf, "turns") == "22.5 turns (95% CI 0 to unbounded)"
+    assert N.num_ci(22.5, 1.25, math.inf) == "22.5 (95% CI 1.25 to unbounded)"
+    assert N.num_ci(118.0, float("nan"), float("nan"), "turns") == "118 turns (95% CI n/a)"  # no interval: as before
+    assert N.num_ci(5.0, -math.inf, math.inf) == "5.00 (95% CI n/a)"

@@ -182,7 +182,10 @@ def _label(label: str) -> str:
 
 
 def _range(lo: Any, hi: Any, f) -> str:
-    """``6.6-8.9``, or ``-9.5 to -8.4`` when a bound is negative (a dash would read as a minus)."""
+    """``6.6-8.9``, or ``-9.5 to -8.4`` when a bound is negative (a dash would read as a minus); ``0 to
+    unbounded`` where only the upper end is infinite (a count's interval from 2 or 3 games)."""
+    if finite(lo) and hi is not None and hi == math.inf:
+        return f"{f(lo)} to unbounded"
     if not (finite(lo) and finite(hi)):
         return MISSING
     return interval(f(lo), f(hi))
