@@ -475,3 +475,18 @@ def test_wide_table_blocks_repeat_the_keys_that_name_a_row():
     assert len(blocks) > 1 and all(b.splitlines()[0].split()[:2] == ["strategy", "profile"] for b in blocks)
     unique = frame.with_columns(pl.Series("strategy", ["w", "x", "y", "z"]))
     assert all(b.splitlines()[0].split()[1] != "profile" for b in text_table(unique, width=120).split("\n\n")[1:])
+
+
+def test_a_report_of_a_run_directory_fences_its_scenario_as_json(tmp_path):
+    """A report of a run directory (or of a scenario built in Python) shows the scenario as its manifest
+    holds it, in JSON; report.md fenced that JSON as ```toml. A scenario file keeps its ```toml fence."""
+    raw = {"scenario": {"name": "fence", "game": "fubnub", "games": 20, "seed": 1}, "seats": {"policy": "partner"},
+           "rules": {"point_cards": 1}}
+    res = api.run(from_dict(raw), runs=tmp_path / "runs")
+    md = (rep.write(api.open_run(res.path), tmp_path / "a") / "report.md").read_text()
+    scen = md.split("## Scenario", 1)[1]
+    assert "```json\n{" in scen and "```toml" not in scen
+    path = tmp_path / "fence.toml"
+    path.write_text('[scenario]\ngame = "fubnub"\ngames = 20\n\n[rules]\npoint_cards = 1\n')
+    md = (rep.write(api.run(path, runs=tmp_path / "runs"), tmp_path / "b") / "report.md").read_text()
+    assert "```toml\n[scenario]" in md.split("## Scenario", 1)[1]

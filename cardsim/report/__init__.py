@@ -100,7 +100,9 @@ class Report:
                 body.append((f"<h3>{esc(title)}</h3>" if head else "") + html_table(frame))
         md += ["## Run", "", md_kv(self.meta), ""]
         body += [f"<h2 id='{anchor('Run')}'>Run</h2>", html_kv(self.meta)]
-        md += ["## Scenario", "", "```toml", self.scenario_text.strip(), "```", ""]
+        # the scenario file (TOML), or as a run directory's manifest or a scenario built in Python holds it (JSON)
+        lang = "json" if self.scenario_text.lstrip().startswith("{") else "toml"
+        md += ["## Scenario", "", f"```{lang}", self.scenario_text.strip(), "```", ""]
         body.append(f"<h2 id='{anchor('Scenario')}'>Scenario</h2><pre>{esc(self.scenario_text.strip())}</pre>")
         _save(out / "report.md", "\n".join(md).encode("utf-8"))
         _save(out / "index.html", PAGE.format(title=esc(self.title), body="\n".join(body)).encode("utf-8"))
@@ -431,7 +433,7 @@ def build_study(base, kind: str, res) -> Report:
         "study": kind, "games per run": f"{base.games:,}", "seed": str(base.seed),
         "rules version": str(game.rules_version), "cardsim version": __version__,
     }
-    text = base.path.read_text(encoding="utf-8", errors="replace") if base.path is not None and base.path.exists() else json.dumps(dict(base.raw))
+    text = base.path.read_text(encoding="utf-8", errors="replace") if base.path is not None and base.path.exists() else json.dumps(dict(base.raw), indent=1)
     title = base.raw.get("report", {}).get("title") or f"{game.title}: {base.name}"
     sections = SCALE_SECTIONS[kind](res) if kind in SCALE_SECTIONS else [SECTIONS[kind](res)]
     if kind in SCALE_SECTIONS:  # search and meta play in memory: no run directory, no games per run
