@@ -1379,3 +1379,27 @@ def test_a_length_search_on_few_heldout_deals_prints_no_unmeasured_steps():
     assert any(n.startswith("No one-step table: a length's steps get max-T") and "search.heldout = 100" in n
                for n in out.notes), out.notes
     assert not any(t.startswith("One step from the best") for t, _ in out.tables)
+
+
+def test_search_answer_keeps_each_end_of_a_difference_off_zero():
+    """A one-step cost whose interval ends just below 0 read "round2_need 2 -> 1, 0.1 points (-0.2 to -0.0
+    points)" (fubnub_search at --budget 300000): the README says a difference of shares in points keeps its
+    ends off 0 ("-0.04 to +5.00", not "-0.0 to +5.0"), as the other answers do."""
+    from types import SimpleNamespace
+
+    from cardsim.studies import search as se
+
+    p = SimpleNamespace(objective="win", params=[SimpleNamespace(name="tuned.round2_need"),
+                                                 SimpleNamespace(name="tuned.cheap")])
+    assert se._ci(p, -0.0021, -0.0004, diff=True) == "-0.21 to -0.04 points"
+    assert se._pts(p, -0.0012, lo=-0.0021, hi=-0.0004) == "-0.12 points"
+    assert se._ci(p, -0.0004, 0.05, diff=True) == "-0.04 to +5.00 points"
+    assert se._ci(p, 0.127, 0.140, diff=True) == "+12.7 to +14.0 points"  # far from 0: one decimal, as before
+    contrasts = pl.DataFrame({"param": ["tuned.round2_need", "tuned.cheap"], "value": ["1", "0"],
+                              "gain": [-0.0012, -0.073], "lo": [-0.0021, -0.078], "hi": [-0.0004, -0.068],
+                              "same_games": [False, False]})
+    res = SimpleNamespace(plan=p, contrasts=contrasts, best=SimpleNamespace(values={"tuned.round2_need": 2,
+                                                                                    "tuned.cheap": 1}))
+    text = se._steps_sentence(res)
+    assert "round2_need 2 -> 1, 0.12 points (-0.21 to -0.04 points)" in text and "-0.0 " not in text
+    assert "cheap 1 -> 0, 7.3 points (-7.8 to -6.8 points)" in text

@@ -49,7 +49,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.output import Output
-from cardsim.report.numbers import many, share_digits
+from cardsim.report.numbers import many, share_digits, side_digits
 from cardsim.results import sole_holder
 from cardsim.stats import simultaneous_means
 from cardsim.studies import derive, space
@@ -953,13 +953,16 @@ UNITS = {"win": "win rate", "length": "game length", "length_in": "share of game
 SHARE_OBJECTIVES = ("win", "length_in", "first", "dealer")
 
 
-def _digits(p: Plan, lo: float | None, hi: float | None) -> int:
+def _digits(p: Plan, lo: float | None, hi: float | None, ref: float | None = None) -> int:
     """Decimals of an interval (and its estimate) in the answer: one for a share or a difference of shares in
     points, two otherwise, more where those print the ends alike (a very large number of deals: the decimals
-    the half-width justifies, :func:`cardsim.report.numbers.share_digits`)."""
-    if p.objective in SHARE_OBJECTIVES:
-        return 1 if lo is None or hi is None else share_digits([lo], [hi])
-    return 2 if lo is None or hi is None else share_digits([lo / 100], [hi / 100], 2)
+    the half-width justifies, :func:`cardsim.report.numbers.share_digits`) or, with ``ref`` (0 for a
+    difference), round an end onto it: -0.21 to -0.04 points, not -0.2 to -0.0 (:func:`side_digits`)."""
+    share = p.objective in SHARE_OBJECTIVES
+    if lo is None or hi is None:
+        return 1 if share else 2
+    d = share_digits([lo], [hi]) if share else share_digits([lo / 100], [hi / 100], 2)
+    return d if ref is None else side_digits(lo, hi, ref, d, scale=100.0 if share else 1.0)
 
 
 def _val(p: Plan, x: float, lo: float | None = None, hi: float | None = None) -> str:
@@ -973,8 +976,8 @@ def _val(p: Plan, x: float, lo: float | None = None, hi: float | None = None) ->
 def _pts(p: Plan, x: float, digits: int | None = None, lo: float | None = None, hi: float | None = None) -> str:
     """A difference, to ``digits`` (shares) or the decimals of its interval ``lo``-``hi`` (:func:`_digits`)."""
     if p.objective in SHARE_OBJECTIVES:
-        return f"{100 * x:+.{_digits(p, lo, hi) if digits is None else digits}f} points"
-    return f"{x:+.{_digits(p, lo, hi)}f}"
+        return f"{100 * x:+.{_digits(p, lo, hi, 0.0) if digits is None else digits}f} points"
+    return f"{x:+.{_digits(p, lo, hi, 0.0)}f}"
 
 
 def _ci(p: Plan, lo: float, hi: float, diff: bool = False, digits: int | None = None) -> str:
@@ -983,7 +986,7 @@ def _ci(p: Plan, lo: float, hi: float, diff: bool = False, digits: int | None = 
     otherwise), by default :func:`_digits` (more where the ends would print alike)."""
     share = p.objective in SHARE_OBJECTIVES
     sign = "+" if diff else ""
-    d = _digits(p, lo, hi) if digits is None else digits if share else digits + 1
+    d = _digits(p, lo, hi, 0.0 if diff else None) if digits is None else digits if share else digits + 1
     f = (lambda x: f"{100 * x:{sign}.{d}f}") if share else (lambda x: f"{x:{sign}.{d}f}")
     a, b = f(lo), f(hi)
     text = f"{a} to {b}" if diff or a.startswith("-") or b.startswith("-") else f"{a}-{b}"
@@ -1112,7 +1115,7 @@ def _steps_sentence(res: SearchResult, most: int = 4) -> str:
         items = []
         shown = costs if len(costs) <= most + 1 else costs[:most]  # every cost is named, the largest with its interval
         for r in shown:
-            d = _digits(p, r["lo"], r["hi"])
+            d = _digits(p, r["lo"], r["hi"], 0.0)
             items.append(f"{step(r)}, {_pts(p, -r['gain'], d).lstrip('+')} "
                          f"({_ci(p, r['lo'], r['hi'], diff=True, digits=d)})")
         rest = costs[len(shown):]
@@ -1147,7 +1150,7 @@ def _better_neighbour(res: SearchResult, lead: str) -> str:
     r = better.row(0, named=True)
     d = 2 if r["hi"] < 0.01 else 1  # a gain under a point keeps its second decimal
     if p.objective in SHARE_OBJECTIVES:  # and more where those print the interval's ends alike
-        d = max(d, share_digits([r["lo"]], [r["hi"]], d))
+        d = side_digits(r["lo"], r["hi"], 0.0, max(d, share_digits([r["lo"]], [r["hi"]], d)))
     return (f" {lead} {short_names(p)[r['param']]} to {r['value']} gains {_pts(p, r['gain'], d)} more (95% CI "
             f"{_ci(p, r['lo'], r['hi'], diff=True, digits=d)}, simultaneous over the {many(res.contrasts.height, 'step')}) on the "
             f"held-out deals: the best found is not a local optimum, "
