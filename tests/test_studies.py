@@ -846,3 +846,18 @@ def test_decided_comparison_labels_its_sequences_with_their_level(tmp_path):
     assert titles[1].startswith("Differences vs the first arm: anytime-valid 80% intervals;")
     md = (rep.build_study(s, "compare", res).write(tmp_path / "rep") / "report.md").read_text()
     assert "anytime-valid 80% sequences" in md and "anytime-valid 95%" not in md
+
+
+def test_a_difference_in_compare_and_cards_answers_keeps_its_ends_off_zero():
+    """The README: "a difference of shares in points keeps its ends off 0 alike ("-0.04 to +5.00", not "-0.0
+    to +5.0")". compare's and the card study's answers printed a difference just above 0 as "0.0-5.0 points"
+    (a sign they call known, with an end that reads 0) or "-0.0 to +5.0 points"."""
+    from cardsim.studies.compare import span, span_digits
+
+    assert span(-0.0004, 0.05, 100, "points", signed=True) == "-0.04 to +5.00 points"
+    assert span(0.0004, 0.05, 100, "points") == "0.04-5.00 points"
+    assert span(-0.05, -0.0004, 100, "points") == "0.04-5.00 points"
+    assert span(-0.6, -0.02, 1, "turns", signed=True) == "-0.60 to -0.02 turns"
+    assert span(0.074, 0.086, 100, "points") == "7.4-8.6 points"  # far from 0: one decimal, as before
+    assert span_digits(0.0004, 0.05, 100) == 1  # a plain width (an arm's own interval) has no reference
+    assert span_digits(0.0004, 0.05, 100, ref=0.0) == 2

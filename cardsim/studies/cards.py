@@ -335,7 +335,7 @@ def headline(res: CardsResult) -> str:
         r = chosen["length"]
         decks = (f"{mean_text(r['full_deck'], r['full_deck_lo'], r['full_deck_hi'])} -> "
                  f"{mean_text(r['changed'], r['changed_lo'], r['changed_hi'])} {unit}")
-        d = span_digits(r["lo"], r["hi"], 1)
+        d = span_digits(r["lo"], r["hi"], 1, 0.0)
         sure = r["p_adjusted"] < 0.05
         if sure:
             verb = "shortens" if r["effect"] < 0 else "lengthens"
@@ -356,7 +356,7 @@ def headline(res: CardsResult) -> str:
         if e.filter(pl.col("measure") == measure).height:
             if measure in chosen:
                 r = chosen[measure]
-                d = span_digits(r["lo"], r["hi"], 100)
+                d = span_digits(r["lo"], r["hi"], 100, 0.0)
                 parts.append(f"{_verb(p)} {r['card']} moves {label} most of the cards beyond chance: "
                              f"{100 * r['effect']:+.{d}f} points "
                              f"(95% CI {span(r['lo'], r['hi'], 100, 'points', signed=True, n=r['games'], what='games')})"
@@ -381,7 +381,7 @@ def _next(rows: pl.DataFrame, top: dict, scale: float, unit: str) -> str:
     if not rest or not rest[0]["lo"] <= top["effect"] <= rest[0]["hi"]:
         return ""
     x = rest[0]
-    d = span_digits(x["lo"], x["hi"], scale)
+    d = span_digits(x["lo"], x["hi"], scale, 0.0)
     return (f"; the next, {x['card']} ({scale * x['effect']:+.{d}f} {unit}, 95% CI "
             f"{span(x['lo'], x['hi'], scale, unit, signed=True, n=x['games'], what='games')}), holds that figure in "
             f"its interval, so which of the two changes it most is not settled")
@@ -393,7 +393,7 @@ def _again(r: dict | None, scale: float, unit: str, verb: bool = False) -> str:
     carries the sign, then the size and the size range."""
     if r is None:
         return ""
-    v, d = scale * r["effect"], span_digits(r["lo"], r["hi"], scale)
+    v, d = scale * r["effect"], span_digits(r["lo"], r["hi"], scale, 0.0)
     where = f"; re-played on {many(r['games'], 'fresh seed')}: "
     if not math.isfinite(v):
         return where + "no game finished in both decks"

@@ -32,7 +32,7 @@ from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean
 from cardsim.metrics import length_is_count
 from cardsim.output import Output
-from cardsim.report.numbers import finite, many, num, num_ci, pct, pct_ci, share_digits
+from cardsim.report.numbers import finite, many, num, num_ci, pct, pct_ci, share_digits, side_digits
 from cardsim.sequential import eb_sequence
 from cardsim.stats import SAVED_MIN_DEALS, UNBOUNDED, holm, mean_ci, paired_difference, pairing_saved
 from cardsim.studies import derive
@@ -288,7 +288,7 @@ def describe(res: CompareResult, row: dict) -> str:
     if res.plan.metric == "length":
         unit = LENGTH_UNITS.get(res.plan.base.game, "turns")
         arms_ = f"{mean_text(a['mean'], a['lo'], a['hi'])} -> {mean_text(b['mean'], b['lo'], b['hi'])} {unit}"
-        d = span_digits(row["lo"], row["hi"], 1)
+        d = span_digits(row["lo"], row["hi"], 1, 0.0)
         ci = span(row["lo"], row["hi"], 1, unit, signed=not known, n=row["n"])
         if known:
             verb = "shortens" if row["diff"] < 0 else "lengthens"
@@ -297,7 +297,7 @@ def describe(res: CompareResult, row: dict) -> str:
             head = (f"'{row['arm']}' against '{row['vs']}': no detectable difference in length, "
                     f"{row['diff']:+.{d}f} {unit}")
         return f"{head} ({arms_}; the difference's {kind} {ci}{holm})"
-    d = span_digits(row["lo"], row["hi"], 100)
+    d = span_digits(row["lo"], row["hi"], 100, 0.0)
     ci = span(row["lo"], row["hi"], 100, "points", signed=not known, n=row["n"])
     if known:
         more = "more" if row["diff"] >= 0 else "less"
@@ -324,12 +324,14 @@ def mean_text(mean: float, lo: float, hi: float, share: bool = False) -> str:
                                                                label="")
 
 
-def span_digits(lo: float, hi: float, scale: float) -> int:
+def span_digits(lo: float, hi: float, scale: float, ref: float | None = None) -> int:
     """Decimals of an interval's ends ``scale * lo``, ``scale * hi`` (a difference of shares in points at
     scale 100, a length at 1): one, or where one would print the ends alike at a very large number of
     deals, the decimals the half-width justifies (:func:`cardsim.report.numbers.share_digits`): "+0.30
-    points (95% CI +0.27 to +0.33)", not "+0.3 points (95% CI +0.3 to +0.3)"."""
-    return share_digits([scale * lo / 100], [scale * hi / 100])
+    points (95% CI +0.27 to +0.33)", not "+0.3 points (95% CI +0.3 to +0.3)"; with ``ref`` (0 for a
+    difference) those that keep each end on its side of it: "-0.04 to +5.00", not "-0.0 to +5.0"."""
+    d = share_digits([scale * lo / 100], [scale * hi / 100])
+    return d if ref is None else side_digits(scale * lo / 100, scale * hi / 100, ref, d)
 
 
 def span(lo: float, hi: float, scale: float, unit: str, signed: bool = False, n: int = 0, what: str = "deals",
@@ -340,7 +342,7 @@ def span(lo: float, hi: float, scale: float, unit: str, signed: bool = False, n:
     with its reason: fewer than 2 of ``what``, or (``n`` of them) every one gave the same difference
     of a value with no bound (:func:`cardsim.stats.mean_ci`). ``digits``: the decimals, by default one or
     what the interval's width needs (:func:`span_digits`)."""
-    d = span_digits(lo, hi, scale) if digits is None else digits
+    d = span_digits(lo, hi, scale, 0.0) if digits is None else digits
     lo, hi = scale * lo, scale * hi
     if not (math.isfinite(lo) and math.isfinite(hi)):
         if n >= 2:
