@@ -861,3 +861,17 @@ def test_a_difference_in_compare_and_cards_answers_keeps_its_ends_off_zero():
     assert span(0.074, 0.086, 100, "points") == "7.4-8.6 points"  # far from 0: one decimal, as before
     assert span_digits(0.0004, 0.05, 100) == 1  # a plain width (an arm's own interval) has no reference
     assert span_digits(0.0004, 0.05, 100, ref=0.0) == 2
+
+
+def test_meta_gains_and_sweep_gaps_keep_their_ends_off_zero():
+    """The meta-game's gains and the sweep's gaps to the best are differences in points judged against 0: an
+    end just off 0 printed "-0.0" or "0.0" (a gap the answer calls detectable, or a gain that reads as none)."""
+    from types import SimpleNamespace
+
+    from cardsim.studies import meta, sweep
+
+    assert meta._gain_ci(SimpleNamespace(mean=0.01, lo=0.0004, hi=0.02)) == \
+        "+1.00 points (95% CI +0.04 to +2.00 points)"
+    assert meta._gain_ci(SimpleNamespace(mean=0.1, lo=0.05, hi=0.15)) == "+10.0 points (95% CI +5.0 to +15.0 points)"
+    text = sweep._gaps([{"vs_best": -0.02, "vs_best_lo": -0.04, "vs_best_hi": -0.0004}], False, "points", "behind")
+    assert text.endswith("(simultaneous 95% intervals of every pair of points at once: 0.04-4.00)"), text

@@ -42,7 +42,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError, allowed_list, did_you_mean, first_repeat
 from cardsim.output import Output
-from cardsim.report.numbers import many, share_digits
+from cardsim.report.numbers import many, share_digits, side_digits
 from cardsim.studies import derive, space
 from cardsim.studies.evaluate import (
     Estimate,
@@ -723,8 +723,9 @@ def _pts(x: float, digits: int = 1) -> str:
 
 def _gain_ci(g: Any, where: str = "", label: str = "95% CI") -> str:
     """A gain in points with its interval: ``+1.2 points{where} (95% CI +0.4 to +2.0 points)``, more decimals
-    where one would print the ends alike (:func:`cardsim.report.numbers.share_digits`)."""
-    d = share_digits([g.lo], [g.hi])
+    where one would print the ends alike (:func:`cardsim.report.numbers.share_digits`) or an end onto 0
+    (+0.04, not +0.0: :func:`cardsim.report.numbers.side_digits`)."""
+    d = side_digits(g.lo, g.hi, 0.0, share_digits([g.lo], [g.hi]))
     return f"{_pts(g.mean, d)}{where} ({label} {100 * g.lo:+.{d}f} to {_pts(g.hi, d)})"
 
 
@@ -734,7 +735,7 @@ def _exploit_sentence(ex: Exploit) -> str:
     if ex.gain is None:
         return "the population has no other strategy to re-play against it"
     g = ex.gain
-    d = share_digits([g.lo], [g.hi])
+    d = side_digits(g.lo, g.hi, 0.0, share_digits([g.lo], [g.hi]))  # each end on its side of 0
     sim = (f"simultaneous 95% CI over the {ex.family} strategies re-played" if ex.family > 1 else "95% CI")
     ci = f"{sim}: {100 * g.lo:+.{d}f} to {_pts(g.hi, d)}"
     if ex.detected:

@@ -493,6 +493,8 @@ def _gaps(worse: list[dict[str, Any]], length: bool, unit: str, gap: str) -> str
                     max(abs(r["vs_best_lo"]), abs(r["vs_best_hi"]))) for r in worse)
     scale = 1.0 if length else 100.0
     digits = share_digits([scale * s[1] / 100 for s in spans], [scale * s[2] / 100 for s in spans])
+    # a gap is detectable (its interval is off 0): no end may read 0 (0.0-4.0 for 0.04-4.00)
+    digits = max([digits] + [N.side_digits(scale * s[1] / 100, scale * s[2] / 100, 0.0, digits) for s in spans])
 
     def num(x: float) -> str:
         return f"{scale * x:.{digits}f}"
