@@ -875,3 +875,17 @@ def test_meta_gains_and_sweep_gaps_keep_their_ends_off_zero():
     assert meta._gain_ci(SimpleNamespace(mean=0.1, lo=0.05, hi=0.15)) == "+10.0 points (95% CI +5.0 to +15.0 points)"
     text = sweep._gaps([{"vs_best": -0.02, "vs_best_lo": -0.04, "vs_best_hi": -0.0004}], False, "points", "behind")
     assert text.endswith("(simultaneous 95% intervals of every pair of points at once: 0.04-4.00)"), text
+
+
+def test_rate_held_out_share_keeps_its_lower_end_above_an_even_contest():
+    """"stays ahead" is said where the held-out log-odds interval is above 0, the share above 50%: an end of
+    50.02% printed "50.0%", which reads as if an even contest were left in (the README: an interval a sentence
+    judges against a reference keeps each end on its own side of it)."""
+    from cardsim.studies import rate
+
+    row = {"best": "a", "runner_up": "b", "deals": 400, "log_odds": 0.2, "lo": 0.001, "hi": 0.4,
+           "best_win_rate": 0.55, "best_win_lo": 0.51, "best_win_hi": 0.59}
+    text = rate._heldout_words(pl.DataFrame([row]))
+    assert "stays ahead" in text and "(95% CI 50.0%-" not in text and "(95% CI 50.02%-59.87%" in text, text
+    row.update(log_odds=0.6, lo=0.4, hi=0.8)  # far from even: one decimal, as before
+    assert "in 64.6% of contests (95% CI 59.9%-69.0%" in rate._heldout_words(pl.DataFrame([row]))

@@ -44,7 +44,7 @@ import polars as pl
 from cardsim import scenario as sc
 from cardsim.errors import ScenarioError
 from cardsim.output import Output
-from cardsim.report.numbers import pct
+from cardsim.report.numbers import pct, side_digits
 from cardsim.stats import floor_p, share_ci, t95
 from cardsim.studies import derive
 
@@ -625,8 +625,8 @@ def heldout(p: Plan, res: RatingResult, runner: Callable[[sc.Scenario], Any], ga
         "best_win_hi": est.hi, "status": f.status[top]}])
 
 
-def _odds(d: float) -> str:
-    return f"{100 / (1 + math.exp(-d)):.1f}%"
+def _odds(d: float, digits: int = 1) -> str:
+    return f"{100 / (1 + math.exp(-d)):.{digits}f}%"
 
 
 def _share_ci(row: dict) -> str:
@@ -703,8 +703,10 @@ def _heldout_words(h: pl.DataFrame | None) -> str:
         return f"{where} and {r['runner_up']} (the runner-up) finished no game a rated seat won."
     if not math.isfinite(r["log_odds"]):
         return f"{where} {'never lost to' if r['log_odds'] > 0 else 'never beat'} {r['runner_up']} (the runner-up)."
-    odds = (f"one of its seats beats one of {r['runner_up']}'s (the runner-up) in {_odds(r['log_odds'])} of contests "
-            f"(95% CI {_odds(r['lo'])}-{_odds(r['hi'])}, from the rating model; its seats' raw share of the wins "
+    # "stays ahead" judges the share against an even contest: each end keeps its side of 50% (50.02%, not 50.0%)
+    d = side_digits(*(1 / (1 + math.exp(-x)) for x in (r["lo"], r["hi"])), 0.5)
+    odds = (f"one of its seats beats one of {r['runner_up']}'s (the runner-up) in {_odds(r['log_odds'], d)} of "
+            f"contests (95% CI {_odds(r['lo'], d)}-{_odds(r['hi'], d)}, from the rating model; its seats' raw share of the wins "
             f"{100 * r['best_win_rate']:.1f}%, 95% CI {100 * r['best_win_lo']:.1f}%-{100 * r['best_win_hi']:.1f}%)")
     if r["lo"] > 0:
         return f"{where} stays ahead: {odds}."
