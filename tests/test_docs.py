@@ -116,6 +116,39 @@ def test_relative_links_in_markdown_resolve_inside_the_repository():
     assert not bad, "broken links:\n" + "\n".join(bad)
 
 
+def heading_anchors(body: str) -> set[str]:
+    """The anchors a Markdown page offers: each heading's GitHub slug (lower case, punctuation but - and _
+    dropped, spaces to -, a repeated slug numbered -1, -2, ...) and each explicit ``<a id>`` / ``<a name>``."""
+    found: set[str] = set(re.findall(r"<a (?:id|name)=[\"']([^\"']+)[\"']", body))
+    seen: dict[str, int] = {}
+    for title in re.findall(r"^#{1,6}\s+(.*?)\s*#*$", body, re.M):
+        slug = re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        found.add(slug if n == 0 else f"{slug}-{n}")
+    return found
+
+
+def test_anchor_links_in_markdown_name_a_heading():
+    """A link's #anchor (the README's contents, "see [Questions](#questions-...)") names a heading of its page:
+    a renamed heading left links that open the page at its top."""
+    bad = []
+    for p in repo_files():
+        if p.suffix != ".md":
+            continue
+        body = re.sub(r"```.*?```", "", text(p), flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", body):
+            if re.match(r"[a-z]+:", target) or "#" not in target:
+                continue
+            page, anchor = target.split("#", 1)
+            path = (p.parent / page).resolve() if page else p
+            if path.suffix != ".md" or not path.exists():
+                continue  # a missing page is the test above's
+            if anchor not in heading_anchors(re.sub(r"```.*?```", "", text(path), flags=re.S)):
+                bad.append(f"{p.relative_to(ROOT)}: {target}")
+    assert not bad, "links to no heading:\n" + "\n".join(bad)
+
+
 # -- the README's Python API examples ----------------------------------------------------------------
 def readme_section(title: str) -> str:
     body = (ROOT / "README.md").read_text()
