@@ -138,6 +138,12 @@ def interrupted_note(m: dict, games: int, path: Path) -> str:
     asked = m.get("asked")
     if until_games(m) is not None or not isinstance(asked, int) or isinstance(asked, bool) or asked <= games:
         return ""
+    from cardsim.runner import holder
+
+    who = holder(Path(path))
+    if who:  # another cardsim is playing into it now: "interrupted" sent the reader to a command it refused
+        return (f"still being played: {games:,} of the {asked:,} games asked were finished when this read it; "
+                f"another cardsim ({who}) is playing the rest into {path}")
     return (f"interrupted: {games:,} of the {asked:,} games asked were played; `cardsim run {path}` plays the "
             f"rest (finished chunks are not played again)")
 

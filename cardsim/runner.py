@@ -310,6 +310,26 @@ def sole_writer(path: Path) -> Iterator[None]:
         yield
 
 
+def holder(path: Path) -> str | None:
+    """``"process <pid>"`` (or ``"another process"``) while a cardsim holds run directory ``path`` to play into
+    it (:func:`sole_writer`), else None: a reader of the directory meanwhile sees a run still being played,
+    not one cut short."""
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): nothing is held
+        return None
+    try:
+        with open(path / OWNER) as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return f.read().strip() or "another process"
+            fcntl.flock(f, fcntl.LOCK_UN)
+    except OSError:  # no owner file: no process ever played into it, or none now
+        return None
+    return None
+
+
 def play(scenario: Scenario, path: Path, threads: int | None = None, progress: Progress | None = None,
          debug: bool = False, chunks: list[Chunk] | None = None, backend: Backend | None = None
          ) -> tuple[RunDir, int]:

@@ -682,3 +682,29 @@ def test_a_search_or_meta_scenario_with_until_is_refused(study, tmp_path):
     with pytest.raises(ScenarioError, match=r"scenario.until = 'winrate_s0 \+-0.05' is a precision target for"):
         getattr(cardsim, study)(from_dict(raw), runs=tmp_path)
     assert not any(tmp_path.iterdir())
+
+
+def test_a_run_directory_another_process_is_playing_into_is_not_called_interrupted(tmp_path):
+    """`cardsim report RUN_DIR` of a run another cardsim was still playing into said "interrupted: 1,020,000 of
+    the 20,000,000 games asked were played; `cardsim run RUN_DIR` plays the rest", a command that process then
+    refused. While the directory's owner file is held the note says the run is still being played."""
+    import fcntl
+    import json
+
+    import cardsim
+    from cardsim.scenario import from_dict
+
+    raw = {"scenario": {"name": "busy", "game": "fubnub", "games": 40, "seed": 1}, "seats": {"policy": "partner"},
+           "rules": {"point_cards": 1}}
+    res = cardsim.run(from_dict(raw), out=tmp_path / "busy")
+    m = json.loads((res.path / "manifest.json").read_text())
+    m["asked"] = 400  # as a run of 400 games that has finished its first chunk so far
+    (res.path / "manifest.json").write_text(json.dumps(m))
+    assert cardsim.open_run(res.path).stop.startswith("interrupted: 40 of the 400 games")
+    with open(res.path / ".owner", "a+") as f:  # another process playing into it holds this file
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        f.write("process 4242")
+        f.flush()
+        stop = cardsim.open_run(res.path).stop
+    assert "interrupted" not in stop and stop.startswith("still being played") and "process 4242" in stop, stop
+    assert cardsim.open_run(res.path).stop.startswith("interrupted")  # the holder gone: cut short
