@@ -395,3 +395,13 @@ def test_the_plugin_manual_is_up_to_date():
     page = ROOT / "docs" / "plugins.md"
     assert page.read_text() == render(), "regenerate it: python -m cardsim.plugin_docs > docs/plugins.md"
     assert "docs/plugins.md" in (ROOT / "README.md").read_text()
+
+
+@pytest.mark.parametrize("module", ["cardsim.games.fubnub.bench_modes", "cardsim.games.gubs.vs_gubs_agent",
+                                    "cardsim.coverage"])
+def test_developer_tools_answer_help(module):
+    """``python -m cardsim.games.fubnub.bench_modes --help`` was a traceback (int('--help')): every developer
+    tool the README and docs/speed.md name answers --help with its usage."""
+    out = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("usage:") and "Traceback" not in out.stderr, out.stderr

@@ -67,4 +67,11 @@ def main(count: int = 20000, interp: int = 40) -> None:
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:3]))
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m cardsim.games.fubnub.bench_modes", description=__doc__.split("\n\n")[0])
+    ap.add_argument("games", nargs="?", type=int, default=20000, help="games a pair, each kernel (default 20,000)")
+    ap.add_argument("interp_games", nargs="?", type=int, default=40,
+                    help="games of the interpreted kernel (default 40)")
+    a = ap.parse_args()  # "--help" or a word was a traceback (int('--help'))
+    main(a.games, a.interp_games)
