@@ -20,7 +20,7 @@ INTRO = """\
 
 A plug-in is a Python file with one `@numba.njit` function per decision point of a game, named
 `<name>_<decision>`, plus an optional dict `<name>_params` of parameter names and default numbers.
-A scenario names it `"path/to/file.py:name"` (the path relative to the scenario file), alone or as
+A scenario names it `"path/to/file.py:name"` (a relative path from the scenario file's folder, else from the current folder), alone or as
 a table that overrides parameters (`{name = "mine.py:cautious", top = 10}`):
 
 ```python
