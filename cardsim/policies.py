@@ -105,11 +105,14 @@ def _apply_params(where: str, name: str, defaults: dict[str, float], overrides: 
 def _canonical_ref(name: str, base_dir: Path | None) -> str:
     path_s, fn = name.rsplit(":", 1)
     path = Path(path_s).expanduser()
+    candidates = [path]
     if not path.is_absolute():
         candidates = ([base_dir / path] if base_dir else []) + [Path.cwd() / path]
         path = next((c for c in candidates if c.exists()), candidates[0])
-    if not path.exists():
-        raise PolicyError(f"policy {name!r}: file {path} does not exist")
+    if not path.exists():  # a relative path is looked for beside the scenario, then in the current folder
+        where = "" if len(candidates) < 2 else f" (nor {candidates[1]}: a relative path is read from the " \
+            f"scenario file's folder, else from the current folder)"
+        raise PolicyError(f"policy {name!r}: file {path} does not exist{where}")
     if not path.is_file():  # a folder named like one stopped with IsADirectoryError
         raise PolicyError(f"policy {name!r}: {path} is not a file; a plug-in is a Python file, named as "
                           f"'file.py:name'")

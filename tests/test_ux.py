@@ -960,3 +960,18 @@ def test_until_on_a_seat_that_does_not_exist_lists_the_seats():
 
     with pytest.raises(ScenarioError, match=r"seat 9 does not exist with 4 players; allowed: winrate_s0 to winrate_s3"):
         until.parse("winrate_s9 +-0.01", 4)
+
+
+def test_a_missing_relative_plugin_names_both_places_looked(tmp_path, monkeypatch):
+    """A relative plug-in path is read from the scenario file's folder, else from the current folder; a missing
+    one named only the first, so a user who ran from the plug-in's folder saw a path they never meant."""
+    from cardsim.errors import PolicyError
+    from cardsim.scenario import from_dict
+
+    (tmp_path / "scen").mkdir()
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    raw = {"scenario": {"name": "p", "game": "fubnub", "games": 10}, "seats": {"policy": "mine.py:duck"}}
+    with pytest.raises(PolicyError) as e:
+        from_dict(raw, base_dir=tmp_path / "scen")
+    assert f"file {tmp_path / 'scen' / 'mine.py'} does not exist (nor {tmp_path / 'here' / 'mine.py'}:" in str(e.value)
