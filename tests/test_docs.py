@@ -99,20 +99,28 @@ def test_reference_policies_have_their_heading():
 PENDING: set[str] = set()
 
 
-def test_relative_links_in_markdown_resolve_inside_the_repository():
-    bad = []
+def markdown_links():
+    """``(page, target)`` for every link of the repository's Markdown pages outside code blocks, but web
+    (``scheme:``) links."""
     for p in repo_files():
         if p.suffix != ".md":
             continue
         body = re.sub(r"```.*?```", "", text(p), flags=re.S)
         for target in re.findall(r"\]\(([^)\s]+)\)", body):
-            if re.match(r"[a-z]+:", target) or target.startswith("#"):
-                continue
-            path = (p.parent / target.split("#", 1)[0]).resolve()
-            if not path.exists() and str(path.relative_to(ROOT.resolve())) in PENDING:
-                continue
-            if not path.exists() or ROOT.resolve() not in path.parents:
-                bad.append(f"{p.relative_to(ROOT)}: {target}")
+            if not re.match(r"[a-z]+:", target):
+                yield p, target
+
+
+def test_relative_links_in_markdown_resolve_inside_the_repository():
+    bad = []
+    for p, target in markdown_links():
+        if target.startswith("#"):
+            continue
+        path = (p.parent / target.split("#", 1)[0]).resolve()
+        if not path.exists() and str(path.relative_to(ROOT.resolve())) in PENDING:
+            continue
+        if not path.exists() or ROOT.resolve() not in path.parents:
+            bad.append(f"{p.relative_to(ROOT)}: {target}")
     assert not bad, "broken links:\n" + "\n".join(bad)
 
 
@@ -133,19 +141,15 @@ def test_anchor_links_in_markdown_name_a_heading():
     """A link's #anchor (the README's contents, "see [Questions](#questions-...)") names a heading of its page:
     a renamed heading left links that open the page at its top."""
     bad = []
-    for p in repo_files():
-        if p.suffix != ".md":
+    for p, target in markdown_links():
+        if "#" not in target:
             continue
-        body = re.sub(r"```.*?```", "", text(p), flags=re.S)
-        for target in re.findall(r"\]\(([^)\s]+)\)", body):
-            if re.match(r"[a-z]+:", target) or "#" not in target:
-                continue
-            page, anchor = target.split("#", 1)
-            path = (p.parent / page).resolve() if page else p
-            if path.suffix != ".md" or not path.exists():
-                continue  # a missing page is the test above's
-            if anchor not in heading_anchors(re.sub(r"```.*?```", "", text(path), flags=re.S)):
-                bad.append(f"{p.relative_to(ROOT)}: {target}")
+        page, anchor = target.split("#", 1)
+        path = (p.parent / page).resolve() if page else p
+        if path.suffix != ".md" or not path.exists():
+            continue  # a missing page is the test above's
+        if anchor not in heading_anchors(re.sub(r"```.*?```", "", text(path), flags=re.S)):
+            bad.append(f"{p.relative_to(ROOT)}: {target}")
     assert not bad, "links to no heading:\n" + "\n".join(bad)
 
 
