@@ -732,13 +732,15 @@ def test_gubs_drew_and_not_rates_are_clustered_by_game():
     seat as independent; a game's seats are one cluster, so its Wilson interval is at the effective
     size n / max(1, deff). Seats of a game that win or lose together (deff 3 here) widen it; a game's
     one winner among its seats (deff below 1) leaves the binomial interval."""
-    from cardsim.stats import effective_size
+    from cardsim.stats import effective_size, kg_factor
 
     n = np.full(1000, 3.0)
     together = np.where(np.arange(1000) % 2 == 0, 3.0, 0.0)  # every seat of a game wins, or none
     assert effective_size(n, together) == pytest.approx(1000, rel=0.01)  # 3,000 seats, deff 3
     one_each = np.ones(1000)  # one winner of three in every game: less spread than binomial
-    assert effective_size(n, one_each) == 3000.0
+    # the binomial size, times Korn and Graubard's adjustment for a design effect read from 1,000 games
+    assert effective_size(n, one_each) == pytest.approx(3000.0 * kg_factor(3000, 1000))
+    assert 0.998 < kg_factor(3000, 1000) < 1.0
 
 
 def test_ratings_reference_is_exactly_zero_and_the_share_has_the_strengths_interval():
@@ -1050,7 +1052,9 @@ def test_one_game_of_several_hands_has_no_clustered_interval():
     single = rate_table(one.head(1), ["x"], "y").row(0, named=True)  # one row of one game: Wilson at n = 1
     assert (single["lo"], single["hi"]) == pytest.approx(stats.wilson(1, 1))
     two = rate_table(one.with_columns(game=pl.Series([0, 0, 1, 1, 1])), ["x"], "z").row(0, named=True)
-    assert 0 < two["lo"] < 0.6 < two["hi"] < 1  # from two games on, as before
+    # from two games on there is an interval; on two games the design effect rests on t with 1 degree of
+    # freedom (Korn and Graubard's adjustment, (t_4 / t_1)^2 = 0.048), so it spans nearly everything
+    assert 0 <= two["lo"] < 0.1 and two["hi"] > 0.95
 
 
 def test_a_bounded_mean_of_chunks_keeps_its_skew_and_never_reads_0_0():
@@ -1240,3 +1244,91 @@ def test_a_count_interval_without_an_upper_end_reads_to_unbounded():
     assert N.num_ci(22.5, 1.25, math.inf) == "22.5 (95% CI 1.25 to unbounded)"
     assert N.num_ci(118.0, float("nan"), float("nan"), "turns") == "118 turns (95% CI n/a)"  # no interval: as before
     assert N.num_ci(5.0, -math.inf, math.inf) == "5.00 (95% CI n/a)"
+
+
+# -- a few games: CR2, Bell-McCaffrey and Korn-Graubard ----------------------------------------------
+def _cr2_by_matrices(y: np.ndarray, g: np.ndarray) -> tuple[float, float]:
+    """CR2 and its Bell-McCaffrey degrees of freedom from their definitions, with matrices: the mean is
+    the regression of ``y`` on a constant; each cluster's residuals are multiplied by ``(I - H_gg)^(-1/2)``,
+    and the variance is a quadratic form in ``y`` whose weights' eigenvalues give Satterthwaite's df."""
+    n = y.size
+    h = np.full((n, n), 1.0 / n)
+    e = (np.eye(n) - h) @ y
+    cols, var = [], 0.0
+    for c in np.unique(g):
+        idx = np.flatnonzero(g == c)
+        w, v = np.linalg.eigh(np.eye(idx.size) - h[np.ix_(idx, idx)])
+        a_gg = v @ np.diag(w ** -0.5) @ v.T
+        a = np.zeros(n)
+        a[idx] = a_gg @ np.ones(idx.size)  # the weights of cluster c's term on the residuals
+        var += float(a @ e) ** 2 / n ** 2
+        cols.append((np.eye(n) - h) @ a)
+    lam = np.linalg.eigvalsh(np.column_stack(cols).T @ np.column_stack(cols))
+    return var, float(lam.sum() ** 2 / (lam ** 2).sum())
+
+
+def test_cr2_and_bell_mccaffrey_df_match_their_matrix_definitions():
+    rng = np.random.default_rng(3)
+    g = np.repeat(np.arange(5), [1, 2, 7, 3, 12])
+    y = rng.normal(size=g.size) + np.array([0.0, 2, -1, 3, 0.5])[g]
+    s, c = np.bincount(g, weights=y), np.bincount(g).astype(float)
+    var, df = stats.cr2(s, c)
+    assert (var, df) == pytest.approx(_cr2_by_matrices(y, g), rel=1e-10)
+    assert df < 4  # fewer than clusters - 1 with clusters of unequal sizes
+    # clusters of one size: the usual C / (C - 1) variance and C - 1 degrees of freedom
+    g4 = np.repeat(np.arange(4), 3)
+    y4 = rng.normal(size=12)
+    s4, c4 = np.bincount(g4, weights=y4), np.full(4, 3.0)
+    m = y4.mean()
+    assert stats.cr2(s4, c4) == pytest.approx((4 / 3 * ((s4 - 3 * m) ** 2).sum() / 144, 3.0), rel=1e-12)
+
+
+def test_a_clustered_mean_of_a_few_unequal_games_takes_cr2_and_bell_mccaffrey_t():
+    """Student's t on games - 1 with the usual clustered variance covered 91.6-93.5% of a mean of hands
+    over 3-10 games of 3-15 hands (case "clustered rate, a few games"); the summary's table and mean_ci
+    now take CR2 and t at Bell and McCaffrey's degrees of freedom, the same interval both."""
+    from scipy.stats import t
+
+    rng = np.random.default_rng(4)
+    g = np.repeat(np.arange(4), [3, 14, 5, 9])
+    v = rng.normal(size=g.size) + rng.normal(size=4)[g]
+    var, df = _cr2_by_matrices(v, g)
+    half = t.ppf(0.975, df) * math.sqrt(var)
+    row = mean_table(pl.DataFrame({"game": g, "v": v}), "v").row(0, named=True)
+    assert row["se"] == pytest.approx(math.sqrt(var), rel=1e-9)
+    assert (row["lo"], row["hi"]) == pytest.approx((v.mean() - half, v.mean() + half), rel=1e-6)
+    e = mean_ci(v, g)
+    assert (e.lo, e.hi, e.df) == pytest.approx((row["lo"], row["hi"], df), rel=1e-6)
+    assert e.p == pytest.approx(2 * t.sf(abs(v.mean()) / math.sqrt(var), df), rel=1e-6)
+
+
+def test_a_clustered_rate_of_a_few_games_takes_korn_graubards_adjustment():
+    """Wilson at n / deff takes the design effect estimated from the games as known: over 3-5 games it
+    covered 90.2%. The effective size is now multiplied by (t_(n-1) / t_(games-1))^2 at the interval's
+    level; the table keeps its games (``clusters``) so that wilson_at at 1.96 gives its interval back."""
+    from scipy.stats import t
+
+    from cardsim.stats import bonferroni_z, wilson, wilson_at
+
+    g = np.repeat(np.arange(5), [3, 8, 4, 12, 6])
+    y = np.zeros(g.size, bool)
+    y[[0, 1, 4, 5, 6, 7, 12, 20, 29, 31]] = True
+    r = rate_table(pl.DataFrame({"game": g, "x": 0, "y": y}), ["x"], "y").row(0, named=True)
+    n, k = g.size, int(y.sum())
+    s, c = np.bincount(g, weights=y.astype(float)), np.bincount(g).astype(float)
+    deff = stats.cr2(s, c)[0] / (k / n * (1 - k / n) / n)
+    neff = n / max(1.0, deff) * (t.ppf(0.975, n - 1) / t.ppf(0.975, 4)) ** 2
+    assert r["clusters"] == 5 and r["deff"] == pytest.approx(deff)
+    assert (r["lo"], r["hi"]) == pytest.approx(wilson(k / n * neff, neff), rel=1e-9)
+    table = rate_table(pl.DataFrame({"game": g, "x": 0, "y": y}), ["x"], "y")
+    again = wilson_at(table, bonferroni_z(1))
+    assert (again["sim_lo"][0], again["sim_hi"][0]) == pytest.approx((r["lo"], r["hi"]), rel=1e-9)
+    # at another level, the adjustment at that level: wider than the unadjusted interval there
+    z3 = bonferroni_z(3)
+    neff3 = n / max(1.0, deff) * (t.ppf(1 - 0.05 / 6, n - 1) / t.ppf(1 - 0.05 / 6, 4)) ** 2
+    wide = wilson_at(table, z3)
+    assert (wide["sim_lo"][0], wide["sim_hi"][0]) == pytest.approx(wilson(k / n * neff3, neff3, z3), rel=1e-9)
+    # one row a game: no adjustment (the rows are the clusters); deff is 40 / 39, the variance's C / (C - 1)
+    one = rate_table(pl.DataFrame({"game": np.arange(40), "x": 0, "y": np.arange(40) % 4 == 0}), ["x"], "y")
+    assert one["clusters"][0] == 40 and one["deff"][0] == pytest.approx(40 / 39)
+    assert (one["lo"][0], one["hi"][0]) == pytest.approx(wilson(10 / 40 * 39, 39), rel=1e-9)

@@ -51,8 +51,10 @@ def clustered_rate(replicates: int, seed: int, gamess: tuple[int, ...] = (200, 2
 @case("clustered rate, a few games", replicates=2000)
 def clustered_rate_few(replicates: int, seed: int) -> list[Coverage]:
     """:func:`clustered_rate`'s cases at 3 to 30 games: a run's summary prints its per-hand rates (Wilson at
-    the effective size, the design effect estimated from the games) and clustered means (Student's t on the
-    games) at any number of games (``cardsim run -n 3``), and that case's rows start at 200."""
+    the effective size, the design effect estimated from the games, with Korn and Graubard's adjustment)
+    and clustered means (CR2, Student's t at Bell and McCaffrey's degrees of freedom) at any number of
+    games (``cardsim run -n 3``), and that case's rows start at 200. Before both, the rate covered 90.2%
+    at 3 and 5 games and the mean (t on the games less one) 91.6-93.1% at 3-10."""
     return clustered_rate(replicates, seed, (3, 5, 10, 30))
 
 

@@ -1003,7 +1003,7 @@ def action_card_differences(tables: Mapping[str, pl.LazyFrame], alpha: float = 0
 
     The rest is estimated from the same games, and the hands of a game are correlated, so the interval
     is that of a difference of two ratio estimators clustered by game (:func:`cardsim.stats.rate_difference`,
-    Student's t on the clusters; beyond ``stats.CLUSTERS`` games a cluster is a block of games). A
+    Student's t on the clusters less one; beyond ``stats.CLUSTERS`` games a cluster is a block of games). A
     card's pointwise Wilson interval against the pooled rate (its own reveals included, the rate taken
     as known), which the answer read before, named a card in 78% of runs where no card did anything."""
     revealed = tables["hands"].filter(pl.col("action_card").is_not_null() & (pl.col("action_card") != "Turtle"))
