@@ -17,6 +17,7 @@ import io
 import json
 import os
 import secrets
+import time
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -109,6 +110,10 @@ def part_name(chunk: int) -> str:
     return f"part-{chunk:06d}.parquet"
 
 
+#: seconds :func:`sole_holder` waits for a lock held a moment by a reader's probe before refusing
+HOLD_WAIT = 0.5
+
+
 @contextmanager
 def sole_holder(f: IO[str], busy: Callable[[str], Exception]) -> Iterator[None]:
     """Hold open file ``f`` (an owner file opened ``a+``) for this process with ``flock`` and write
@@ -120,12 +125,19 @@ def sole_holder(f: IO[str], busy: Callable[[str], Exception]) -> Iterator[None]:
     except ImportError:
         yield
         return
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        f.seek(0)
-        who = f.read().strip()
-        raise busy(f" ({who})" if who else "") from None
+    # a reader asking whether the directory is still being played (runner.holder) holds a shared lock
+    # for a moment: wait such a probe out (up to half a second) before refusing, as if a writer held it
+    deadline = time.monotonic() + HOLD_WAIT
+    while True:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                f.seek(0)
+                who = f.read().strip()
+                raise busy(f" ({who})" if who else "") from None
+            time.sleep(0.005)
     f.seek(0)
     f.truncate()
     f.write(f"process {os.getpid()}")

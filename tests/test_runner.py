@@ -108,6 +108,31 @@ def test_a_second_run_into_a_directory_being_played_is_refused(tmp_path):
                                                                                out=tmp_path / "ref")))
 
 
+def test_a_reader_probing_the_owner_file_does_not_refuse_a_run(tmp_path):
+    """A reader asking whether a run is still being played (``runner.holder``: ``cardsim report`` of a
+    directory, a resume) takes a shared lock on its owner file for a moment. A run starting at that
+    instant was refused as if another cardsim were playing into the directory; it now waits the probe
+    out. A probe that lingers here (held 20 ms on another open file, as another process's would be)
+    must not make the run refuse; a writer that holds the directory still does (above)."""
+    import fcntl
+    import threading
+
+    from cardsim.runner import OWNER, holder
+
+    out = tmp_path / "r"
+    out.mkdir()
+    probe = open(out / OWNER, "a+")  # closed by the timer below
+    fcntl.flock(probe, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    release = threading.Timer(0.02, lambda: (fcntl.flock(probe, fcntl.LOCK_UN), probe.close()))
+    release.start()
+    try:
+        with sole_writer(out):
+            assert holder(out) is not None  # held by this run now
+    finally:
+        release.join()
+    assert holder(out) is None
+
+
 def test_a_run_directory_keeps_its_chunk_size(tmp_path):
     api.run(scenario(games=240), out=tmp_path / "r")  # chunks of 120
     res = api.run(scenario(games=500, chunk=500), out=tmp_path / "r")
