@@ -108,7 +108,7 @@ def test_a_second_run_into_a_directory_being_played_is_refused(tmp_path):
                                                                                out=tmp_path / "ref")))
 
 
-def test_a_reader_probing_the_owner_file_does_not_refuse_a_run(tmp_path):
+def test_a_reader_probing_the_owner_file_does_not_refuse_a_run(tmp_path, monkeypatch):
     """A reader asking whether a run is still being played (``runner.holder``: ``cardsim report`` of a
     directory, a resume) takes a shared lock on its owner file for a moment. A run starting at that
     instant was refused as if another cardsim were playing into the directory; it now waits the probe
@@ -117,8 +117,10 @@ def test_a_reader_probing_the_owner_file_does_not_refuse_a_run(tmp_path):
     import fcntl
     import threading
 
+    from cardsim import results
     from cardsim.runner import OWNER, holder
 
+    monkeypatch.setattr(results, "HOLD_WAIT", 30.0)  # however slow the machine, the probe ends well before
     out = tmp_path / "r"
     out.mkdir()
     probe = open(out / OWNER, "a+")  # closed by the timer below
